@@ -1,0 +1,37 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "imgcache",
+  platforms: [.macOS(.v13)],
+  products: [
+    .executable(name: "imgcache", targets: ["imgcache"]),
+    .library(name: "ImgCacheKit", targets: ["ImgCacheKit"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+  ],
+  targets: [
+    .systemLibrary(
+      name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+    .systemLibrary(
+      name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+    .target(
+      name: "ImgCacheKit",
+      dependencies: [
+        "CCurl", "COpenSSL",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
+    .target(
+      name: "ImgCacheCLI",
+      dependencies: [
+        "ImgCacheKit",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]),
+    .executableTarget(name: "imgcache", dependencies: ["ImgCacheCLI"]),
+    .testTarget(name: "ImgCacheKitTests", dependencies: ["ImgCacheKit"]),
+    .testTarget(name: "ImgCacheCLITests", dependencies: ["ImgCacheCLI", "ImgCacheKit"]),
+  ],
+  swiftLanguageModes: [.v5]
+)

@@ -1,0 +1,4 @@
+#ifndef IMGCACHE_COPENSSL_SHIM_H
+#define IMGCACHE_COPENSSL_SHIM_H
+#include <openssl/evp.h>
+#endif

@@ -1,0 +1,2 @@
+import ArgumentParser
+public struct ImgCacheCommand: ParsableCommand { public init() {} }

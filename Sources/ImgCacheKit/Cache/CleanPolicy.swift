@@ -1,0 +1,49 @@
+import Foundation
+
+/// The limits `clean` enforces (SDWebImage's `deleteOldFiles`, DESIGN.md §3).
+public struct CleanPolicy: Sendable, Equatable {
+  /// Entries whose last access is at or before now − `maxAge` expire. Negative means never;
+  /// zero means everything. The default is 7 days.
+  public var maxAge: TimeInterval = 7 * 86_400
+  /// Allocated bytes above which the least recently used entries are trimmed. Zero (the
+  /// default) means no limit.
+  public var maxSize: Int64 = 0
+  /// The fraction of `maxSize` (and `maxEntries`) a trim goes strictly below. The default is 0.5.
+  public var target: Double = 0.5
+  /// Entry count above which the least recently used entries are trimmed. Zero (the default)
+  /// means no limit.
+  public var maxEntries: Int = 0
+  /// How old a file in `tmp/` must be before it counts as stale. The default is one hour.
+  public var staleTemporaryAge: TimeInterval = 3_600
+
+  /// The default policy.
+  public init() {}
+}
+
+/// What `clean` removed (or, in a dry run, would remove) and what remains.
+public struct CleanReport: Sendable, Equatable {
+  /// Entries removed by age (or per-entry expiry).
+  public var expired: [RemovedEntry] = []
+  /// Entries removed, least recently used first, to get under the size or count limit.
+  public var trimmed: [RemovedEntry] = []
+  /// Files in `data/` without a row, removed.
+  public var orphanFiles: [String] = []
+  /// Rows whose file was missing, dropped.
+  public var missingFiles: [String] = []
+  /// Stale files in `tmp/`, removed.
+  public var staleTemporaries: [String] = []
+  /// The totals after the clean (as they would be, in a dry run).
+  public var remaining: CacheTotals = .zero
+  /// Whether nothing was changed.
+  public var dryRun: Bool = false
+}
+
+/// What `clear` removed (or would remove).
+public struct ClearReport: Sendable, Equatable {
+  /// The totals before the clear.
+  public var removed: CacheTotals
+  /// Failed URLs forgotten.
+  public var failedURLs: Int
+  /// Whether nothing was changed.
+  public var dryRun: Bool
+}

@@ -1,0 +1,94 @@
+import Foundation
+import GRDB
+
+/// The index schema and its migrations.
+enum IndexSchema {
+  /// Every migration, in order; a new version appends one and never edits an old one.
+  static var migrator: DatabaseMigrator {
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("v1") { db in
+      try db.create(table: "entry") { t in
+        t.primaryKey("key", .text)
+        t.column("url", .text).notNull()
+        t.column("file", .text).notNull()
+        t.column("size", .integer).notNull()
+        t.column("allocated", .integer).notNull()
+        t.column("format", .text)
+        t.column("width", .integer)
+        t.column("height", .integer)
+        t.column("scale", .integer).notNull().defaults(to: 1)
+        t.column("content_type", .text)
+        t.column("etag", .text)
+        t.column("last_modified", .text)
+        t.column("created", .double).notNull()
+        t.column("last_access", .double).notNull()
+        t.column("expiry", .double)
+        t.column("access_count", .integer).notNull().defaults(to: 0)
+      }
+      try db.create(index: "entry_last_access", on: "entry", columns: ["last_access"])
+      try db.create(index: "entry_file", on: "entry", columns: ["file"])
+      try db.create(table: "failed_url") { t in
+        t.primaryKey("url", .text)
+        t.column("reason", .text).notNull()
+        t.column("kind", .text).notNull()
+        t.column("http_status", .integer)
+        t.column("count", .integer).notNull()
+        t.column("first_failure", .double).notNull()
+        t.column("last_failure", .double).notNull()
+      }
+      try db.create(table: "totals") { t in
+        t.primaryKey("id", .integer).check { $0 == 1 }
+        t.column("entries", .integer).notNull()
+        t.column("bytes", .integer).notNull()
+        t.column("allocated", .integer).notNull()
+      }
+      try db.execute(sql: "INSERT INTO totals (id, entries, bytes, allocated) VALUES (1, 0, 0, 0)")
+      try db.create(table: "counter") { t in
+        t.primaryKey("name", .text)
+        t.column("value", .integer).notNull()
+      }
+    }
+    return migrator
+  }
+
+  /// Adds `delta` to the running totals; call inside the transaction that changed the entries.
+  static func adjustTotals(_ db: Database, by delta: CacheTotals) throws {
+    try db.execute(
+      sql: """
+        UPDATE totals SET entries = entries + ?, bytes = bytes + ?, allocated = allocated + ?
+        WHERE id = 1
+        """, arguments: [delta.entries, delta.bytes, delta.allocated])
+  }
+
+  /// Reads the running totals.
+  static func totals(_ db: Database) throws -> CacheTotals {
+    guard
+      let row = try Row.fetchOne(db, sql: "SELECT entries, bytes, allocated FROM totals WHERE id = 1")
+    else { return .zero }
+    return CacheTotals(entries: row[0], bytes: row[1], allocated: row[2])
+  }
+
+  /// Deletes `entries` from the index and adjusts the totals.
+  static func delete(_ entries: [CacheEntry], _ db: Database) throws {
+    guard !entries.isEmpty else { return }
+    var delta = CacheTotals.zero
+    for entry in entries {
+      try db.execute(sql: "DELETE FROM entry WHERE key = ?", arguments: [entry.key])
+      delta.entries -= 1
+      delta.bytes -= entry.size
+      delta.allocated -= entry.allocated
+    }
+    try adjustTotals(db, by: delta)
+  }
+
+  /// Adds `amounts` to the named persistent counters (hits, misses, …, for `stats`).
+  static func increment(_ amounts: [String: Int64], _ db: Database) throws {
+    for (name, amount) in amounts where amount != 0 {
+      try db.execute(
+        sql: """
+          INSERT INTO counter (name, value) VALUES (?, ?)
+          ON CONFLICT(name) DO UPDATE SET value = value + excluded.value
+          """, arguments: [name, amount])
+    }
+  }
+}

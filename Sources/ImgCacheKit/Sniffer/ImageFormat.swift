@@ -1,0 +1,121 @@
+import Foundation
+
+/// The image formats the sniffer recognises by full signature.
+public enum ImageFormat: String, Sendable, CaseIterable, Codable {
+  case jpeg, png, gif, webp, heic, heif, avif, tiff, bmp, ico, svg, jxl, pdf
+
+  /// The usual MIME type of the format.
+  public var mimeType: String {
+    switch self {
+    case .jpeg: return "image/jpeg"
+    case .png: return "image/png"
+    case .gif: return "image/gif"
+    case .webp: return "image/webp"
+    case .heic: return "image/heic"
+    case .heif: return "image/heif"
+    case .avif: return "image/avif"
+    case .tiff: return "image/tiff"
+    case .bmp: return "image/bmp"
+    case .ico: return "image/vnd.microsoft.icon"
+    case .svg: return "image/svg+xml"
+    case .jxl: return "image/jxl"
+    case .pdf: return "application/pdf"
+    }
+  }
+}
+
+/// What the sniffer learnt of a body without decoding pixels.
+public struct ImageInfo: Sendable, Equatable {
+  /// The detected format.
+  public var format: ImageFormat
+  /// Width in pixels, when the headers tell it (vector formats may not).
+  public var width: Int?
+  /// Height in pixels, when the headers tell it.
+  public var height: Int?
+
+  /// Creates a description of an image.
+  public init(format: ImageFormat, width: Int? = nil, height: Int? = nil) {
+    self.format = format
+    self.width = width
+    self.height = height
+  }
+
+  /// False when the headers give a zero width or height (SDWebImage's "0 pixels").
+  public var hasPixels: Bool { width != 0 && height != 0 }
+}
+
+/// Random access to the bytes of a body, bounds-checked: a short read is nil, never a crash.
+protocol ByteSource {
+  /// Total length in bytes.
+  var length: Int { get }
+  /// Exactly `count` bytes at `offset`, or nil when they are not all there.
+  func bytes(at offset: Int, count: Int) -> [UInt8]?
+}
+
+extension ByteSource {
+  func u8(_ offset: Int) -> Int? { bytes(at: offset, count: 1).map { Int($0[0]) } }
+  func be16(_ offset: Int) -> Int? { bytes(at: offset, count: 2).map { Int($0[0]) << 8 | Int($0[1]) } }
+  func le16(_ offset: Int) -> Int? { bytes(at: offset, count: 2).map { Int($0[1]) << 8 | Int($0[0]) } }
+  func be32(_ offset: Int) -> Int? {
+    bytes(at: offset, count: 4).map { $0.reduce(0) { $0 << 8 | Int($1) } }
+  }
+  func le32(_ offset: Int) -> Int? {
+    bytes(at: offset, count: 4).map { $0.reversed().reduce(0) { $0 << 8 | Int($1) } }
+  }
+  func be64(_ offset: Int) -> Int? {
+    bytes(at: offset, count: 8).map { $0.reduce(0) { ($0 << 8) | Int($1) } }
+  }
+  func ascii(_ offset: Int, _ count: Int) -> String? {
+    bytes(at: offset, count: count).map { String(decoding: $0, as: UTF8.self) }
+  }
+  func matches(_ offset: Int, _ signature: [UInt8]) -> Bool {
+    bytes(at: offset, count: signature.count) == signature
+  }
+}
+
+/// An in-memory body.
+struct ArraySource: ByteSource {
+  let data: [UInt8]
+  var length: Int { data.count }
+  func bytes(at offset: Int, count: Int) -> [UInt8]? {
+    guard offset >= 0, count >= 0, offset <= data.count, count <= data.count - offset else {
+      return nil
+    }
+    return Array(data[offset..<(offset + count)])
+  }
+}
+
+/// A body in a file, read with `pread` only where a parser looks.
+final class FileSource: ByteSource {
+  private let descriptor: Int32
+  let length: Int
+
+  init?(path: String) {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    var info = stat()
+    guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+      close(fd)
+      return nil
+    }
+    descriptor = fd
+    length = Int(info.st_size)
+  }
+
+  deinit { close(descriptor) }
+
+  func bytes(at offset: Int, count: Int) -> [UInt8]? {
+    guard offset >= 0, count >= 0, offset <= length, count <= length - offset else { return nil }
+    var buffer = [UInt8](repeating: 0, count: count)
+    var done = 0
+    while done < count {
+      let n = buffer.withUnsafeMutableBytes { raw in
+        pread(descriptor, raw.baseAddress.map { $0 + done }, count - done, off_t(offset + done))
+      }
+      if n < 0 && errno == EINTR { continue }
+      guard n > 0 else { return nil }
+      done += n
+    }
+    return buffer
+  }
+}

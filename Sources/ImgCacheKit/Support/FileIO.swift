@@ -1,0 +1,59 @@
+import Foundation
+
+/// Small POSIX file helpers with errors a user can act on.
+enum FileIO {
+  /// Logical and allocated size of the file at `path`, or nil when it does not exist.
+  static func sizes(of path: String) -> (size: Int64, allocated: Int64)? {
+    var info = stat()
+    guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+    return (Int64(info.st_size), Int64(info.st_blocks) * 512)
+  }
+
+  /// Whether a regular file exists at `path`.
+  static func isFile(_ path: String) -> Bool { sizes(of: path) != nil }
+
+  /// Removes the file at `path`; a missing file is fine.
+  @discardableResult
+  static func unlinkIfPresent(_ path: String) throws -> Bool {
+    if unlink(path) == 0 { return true }
+    if errno == ENOENT { return false }
+    throw CacheError.posix("cannot remove", path: path)
+  }
+
+  /// Renames `source` to `destination` atomically, replacing it.
+  static func rename(_ source: String, to destination: String) throws {
+    guard Glibc.rename(source, destination) == 0 else {
+      throw CacheError.posix("cannot move \(source) to", path: destination)
+    }
+  }
+
+  /// Creates a new empty file in `directory` with a unique name and returns its path and
+  /// descriptor. The name starts with `prefix`.
+  static func makeTemporaryFile(in directory: String, prefix: String) throws -> (String, Int32) {
+    var template = Array("\(directory)/\(prefix)XXXXXX".utf8CString)
+    let fd = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
+      guard let base = buffer.baseAddress else { return -1 }
+      return mkstemp(base)
+    }
+    guard fd >= 0 else { throw CacheError.posix("cannot create a temporary file in", path: directory) }
+    fchmod(fd, 0o644)
+    let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return (path, fd)
+  }
+
+  /// Writes `data` to `path` through a temporary file in `tmpDirectory` and a rename.
+  static func writeAtomically(_ data: Data, to path: String, tmpDirectory: String) throws {
+    let (tmp, fd) = try makeTemporaryFile(in: tmpDirectory, prefix: "write-")
+    defer { close(fd) }
+    let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    guard written == data.count else {
+      let code = errno
+      unlink(tmp)
+      throw CacheError.posix("cannot write", path: tmp, code: code)
+    }
+    do { try rename(tmp, to: path) } catch {
+      unlink(tmp)
+      throw error
+    }
+  }
+}

@@ -1,0 +1,3 @@
+import ImgCacheCLI
+
+ImgCacheCommand.main()
