@@ -37,8 +37,9 @@ extension DiskCache {
   /// The SQL condition of expired entries, with its arguments.
   private func expiryCondition(policy: CleanPolicy, at time: Date) -> (String, StatementArguments) {
     let moment = time.timeIntervalSince1970
-    guard policy.maxAge >= 0 else { return ("expiry <= ?", [moment]) }
-    return ("(last_access <= ? OR expiry <= ?)", [moment - policy.maxAge, moment])
+    // COALESCE: a NULL expiry means "none", and must not make NOT (…) unknown in a dry run.
+    guard policy.maxAge >= 0 else { return ("COALESCE(expiry <= ?, 0)", [moment]) }
+    return ("(last_access <= ? OR COALESCE(expiry <= ?, 0))", [moment - policy.maxAge, moment])
   }
 
   private func expire(policy: CleanPolicy, at time: Date) throws -> [RemovedEntry] {

@@ -28,8 +28,12 @@ public struct FailedURL: Codable, Sendable, Equatable, FetchableRecord, Persista
     case lastFailure = "last_failure"
   }
 
-  public static let databaseDateEncodingStrategy = DatabaseDateEncodingStrategy.timeIntervalSince1970
-  public static let databaseDateDecodingStrategy = DatabaseDateDecodingStrategy.timeIntervalSince1970
+  public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
+    .timeIntervalSince1970
+  }
+  public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy {
+    .timeIntervalSince1970
+  }
 }
 
 extension DiskCache {

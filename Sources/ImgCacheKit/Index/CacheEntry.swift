@@ -88,8 +88,12 @@ public struct CacheEntry: Codable, Sendable, Equatable, FetchableRecord, Persist
       contentType: contentType, etag: etag, lastModified: lastModified, expiry: expiry)
   }
 
-  public static let databaseDateEncodingStrategy = DatabaseDateEncodingStrategy.timeIntervalSince1970
-  public static let databaseDateDecodingStrategy = DatabaseDateDecodingStrategy.timeIntervalSince1970
+  public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
+    .timeIntervalSince1970
+  }
+  public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy {
+    .timeIntervalSince1970
+  }
 }
 
 /// The running totals of the index, kept in the same transaction as every insert and delete.

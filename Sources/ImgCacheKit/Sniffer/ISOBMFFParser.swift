@@ -15,19 +15,57 @@ enum ISOBMFFParser {
     guard let ftyp = boxes(in: s, from: 0, to: s.length, limit: 1).first, ftyp.type == "ftyp",
       let format = format(brandsOf: ftyp, in: s)
     else { return nil }
-    var best: (Int, Int)?
-    if let meta = boxes(in: s, from: 0, to: s.length, limit: 64).first(where: { $0.type == "meta" }),
-      let iprp = boxes(in: s, from: meta.start + 4, to: meta.end, limit: 64)
-        .first(where: { $0.type == "iprp" }),
-      let ipco = boxes(in: s, from: iprp.start, to: iprp.end, limit: 64)
-        .first(where: { $0.type == "ipco" })
-    {
-      for ispe in boxes(in: s, from: ipco.start, to: ipco.end, limit: 1_024) where ispe.type == "ispe" {
-        guard let w = s.be32(ispe.start + 4), let h = s.be32(ispe.start + 8) else { return nil }
-        if best.map({ Double(w) * Double(h) > Double($0.0) * Double($0.1) }) ?? true { best = (w, h) }
-      }
+    let size = primarySize(in: s)
+    return ImageInfo(format: format, width: size?.0, height: size?.1)
+  }
+
+  /// The `ispe` of the primary item (`pitm`, through `ipma`); else the largest `ispe`.
+  private static func primarySize(in s: some ByteSource) -> (Int, Int)? {
+    guard let meta = boxes(in: s, from: 0, to: s.length, limit: 64).first(where: { $0.type == "meta" })
+    else { return nil }
+    let inMeta = boxes(in: s, from: meta.start + 4, to: meta.end, limit: 64)
+    guard let iprp = inMeta.first(where: { $0.type == "iprp" }) else { return nil }
+    let inIprp = boxes(in: s, from: iprp.start, to: iprp.end, limit: 64)
+    guard let ipco = inIprp.first(where: { $0.type == "ipco" }) else { return nil }
+    let properties = boxes(in: s, from: ipco.start, to: ipco.end, limit: 1_024)
+    var sizes = [Int: (Int, Int)]()
+    for (index, box) in properties.enumerated() where box.type == "ispe" {
+      guard let w = s.be32(box.start + 4), let h = s.be32(box.start + 8) else { return nil }
+      sizes[index + 1] = (w, h)
     }
-    return ImageInfo(format: format, width: best?.0, height: best?.1)
+    if let pitm = inMeta.first(where: { $0.type == "pitm" }),
+      let primary = s.u8(pitm.start) == 0 ? s.be16(pitm.start + 4) : s.be32(pitm.start + 4),
+      let ipma = inIprp.first(where: { $0.type == "ipma" }),
+      let index = associations(of: primary, in: ipma, s).first(where: { sizes[$0] != nil })
+    {
+      return sizes[index]
+    }
+    return sizes.values.max { Double($0.0) * Double($0.1) < Double($1.0) * Double($1.1) }
+  }
+
+  /// The 1-based `ipco` indices associated with `item` in an `ipma` box.
+  private static func associations(of item: Int, in ipma: Box, _ s: some ByteSource) -> [Int] {
+    guard let version = s.u8(ipma.start), let flags = s.u8(ipma.start + 3),
+      let count = s.be32(ipma.start + 4)
+    else { return [] }
+    var offset = ipma.start + 8
+    for _ in 0..<min(count, 65_536) {
+      guard let id = version < 1 ? s.be16(offset) : s.be32(offset) else { return [] }
+      offset += version < 1 ? 2 : 4
+      guard let n = s.u8(offset) else { return [] }
+      offset += 1
+      let width = flags & 1 == 1 ? 2 : 1
+      var indices = [Int]()
+      for _ in 0..<n {
+        guard let raw = width == 2 ? s.be16(offset) : s.u8(offset), offset < ipma.end else {
+          return []
+        }
+        indices.append(raw & (width == 2 ? 0x7FFF : 0x7F))
+        offset += width
+      }
+      if id == item { return indices }
+    }
+    return []
   }
 
   private static func format(brandsOf ftyp: Box, in s: some ByteSource) -> ImageFormat? {

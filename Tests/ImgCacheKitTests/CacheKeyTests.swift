@@ -1,0 +1,81 @@
+import Testing
+
+@testable import ImgCacheKit
+
+@Suite("Cache keys and file names (SDWebImage §1.1–§1.3)")
+struct CacheKeyTests {
+  @Test(
+    "SDWebImage's own vectors",
+    arguments: [
+      ("TestImageKey.jpg", "f77fd0b2d2c9780cce3b1cf4f047030a.jpg"),
+      ("https://placehold.co/50x50.jpg", "e9936aba8d7f7fcca7813d72290de957.jpg"),
+      (
+        "https://maps.googleapis.com/maps/api/staticmap?center=48.8566,2.3522&format=png&maptype=roadmap&scale=2&size=375x200&zoom=15",
+        "e71fc3239f5147046b9e7f07ad7e7d61"
+      ),
+      (
+        "https://imggen.alicdn.com/3b11cea896a9438329d85abfb07b30a8.jpg?aid=tanx&tid=1166",
+        "8795302bf948a3f1ed674afb6b28a94e.jpg"
+      ),
+      ("http://q1.qlogo.cn/g?b=qq&nk=3388643380&s=640", "36dce078b0e2bd805c1c149ee30a88ce"),
+    ])
+  func vectors(key: String, expected: String) {
+    #expect(CacheKey.fileName(for: key) == expected)
+  }
+
+  @Test("a percent-encoded NUL is decoded and stripped (#3744, test49a)")
+  func percentNul() {
+    let key =
+      "http://e.hiphotos.baidu.com/image/pic/item/a1ec08fa513d2697e542494057fbb2fb4316d81e.jpg00%00"
+    #expect(CacheKey.fileExtension(of: key) == "jpg00")
+    #expect(CacheKey.fileName(for: key).hasSuffix(".jpg00"))
+  }
+
+  @Test("the extension comes from the path only, never the query or fragment (test35, test36)")
+  func pathOnly() {
+    #expect(CacheKey.fileExtension(of: "https://a.example/img?file=x.png") == nil)
+    #expect(CacheKey.fileExtension(of: "https://a.example/p/photo.JPEG?v=1.2#frag.gif") == "JPEG")
+    #expect(CacheKey.fileExtension(of: "https://a.example/a.jpg?" + String(repeating: "q", count: 500)) == "jpg")
+    #expect(CacheKey.fileExtension(of: "https://host.example.com") == nil)
+    #expect(CacheKey.fileExtension(of: "https://host.example.com/") == nil)
+    #expect(CacheKey.fileExtension(of: "https://a.example/dir.d/file") == nil)
+  }
+
+  @Test("empty, hidden, too long and unsafe extensions are dropped (test37 and DESIGN §2)")
+  func droppedExtensions() {
+    #expect(CacheKey.fileExtension(of: "https://a.example/name.") == nil)
+    #expect(CacheKey.fileExtension(of: "https://a.example/.png") == nil)
+    let long = String(repeating: "x", count: 223)
+    #expect(CacheKey.fileExtension(of: "https://a.example/a." + long) == nil)
+    #expect(CacheKey.fileExtension(of: "https://a.example/a." + String(long.dropFirst())) != nil)
+    #expect(CacheKey.fileExtension(of: "https://a.example/a.p%2Fng") == nil)
+    #expect(CacheKey.fileExtension(of: "https://a.example/a.p%20g") == nil)
+    #expect(CacheKey.fileExtension(of: "https://a.example/a.j:p:g") == "jpg")
+    #expect(CacheKey.fileExtension(of: "https://a.example/a.tar-gz_1") == "tar-gz_1")
+    #expect(CacheKey.fileExtension(of: "https://a.example/a.%C3%A9") == nil)
+  }
+
+  @Test("keys drop the fragment; strip-query drops the query too")
+  func keys() {
+    #expect(CacheKey.key(for: "https://a.example/x.png?s=1#top") == "https://a.example/x.png?s=1")
+    #expect(CacheKey.key(for: "https://a.example/x.png?s=1#top", filter: .stripQuery) == "https://a.example/x.png")
+    #expect(CacheKey.key(for: "https://a.example/x.png") == "https://a.example/x.png")
+  }
+
+  @Test("scale from the key, as SDImageScaleFactorForKey (testSDScaledImageForKey)")
+  func scale() {
+    #expect(CacheKey.scale(of: "test@2x.gif") == 2)
+    #expect(CacheKey.scale(of: "https://a.example/icon@3x.png") == 3)
+    #expect(CacheKey.scale(of: "https://a.example/icon%402x.png") == 2)
+    #expect(CacheKey.scale(of: "file%402x.png") == 1)
+    #expect(CacheKey.scale(of: "@2x.png") == 1)
+    #expect(CacheKey.scale(of: "https://a.example/icon.png") == 1)
+  }
+
+  @Test("MD5 through OpenSSL matches RFC 1321's test suite")
+  func md5() {
+    #expect(MD5.hex(of: "") == "d41d8cd98f00b204e9800998ecf8427e")
+    #expect(MD5.hex(of: "abc") == "900150983cd24fb0d6963f7d28e17f72")
+    #expect(MD5.hex(of: "message digest") == "f96b697d7cb7938d525a2f31aaf161d0")
+  }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+
+@testable import ImgCacheKit
+
+@Suite("Image sniffing without decoding")
+struct SnifferTests {
+  @Test("real images of every format: format, width and height")
+  func realImages() {
+    #expect(Fixtures.images.count >= 20)
+    #expect(Set(Fixtures.images.map(\.format)) == Set(ImageFormat.allCases))
+    for image in Fixtures.images {
+      let info = ImageSniffer.sniff(path: image.path)
+      #expect(info?.format == image.format, "\(image.path)")
+      #expect(info?.width == image.width, "\(image.path)")
+      #expect(info?.height == image.height, "\(image.path)")
+    }
+  }
+
+  @Test("every truncation of every real image is handled without a crash, and a body cut in its headers is not an image")
+  func truncated() {
+    for image in Fixtures.images {
+      let bytes = (try? [UInt8](Data(contentsOf: URL(fileURLWithPath: image.path)))) ?? []
+      for length in 0..<min(bytes.count, 600) {
+        let info = ImageSniffer.sniff(data: Array(bytes.prefix(length)))
+        if let info { #expect(info.format == image.format || info.format == .svg) }
+      }
+      #expect(ImageSniffer.sniff(data: Array(bytes.prefix(2))) == nil, "\(image.path)")
+    }
+  }
+
+  @Test("empty, garbage, HTML and text bodies are not images")
+  func notImages() {
+    #expect(ImageSniffer.sniff(data: []) == nil)
+    #expect(ImageSniffer.sniff(data: Array("<!DOCTYPE html><html><body>Not found</body></html>".utf8)) == nil)
+    #expect(ImageSniffer.sniff(data: Array("BMW is a car brand, not a bitmap".utf8)) == nil)
+    #expect(ImageSniffer.sniff(data: Array("GIF is pronounced how?".utf8)) == nil)
+    #expect(ImageSniffer.sniff(data: Array("II want to be TIFF".utf8)) == nil)
+    #expect(ImageSniffer.sniff(data: Array("{\"error\": \"nope\"}".utf8)) == nil)
+    var generator = SystemRandomNumberGenerator()
+    for _ in 0..<2_000 {
+      let length = Int.random(in: 0..<256, using: &generator)
+      let garbage = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+      _ = ImageSniffer.sniff(data: garbage)
+    }
+  }
+
+  @Test("hostile headers: huge box sizes, endless JPEG fill, giant ICO counts stay bounded")
+  func hostile() {
+    var jpeg: [UInt8] = [0xFF, 0xD8, 0xFF]
+    jpeg += [UInt8](repeating: 0xFF, count: 100_000)
+    #expect(ImageSniffer.sniff(data: jpeg) == nil)
+    var box: [UInt8] = [0, 0, 0, 1] + Array("ftyp".utf8) + [0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]
+    box += Array("avif".utf8)
+    #expect(ImageSniffer.sniff(data: box) == nil)
+    let ico: [UInt8] = [0, 0, 1, 0, 0xFF, 0xFF] + [UInt8](repeating: 0, count: 64)
+    #expect(ImageSniffer.sniff(data: ico) == nil)
+    var segments: [UInt8] = [0xFF, 0xD8]
+    for _ in 0..<10_000 { segments += [0xFF, 0xE1, 0x00, 0x02] }
+    #expect(ImageSniffer.sniff(data: segments) == nil)
+  }
+
+  @Test("zero-pixel images are recognised but report no pixels (SDWebImage's 0 pixels)")
+  func zeroPixels() {
+    var png = Fixtures.bytes("base.png")
+    png.replaceSubrange(16..<20, with: [0, 0, 0, 0])
+    let info = ImageSniffer.sniff(data: png)
+    #expect(info?.format == .png)
+    #expect(info?.hasPixels == false)
+    let svg = ImageSniffer.sniff(data: Array("<svg width=\"0\" height=\"10\"></svg>".utf8))
+    #expect(svg?.hasPixels == false)
+  }
+}
