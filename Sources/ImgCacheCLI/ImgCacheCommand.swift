@@ -1,2 +1,3 @@
 import ArgumentParser
+
 public struct ImgCacheCommand: ParsableCommand { public init() {} }

@@ -35,7 +35,9 @@ struct CacheKeyTests {
   func pathOnly() {
     #expect(CacheKey.fileExtension(of: "https://a.example/img?file=x.png") == nil)
     #expect(CacheKey.fileExtension(of: "https://a.example/p/photo.JPEG?v=1.2#frag.gif") == "JPEG")
-    #expect(CacheKey.fileExtension(of: "https://a.example/a.jpg?" + String(repeating: "q", count: 500)) == "jpg")
+    #expect(
+      CacheKey.fileExtension(of: "https://a.example/a.jpg?" + String(repeating: "q", count: 500))
+        == "jpg")
     #expect(CacheKey.fileExtension(of: "https://host.example.com") == nil)
     #expect(CacheKey.fileExtension(of: "https://host.example.com/") == nil)
     #expect(CacheKey.fileExtension(of: "https://a.example/dir.d/file") == nil)
@@ -58,7 +60,9 @@ struct CacheKeyTests {
   @Test("keys drop the fragment; strip-query drops the query too")
   func keys() {
     #expect(CacheKey.key(for: "https://a.example/x.png?s=1#top") == "https://a.example/x.png?s=1")
-    #expect(CacheKey.key(for: "https://a.example/x.png?s=1#top", filter: .stripQuery) == "https://a.example/x.png")
+    #expect(
+      CacheKey.key(for: "https://a.example/x.png?s=1#top", filter: .stripQuery)
+        == "https://a.example/x.png")
     #expect(CacheKey.key(for: "https://a.example/x.png") == "https://a.example/x.png")
   }
 

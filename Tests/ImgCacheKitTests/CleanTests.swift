@@ -10,7 +10,9 @@ struct CleanTests {
 
   func makeCache() -> DiskCache { DiskCache(directory: directory.url, now: clock.function) }
 
-  func policy(age: TimeInterval = -1, size: Int64 = 0, target: Double = 0.5, entries: Int = 0) -> CleanPolicy {
+  func policy(age: TimeInterval = -1, size: Int64 = 0, target: Double = 0.5, entries: Int = 0)
+    -> CleanPolicy
+  {
     var policy = CleanPolicy()
     policy.maxAge = age
     policy.maxSize = size
@@ -70,7 +72,8 @@ struct CleanTests {
     let cache = makeCache()
     var allocated: Int64 = 0
     for i in 0..<10 {
-      allocated = try store(cache, "https://a.example/\(i).png", [UInt8](repeating: 1, count: 4096)).allocated
+      allocated = try store(cache, "https://a.example/\(i).png", [UInt8](repeating: 1, count: 4096))
+        .allocated
       clock.advance(1)
     }
     _ = try cache.lookup(key: "https://a.example/0.png")
@@ -125,7 +128,8 @@ struct CleanTests {
     #expect(!FileIO.isFile(orphan))
   }
 
-  @Test("sweeps stale tmp files and orphans; drops rows whose file vanished; keeps fresh temporaries")
+  @Test(
+    "sweeps stale tmp files and orphans; drops rows whose file vanished; keeps fresh temporaries")
   func sweep() throws {
     let cache = makeCache()
     let kept = try store(cache, "https://a.example/kept.png")
@@ -138,11 +142,13 @@ struct CleanTests {
     var times = [timespec(tv_sec: 1_000, tv_nsec: 0), timespec(tv_sec: 1_000, tv_nsec: 0)]
     utimensat(AT_FDCWD, stale, &times, 0)
     clock.advance(Date().timeIntervalSince(clock.now))
-    let orphan = cache.layout.dataPath(String(kept.file.prefix(2)) + "/0123456789abcdef0123456789abcdef")
+    let orphan = cache.layout.dataPath(
+      String(kept.file.prefix(2)) + "/0123456789abcdef0123456789abcdef")
     try Data("x".utf8).write(to: URL(fileURLWithPath: orphan))
     let report = try cache.clean(policy: policy())
     #expect(report.staleTemporaries == ["part-stale"])
-    #expect(report.orphanFiles == [String(kept.file.prefix(2)) + "/0123456789abcdef0123456789abcdef"])
+    #expect(
+      report.orphanFiles == [String(kept.file.prefix(2)) + "/0123456789abcdef0123456789abcdef"])
     #expect(report.missingFiles == [lost.file])
     #expect(FileIO.isFile(fresh))
     #expect(!FileIO.isFile(orphan))

@@ -46,7 +46,8 @@ struct DiskCacheTests {
     let metadata = EntryMetadata(
       format: .png, width: 37, height: 21, contentType: "image/png", etag: "\"abc\"",
       lastModified: "Tue, 01 Jan 2030 00:00:00 GMT")
-    let stored = try cache.store(try temporaryBody(cache, body), key: url, url: url, metadata: metadata)
+    let stored = try cache.store(
+      try temporaryBody(cache, body), key: url, url: url, metadata: metadata)
     #expect(stored.scale == 2)
     #expect(stored.size == Int64(body.count))
     #expect(stored.allocated >= stored.size)
@@ -57,7 +58,9 @@ struct DiskCacheTests {
     }
     #expect(entry.metadata == metadata)
     #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == body)
-    #expect(try cache.totals() == CacheTotals(entries: 1, bytes: stored.size, allocated: stored.allocated))
+    #expect(
+      try cache.totals() == CacheTotals(entries: 1, bytes: stored.size, allocated: stored.allocated)
+    )
   }
 
   @Test("a lookup records the access unless told not to; entry() never does (exists vs query)")
@@ -130,7 +133,8 @@ struct DiskCacheTests {
     #expect(try cache.lookup(key: "https://a.example/after.png") != nil)
   }
 
-  @Test("read-only directories: SDWebImage's flat layout, with and without extension, never written")
+  @Test(
+    "read-only directories: SDWebImage's flat layout, with and without extension, never written")
   func readOnlyDirectories() throws {
     let extra = TemporaryDirectory("imgcache-ro")
     let url = "https://a.example/ro.png"
@@ -140,15 +144,20 @@ struct DiskCacheTests {
     chmod(extra.path, 0o555)
     defer { chmod(extra.path, 0o755) }
     let cache = DiskCache(directory: directory.url, readOnlyDirectories: [extra.url])
-    #expect(try cache.lookup(key: url) == .readOnly(path: extra.path + "/" + CacheKey.fileName(for: url)))
-    #expect(try cache.lookup(key: legacyURL) == .readOnly(path: extra.path + "/" + MD5.hex(of: legacyURL)))
+    #expect(
+      try cache.lookup(key: url) == .readOnly(path: extra.path + "/" + CacheKey.fileName(for: url)))
+    #expect(
+      try cache.lookup(key: legacyURL) == .readOnly(path: extra.path + "/" + MD5.hex(of: legacyURL))
+    )
     #expect(try cache.lookup(key: "https://a.example/none.png") == nil)
     _ = try cache.clear()
     _ = try cache.clean(policy: CleanPolicy())
     #expect(DirectoryListing.names(in: extra.path).count == 2)
   }
 
-  @Test("failed URLs: recorded with reason and status, blacklisted within the TTL, forgotten on success")
+  @Test(
+    "failed URLs: recorded with reason and status, blacklisted within the TTL, forgotten on success"
+  )
   func failedURLs() throws {
     let cache = self.cache
     let url = "https://a.example/404.png"

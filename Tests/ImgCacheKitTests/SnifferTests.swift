@@ -17,7 +17,9 @@ struct SnifferTests {
     }
   }
 
-  @Test("every truncation of every real image is handled without a crash, and a body cut in its headers is not an image")
+  @Test(
+    "every truncation of every real image is handled without a crash, and a body cut in its headers is not an image"
+  )
   func truncated() {
     for image in Fixtures.images {
       let bytes = (try? [UInt8](Data(contentsOf: URL(fileURLWithPath: image.path)))) ?? []
@@ -32,7 +34,9 @@ struct SnifferTests {
   @Test("empty, garbage, HTML and text bodies are not images")
   func notImages() {
     #expect(ImageSniffer.sniff(data: []) == nil)
-    #expect(ImageSniffer.sniff(data: Array("<!DOCTYPE html><html><body>Not found</body></html>".utf8)) == nil)
+    #expect(
+      ImageSniffer.sniff(data: Array("<!DOCTYPE html><html><body>Not found</body></html>".utf8))
+        == nil)
     #expect(ImageSniffer.sniff(data: Array("BMW is a car brand, not a bitmap".utf8)) == nil)
     #expect(ImageSniffer.sniff(data: Array("GIF is pronounced how?".utf8)) == nil)
     #expect(ImageSniffer.sniff(data: Array("II want to be TIFF".utf8)) == nil)
@@ -50,7 +54,8 @@ struct SnifferTests {
     var jpeg: [UInt8] = [0xFF, 0xD8, 0xFF]
     jpeg += [UInt8](repeating: 0xFF, count: 100_000)
     #expect(ImageSniffer.sniff(data: jpeg) == nil)
-    var box: [UInt8] = [0, 0, 0, 1] + Array("ftyp".utf8) + [0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]
+    var box: [UInt8] =
+      [0, 0, 0, 1] + Array("ftyp".utf8) + [0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]
     box += Array("avif".utf8)
     #expect(ImageSniffer.sniff(data: box) == nil)
     let ico: [UInt8] = [0, 0, 1, 0, 0xFF, 0xFF] + [UInt8](repeating: 0, count: 64)

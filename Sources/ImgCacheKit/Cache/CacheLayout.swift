@@ -44,7 +44,8 @@ public struct CacheLayout: Sendable, Equatable {
       try Self.makeDirectory(directory.path)
     }
     if access(tagFile.path, F_OK) != 0 {
-      try FileIO.writeAtomically(Data(Self.tagContents.utf8), to: tagFile.path, tmpDirectory: tmpDirectory.path)
+      try FileIO.writeAtomically(
+        Data(Self.tagContents.utf8), to: tagFile.path, tmpDirectory: tmpDirectory.path)
     }
   }
 

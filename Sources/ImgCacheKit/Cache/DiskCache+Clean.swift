@@ -17,7 +17,8 @@ extension DiskCache {
     var report = CleanReport()
     report.expired = try expire(policy: policy, at: time)
     report.trimmed = try trim(policy: policy)
-    report.staleTemporaries = try sweepTemporaries(olderThan: policy.staleTemporaryAge, at: time, dryRun: false)
+    report.staleTemporaries = try sweepTemporaries(
+      olderThan: policy.staleTemporaryAge, at: time, dryRun: false)
     (report.orphanFiles, report.missingFiles) = try reconcileFiles(dryRun: false)
     report.remaining = try totals()
     try incrementCounters([
@@ -117,7 +118,8 @@ extension DiskCache {
     let (condition, arguments) = expiryCondition(policy: policy, at: time)
     let (expired, survivors) = try read(orIfMissing: ([CacheEntry](), [CacheEntry]())) { db in
       (
-        try CacheEntry.fetchAll(db, sql: "SELECT * FROM entry WHERE \(condition)", arguments: arguments),
+        try CacheEntry.fetchAll(
+          db, sql: "SELECT * FROM entry WHERE \(condition)", arguments: arguments),
         try CacheEntry.fetchAll(
           db, sql: "SELECT * FROM entry WHERE NOT (\(condition)) ORDER BY last_access, created",
           arguments: arguments)
@@ -135,7 +137,8 @@ extension DiskCache {
       totals.allocated -= row.allocated
     }
     report.remaining = totals
-    report.staleTemporaries = try sweepTemporaries(olderThan: policy.staleTemporaryAge, at: time, dryRun: true)
+    report.staleTemporaries = try sweepTemporaries(
+      olderThan: policy.staleTemporaryAge, at: time, dryRun: true)
     (report.orphanFiles, report.missingFiles) = try reconcileFiles(dryRun: true)
     return report
   }

@@ -14,7 +14,8 @@ extension DiskCache {
       return try read(orIfMissing: ClearReport(removed: .zero, failedURLs: 0, dryRun: true)) { db in
         ClearReport(
           removed: try IndexSchema.totals(db),
-          failedURLs: includingFailedURLs ? try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM failed_url") ?? 0 : 0,
+          failedURLs: includingFailedURLs
+            ? try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM failed_url") ?? 0 : 0,
           dryRun: true)
       }
     }

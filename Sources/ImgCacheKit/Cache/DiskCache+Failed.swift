@@ -28,10 +28,14 @@ public struct FailedURL: Codable, Sendable, Equatable, FetchableRecord, Persista
     case lastFailure = "last_failure"
   }
 
-  public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
+  public static func databaseDateEncodingStrategy(for column: String)
+    -> DatabaseDateEncodingStrategy
+  {
     .timeIntervalSince1970
   }
-  public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy {
+  public static func databaseDateDecodingStrategy(for column: String)
+    -> DatabaseDateDecodingStrategy
+  {
     .timeIntervalSince1970
   }
 }
@@ -59,7 +63,9 @@ extension DiskCache {
   }
 
   /// The failure record of `url` when it failed within `ttl` (so it is blacklisted now).
-  public func failure(url: String, ttl: TimeInterval = DiskCache.defaultFailedTTL) throws -> FailedURL? {
+  public func failure(url: String, ttl: TimeInterval = DiskCache.defaultFailedTTL) throws
+    -> FailedURL?
+  {
     let cutoff = now().addingTimeInterval(-ttl)
     return try read(orIfMissing: nil) { db in
       guard let record = try FailedURL.fetchOne(db, key: url), record.lastFailure > cutoff else {

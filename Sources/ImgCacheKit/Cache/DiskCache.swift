@@ -33,7 +33,8 @@ public final class DiskCache: @unchecked Sendable {
 
   /// Opens the cache at `directory`; nothing is created until the first write.
   public init(
-    directory: URL, readOnlyDirectories: [URL] = [], now: @escaping @Sendable () -> Date = { Date() }
+    directory: URL, readOnlyDirectories: [URL] = [],
+    now: @escaping @Sendable () -> Date = { Date() }
   ) {
     self.layout = CacheLayout(root: directory)
     self.readOnlyDirectories = readOnlyDirectories
@@ -252,7 +253,9 @@ public final class DiskCache: @unchecked Sendable {
     return try write { db in
       let entry = try CacheEntry.fetchOne(db, key: key)
       var removedFile = try FileIO.unlinkIfPresent(layout.dataPath(file))
-      if legacy != file { removedFile = try FileIO.unlinkIfPresent(layout.dataPath(legacy)) || removedFile }
+      if legacy != file {
+        removedFile = try FileIO.unlinkIfPresent(layout.dataPath(legacy)) || removedFile
+      }
       if let entry {
         try IndexSchema.delete([entry], db)
         return RemovedEntry(entry)

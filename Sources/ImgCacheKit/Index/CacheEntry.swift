@@ -88,10 +88,14 @@ public struct CacheEntry: Codable, Sendable, Equatable, FetchableRecord, Persist
       contentType: contentType, etag: etag, lastModified: lastModified, expiry: expiry)
   }
 
-  public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
+  public static func databaseDateEncodingStrategy(for column: String)
+    -> DatabaseDateEncodingStrategy
+  {
     .timeIntervalSince1970
   }
-  public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy {
+  public static func databaseDateDecodingStrategy(for column: String)
+    -> DatabaseDateDecodingStrategy
+  {
     .timeIntervalSince1970
   }
 }

@@ -63,7 +63,8 @@ enum IndexSchema {
   /// Reads the running totals.
   static func totals(_ db: Database) throws -> CacheTotals {
     guard
-      let row = try Row.fetchOne(db, sql: "SELECT entries, bytes, allocated FROM totals WHERE id = 1")
+      let row = try Row.fetchOne(
+        db, sql: "SELECT entries, bytes, allocated FROM totals WHERE id = 1")
     else { return .zero }
     return CacheTotals(entries: row[0], bytes: row[1], allocated: row[2])
   }

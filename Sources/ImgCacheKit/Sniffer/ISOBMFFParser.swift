@@ -21,7 +21,8 @@ enum ISOBMFFParser {
 
   /// The `ispe` of the primary item (`pitm`, through `ipma`); else the largest `ispe`.
   private static func primarySize(in s: some ByteSource) -> (Int, Int)? {
-    guard let meta = boxes(in: s, from: 0, to: s.length, limit: 64).first(where: { $0.type == "meta" })
+    guard
+      let meta = boxes(in: s, from: 0, to: s.length, limit: 64).first(where: { $0.type == "meta" })
     else { return nil }
     let inMeta = boxes(in: s, from: meta.start + 4, to: meta.end, limit: 64)
     guard let iprp = inMeta.first(where: { $0.type == "iprp" }) else { return nil }

@@ -54,8 +54,12 @@ protocol ByteSource {
 
 extension ByteSource {
   func u8(_ offset: Int) -> Int? { bytes(at: offset, count: 1).map { Int($0[0]) } }
-  func be16(_ offset: Int) -> Int? { bytes(at: offset, count: 2).map { Int($0[0]) << 8 | Int($0[1]) } }
-  func le16(_ offset: Int) -> Int? { bytes(at: offset, count: 2).map { Int($0[1]) << 8 | Int($0[0]) } }
+  func be16(_ offset: Int) -> Int? {
+    bytes(at: offset, count: 2).map { Int($0[0]) << 8 | Int($0[1]) }
+  }
+  func le16(_ offset: Int) -> Int? {
+    bytes(at: offset, count: 2).map { Int($0[1]) << 8 | Int($0[0]) }
+  }
   func be32(_ offset: Int) -> Int? {
     bytes(at: offset, count: 4).map { $0.reduce(0) { $0 << 8 | Int($1) } }
   }

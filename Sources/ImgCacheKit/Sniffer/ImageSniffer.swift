@@ -52,7 +52,8 @@ public enum ImageSniffer {
       return ImageInfo(format: .webp, width: w & 0x3FFF, height: h & 0x3FFF)
     case "VP8L":
       guard s.u8(20) == 0x2F, let bits = s.le32(21) else { return nil }
-      return ImageInfo(format: .webp, width: (bits & 0x3FFF) + 1, height: ((bits >> 14) & 0x3FFF) + 1)
+      return ImageInfo(
+        format: .webp, width: (bits & 0x3FFF) + 1, height: ((bits >> 14) & 0x3FFF) + 1)
     case "VP8X":
       guard let w = s.bytes(at: 24, count: 3), let h = s.bytes(at: 27, count: 3) else { return nil }
       let le24 = { (b: [UInt8]) in Int(b[0]) | Int(b[1]) << 8 | Int(b[2]) << 16 }

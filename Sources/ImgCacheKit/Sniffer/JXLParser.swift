@@ -23,7 +23,9 @@ enum JXLParser {
     }
   }
 
-  private static let ratios: [(Int, Int)] = [(1, 1), (12, 10), (4, 3), (3, 2), (16, 9), (5, 4), (2, 1)]
+  private static let ratios: [(Int, Int)] = [
+    (1, 1), (12, 10), (4, 3), (3, 2), (16, 9), (5, 4), (2, 1),
+  ]
 
   static func codestream(_ s: some ByteSource, at offset: Int) -> ImageInfo? {
     guard let header = s.bytes(at: offset, count: min(16, max(0, s.length - offset))),

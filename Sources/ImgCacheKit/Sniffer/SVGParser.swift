@@ -16,8 +16,9 @@ enum SVGParser {
     }
     guard text.hasPrefix("<svg"), let tagEnd = text.firstIndex(of: ">") else { return nil }
     let afterName = text.index(text.startIndex, offsetBy: 4)
-    guard afterName < text.endIndex, text[afterName].isWhitespace || text[afterName] == ">"
-      || text[afterName] == "/"
+    guard afterName < text.endIndex,
+      text[afterName].isWhitespace || text[afterName] == ">"
+        || text[afterName] == "/"
     else { return nil }
     let tag = text[afterName..<tagEnd]
     var width = attribute("width", in: tag).flatMap(pixels)
@@ -35,7 +36,8 @@ enum SVGParser {
   private static func attribute(_ name: String, in tag: Substring) -> Substring? {
     var rest = tag
     while let range = rest.range(of: name + "=") {
-      let before = range.lowerBound == rest.startIndex ? " " : rest[rest.index(before: range.lowerBound)]
+      let before =
+        range.lowerBound == rest.startIndex ? " " : rest[rest.index(before: range.lowerBound)]
       let valueStart = range.upperBound
       guard valueStart < rest.endIndex else { return nil }
       let quote = rest[valueStart]
@@ -53,7 +55,9 @@ enum SVGParser {
   private static func pixels(_ value: Substring) -> Int? {
     var number = value.trimmingSpaces
     if number.hasSuffix("px") { number = number.dropLast(2) }
-    guard let parsed = Double(number), parsed.isFinite, parsed >= 0, parsed < 1e9 else { return nil }
+    guard let parsed = Double(number), parsed.isFinite, parsed >= 0, parsed < 1e9 else {
+      return nil
+    }
     return Int(parsed.rounded())
   }
 }

@@ -35,7 +35,9 @@ enum FileIO {
       guard let base = buffer.baseAddress else { return -1 }
       return mkstemp(base)
     }
-    guard fd >= 0 else { throw CacheError.posix("cannot create a temporary file in", path: directory) }
+    guard fd >= 0 else {
+      throw CacheError.posix("cannot create a temporary file in", path: directory)
+    }
     fchmod(fd, 0o644)
     let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     return (path, fd)

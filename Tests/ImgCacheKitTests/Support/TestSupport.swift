@@ -120,7 +120,10 @@ func temporaryBody(_ cache: DiskCache, _ bytes: [UInt8]) throws -> String {
 
 /// Stores `bytes` under `url` (its key) and returns the entry.
 @discardableResult
-func store(_ cache: DiskCache, _ url: String, _ bytes: [UInt8] = Array("body".utf8)) throws -> CacheEntry {
+func store(_ cache: DiskCache, _ url: String, _ bytes: [UInt8] = Array("body".utf8)) throws
+  -> CacheEntry
+{
   try cache.store(
-    try temporaryBody(cache, bytes), key: CacheKey.key(for: url), url: url, metadata: EntryMetadata())
+    try temporaryBody(cache, bytes), key: CacheKey.key(for: url), url: url,
+    metadata: EntryMetadata())
 }
