@@ -30,7 +30,8 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .executableTarget(name: "imgcache", dependencies: ["ImgCacheCLI"]),
-    .testTarget(name: "ImgCacheKitTests", dependencies: ["ImgCacheKit"]),
+    .executableTarget(name: "imgcache-stress", dependencies: ["ImgCacheKit"]),
+    .testTarget(name: "ImgCacheKitTests", dependencies: ["ImgCacheKit", "imgcache-stress"]),
     .testTarget(name: "ImgCacheCLITests", dependencies: ["ImgCacheCLI", "ImgCacheKit"]),
   ],
   swiftLanguageModes: [.v5]

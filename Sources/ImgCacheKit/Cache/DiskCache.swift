@@ -57,7 +57,7 @@ public final class DiskCache: @unchecked Sendable {
       config.busyMode = .timeout(60)
       config.label = "imgcache.index"
       let opened = try DatabasePool(path: path, configuration: config)
-      try IndexSchema.migrator.migrate(opened)
+      try IndexSchema.migrate(opened, lockPath: path + ".migrate-lock")
       pool = opened
       return opened
     } catch {

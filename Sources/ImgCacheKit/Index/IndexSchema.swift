@@ -51,6 +51,16 @@ enum IndexSchema {
     return migrator
   }
 
+  /// Brings the index up to date. Processes opening a new cache at once take turns on a lock
+  /// file: GRDB's migrator checks what is applied before its write transaction begins.
+  static func migrate(_ pool: DatabasePool, lockPath: String) throws {
+    let migrator = self.migrator
+    if try pool.read({ try migrator.hasCompletedMigrations($0) }) { return }
+    let lock = try FileLock(waitingFor: lockPath)
+    defer { withExtendedLifetime(lock) {} }
+    try migrator.migrate(pool)
+  }
+
   /// Adds `delta` to the running totals; call inside the transaction that changed the entries.
   static func adjustTotals(_ db: Database, by delta: CacheTotals) throws {
     try db.execute(

@@ -17,5 +17,19 @@ final class FileLock {
     descriptor = fd
   }
 
+  /// Takes the lock at `path`, waiting for another process to release it.
+  init(waitingFor path: String) throws {
+    let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw CacheError.posix("cannot open lock file", path: path) }
+    while flock(fd, LOCK_EX) != 0 {
+      guard errno == EINTR else {
+        let code = errno
+        close(fd)
+        throw CacheError.posix("cannot lock", path: path, code: code)
+      }
+    }
+    descriptor = fd
+  }
+
   deinit { close(descriptor) }
 }

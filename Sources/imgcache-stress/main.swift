@@ -1,0 +1,71 @@
+// A development tool for the multi-process tests: hammers one cache with stores, lookups,
+// removals and cleans. Not installed. Usage: imgcache-stress write|read|clean DIR COUNT SEED
+import Foundation
+import ImgCacheKit
+
+let arguments = CommandLine.arguments
+guard arguments.count == 5, let count = Int(arguments[3]), let seed = UInt64(arguments[4]) else {
+  FileHandle.standardError.write(
+    Data("usage: imgcache-stress write|read|clean DIR COUNT SEED\n".utf8))
+  exit(2)
+}
+let cache = DiskCache(directory: URL(fileURLWithPath: arguments[2]))
+var generator = SplitMix(state: seed)
+var busy = 0
+
+/// A small deterministic generator, so a failing run can be replayed.
+struct SplitMix: RandomNumberGenerator {
+  var state: UInt64
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
+
+func randomURL() -> String {
+  "https://stress.example/\(Int.random(in: 0..<200, using: &generator)).png"
+}
+
+do {
+  for _ in 0..<count {
+    switch arguments[1] {
+    case "write":
+      let url = randomURL()
+      let (path, fd) = try cache.makeTemporaryFile()
+      let body = [UInt8](repeating: 0x5A, count: Int.random(in: 1...20_000, using: &generator))
+      _ = body.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+      close(fd)
+      try cache.store(path, key: url, url: url, metadata: EntryMetadata(format: .png))
+      if Int.random(in: 0..<10, using: &generator) == 0 { try cache.remove(key: randomURL()) }
+    case "read":
+      if let hit = try cache.lookup(key: randomURL()) {
+        // The file of a hit may be removed by a cleaner right after; it must never be partial.
+        if let data = FileManager.default.contents(atPath: hit.path),
+          !data.allSatisfy({ $0 == 0x5A })
+        {
+          FileHandle.standardError.write(Data("partial or foreign body at \(hit.path)\n".utf8))
+          exit(1)
+        }
+      }
+    case "clean":
+      var policy = CleanPolicy()
+      policy.maxSize = 400_000
+      policy.staleTemporaryAge = 3_600
+      do {
+        _ = try cache.clean(policy: policy)
+      } catch let error as CacheError where error.kind == .busy {
+        busy += 1
+      }
+    default:
+      FileHandle.standardError.write(Data("unknown mode \(arguments[1])\n".utf8))
+      exit(2)
+    }
+  }
+  print("ok busy=\(busy)")
+} catch {
+  FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+  exit(1)
+}
