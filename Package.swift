@@ -31,8 +31,14 @@ let package = Package(
       ]),
     .executableTarget(name: "imgcache", dependencies: ["ImgCacheCLI"]),
     .executableTarget(name: "imgcache-stress", dependencies: ["ImgCacheKit"]),
-    .testTarget(name: "ImgCacheKitTests", dependencies: ["ImgCacheKit", "imgcache-stress"]),
-    .testTarget(name: "ImgCacheCLITests", dependencies: ["ImgCacheCLI", "ImgCacheKit"]),
+    .target(
+      name: "ImgCacheTestSupport", dependencies: ["ImgCacheKit"], path: "Tests/ImgCacheTestSupport"),
+    .testTarget(
+      name: "ImgCacheKitTests",
+      dependencies: ["ImgCacheKit", "ImgCacheTestSupport", "imgcache-stress"]),
+    .testTarget(
+      name: "ImgCacheCLITests",
+      dependencies: ["ImgCacheCLI", "ImgCacheKit", "ImgCacheTestSupport", "imgcache"]),
   ],
   swiftLanguageModes: [.v5]
 )

@@ -51,6 +51,9 @@ static inline CURLcode imgcache_setopt_share(CURL *h, CURLSH *s) {
   return curl_easy_setopt(h, CURLOPT_SHARE, s);
 }
 
+/* Macros Swift does not import. */
+static const long imgcache_auth_basic = (long)CURLAUTH_BASIC;
+
 /* CURLMsg.data is a union; expose the result code. */
 static inline CURLcode imgcache_msg_result(CURLMsg *m) { return m->data.result; }
 

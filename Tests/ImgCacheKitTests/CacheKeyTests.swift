@@ -1,3 +1,4 @@
+import ImgCacheTestSupport
 import Testing
 
 @testable import ImgCacheKit

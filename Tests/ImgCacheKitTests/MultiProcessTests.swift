@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ImgCacheTestSupport
 import Testing
 
 @testable import ImgCacheKit

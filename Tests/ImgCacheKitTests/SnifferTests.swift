@@ -1,4 +1,5 @@
 import Foundation
+import ImgCacheTestSupport
 import Testing
 
 @testable import ImgCacheKit

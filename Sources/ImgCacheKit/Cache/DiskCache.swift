@@ -317,3 +317,21 @@ public struct RemovedEntry: Sendable, Equatable {
     allocated = 0
   }
 }
+
+extension DiskCache {
+  /// Records a successful revalidation (304) of `key`: new validators when the server sent
+  /// them, and a use. Returns the updated row, or nil when the entry is gone.
+  public func revalidate(key: String, with metadata: EntryMetadata) throws -> CacheEntry? {
+    let time = now()
+    return try write { db in
+      guard var entry = try CacheEntry.fetchOne(db, key: key) else { return nil }
+      if let etag = metadata.etag { entry.etag = etag }
+      if let lastModified = metadata.lastModified { entry.lastModified = lastModified }
+      entry.lastAccess = time
+      entry.accessCount += 1
+      try entry.update(db)
+      try IndexSchema.increment(["revalidations": 1], db)
+      return entry
+    }
+  }
+}

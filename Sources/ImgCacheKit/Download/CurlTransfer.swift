@@ -1,0 +1,266 @@
+import CCurl
+import Foundation
+
+/// One easy handle and the state of its transfer: the body streams into a temporary file,
+/// headers are parsed as they arrive, limits are enforced while receiving.
+final class CurlTransfer {
+  let request: DownloadRequest
+  let handle: UnsafeMutableRawPointer
+  let host: String
+  var attempt = 0
+  var waiters: [(Result<DownloadResponse, CacheError>) -> Void]
+  private let maxBodySize: Int64
+  private var headerList: UnsafeMutablePointer<curl_slist>?
+  private var file: (path: String, descriptor: Int32)?
+  private(set) var bytes: Int64 = 0
+  private var status = 0
+  private var contentType: String?
+  private var etag: String?
+  private var lastModified: String?
+  /// Why a callback stopped the transfer, when one did.
+  private var abortReason: CacheError?
+
+  init?(
+    request: DownloadRequest, options: TransferOptions, share: UnsafeMutableRawPointer?,
+    completion: @escaping (Result<DownloadResponse, CacheError>) -> Void
+  ) {
+    guard let handle = curl_easy_init() else { return nil }
+    self.request = request
+    self.handle = handle
+    self.maxBodySize = options.maxBodySize
+    self.waiters = [completion]
+    self.host = Self.host(of: request.url)
+    configure(options: options, share: share)
+  }
+
+  deinit {
+    curl_easy_cleanup(handle)
+    curl_slist_free_all(headerList)
+    discardFile()
+  }
+
+  /// The host part of `url`, for per-host limits.
+  static func host(of url: String) -> String {
+    guard let schemeEnd = url.range(of: "://") else { return "" }
+    let rest = url[schemeEnd.upperBound...]
+    let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+    return String(authority.split(separator: "@").last ?? "").lowercased()
+  }
+
+  private func configure(options: TransferOptions, share: UnsafeMutableRawPointer?) {
+    let h = handle
+    imgcache_setopt_string(h, CURLOPT_URL, request.url)
+    imgcache_setopt_string(h, CURLOPT_PROTOCOLS_STR, "http,https")
+    imgcache_setopt_string(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+    imgcache_setopt_long(h, CURLOPT_FOLLOWLOCATION, 1)
+    imgcache_setopt_long(h, CURLOPT_MAXREDIRS, options.maxRedirects)
+    imgcache_setopt_long(h, CURLOPT_NOSIGNAL, 1)
+    imgcache_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout * 1000))
+    imgcache_setopt_long(h, CURLOPT_LOW_SPEED_LIMIT, 1)
+    imgcache_setopt_long(h, CURLOPT_LOW_SPEED_TIME, max(1, Int(options.idleTimeout.rounded(.up))))
+    if options.maxTime > 0 {
+      imgcache_setopt_long(h, CURLOPT_TIMEOUT_MS, Int(options.maxTime * 1000))
+    }
+    imgcache_setopt_off(h, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(options.maxBodySize))
+    imgcache_setopt_string(h, CURLOPT_ACCEPT_ENCODING, "")
+    imgcache_setopt_string(h, CURLOPT_USERAGENT, options.userAgent)
+    imgcache_setopt_long(h, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+    imgcache_setopt_long(h, CURLOPT_PIPEWAIT, 1)
+    if options.insecure {
+      imgcache_setopt_long(h, CURLOPT_SSL_VERIFYPEER, 0)
+      imgcache_setopt_long(h, CURLOPT_SSL_VERIFYHOST, 0)
+    }
+    if let caFile = options.caFile { imgcache_setopt_string(h, CURLOPT_CAINFO, caFile) }
+    if let credentials = options.credentials {
+      imgcache_setopt_string(h, CURLOPT_USERPWD, credentials)
+      imgcache_setopt_long(h, CURLOPT_HTTPAUTH, imgcache_auth_basic)
+    }
+    if options.useNetrc {
+      imgcache_setopt_long(h, CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
+      if let netrc = options.netrcFile { imgcache_setopt_string(h, CURLOPT_NETRC_FILE, netrc) }
+    }
+    if let jar = options.cookieJar {
+      imgcache_setopt_string(h, CURLOPT_COOKIEFILE, jar)
+      imgcache_setopt_string(h, CURLOPT_COOKIEJAR, jar)
+    }
+    if let share { imgcache_setopt_share(h, share) }
+    var headers = ["Accept: image/*,*/*;q=0.8"] + options.headers
+    if let etag = request.etag { headers.append("If-None-Match: \(etag)") }
+    if let lastModified = request.lastModified {
+      headers.append("If-Modified-Since: \(lastModified)")
+    }
+    for header in headers { headerList = curl_slist_append(headerList, header) }
+    imgcache_setopt_slist(h, CURLOPT_HTTPHEADER, headerList)
+    let me = Unmanaged.passUnretained(self).toOpaque()
+    imgcache_setopt_pointer(h, CURLOPT_WRITEDATA, me)
+    imgcache_setopt_pointer(h, CURLOPT_HEADERDATA, me)
+    imgcache_setopt_pointer(h, CURLOPT_PRIVATE, me)
+    imgcache_setopt_write_function(h) { data, size, count, user in
+      guard let user, let data else { return 0 }
+      return Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue().receive(
+        data, size * count)
+    }
+    imgcache_setopt_header_function(h) { data, size, count, user in
+      guard let user, let data else { return 0 }
+      let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+      transfer.header(data, size * count)
+      return size * count
+    }
+  }
+
+  /// Resets the per-attempt state before a (re)try.
+  func prepareAttempt() {
+    discardFile()
+    bytes = 0
+    status = 0
+    abortReason = nil
+    contentType = nil
+    etag = nil
+    lastModified = nil
+  }
+
+  private func header(_ data: UnsafeMutablePointer<CChar>, _ length: Int) {
+    let line = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    if line.hasPrefix("HTTP/") {
+      let parts = line.split(separator: " ")
+      status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+      contentType = nil
+      etag = nil
+      lastModified = nil
+      return
+    }
+    guard let colon = line.firstIndex(of: ":") else { return }
+    let name = line[..<colon].lowercased()
+    let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    switch name {
+    case "content-type": contentType = value
+    case "etag": etag = value
+    case "last-modified": lastModified = value
+    default: break
+    }
+  }
+
+  private func receive(_ data: UnsafeMutablePointer<CChar>, _ length: Int) -> Int {
+    if !(200..<300).contains(status) {
+      // An error page is not worth downloading: stop at its first byte.
+      abortReason = Self.statusError(status, url: request.url)
+      return 0
+    }
+    bytes += Int64(length)
+    if bytes > maxBodySize {
+      abortReason = CacheError(
+        .protocolError, "\(request.url): body exceeds the limit of \(maxBodySize) bytes")
+      return 0
+    }
+    do {
+      let fd = try openFile()
+      var done = 0
+      while done < length {
+        let n = write(fd, data + done, length - done)
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { throw CacheError.posix("cannot write", path: file?.path ?? "") }
+        done += n
+      }
+      return length
+    } catch {
+      abortReason = CacheError.io("\(request.url)", error)
+      return 0
+    }
+  }
+
+  private func openFile() throws -> Int32 {
+    if let file { return file.descriptor }
+    let (path, descriptor) = try FileIO.makeTemporaryFile(
+      in: request.temporaryDirectory, prefix: "part-")
+    let created = (path: path, descriptor: descriptor)
+    file = created
+    return created.descriptor
+  }
+
+  /// Closes and deletes the temporary file, if any.
+  func discardFile() {
+    guard let file else { return }
+    close(file.descriptor)
+    unlink(file.path)
+    self.file = nil
+  }
+
+  /// Turns curl's result into a response or a classified error; the file passes to the caller.
+  func finish(_ code: CURLcode) -> Result<DownloadResponse, CacheError> {
+    var responseCode = 0
+    imgcache_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &responseCode)
+    if responseCode != 0 { status = responseCode }
+    var effective: UnsafeMutablePointer<CChar>?
+    imgcache_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effective)
+    let effectiveURL = effective.map { String(cString: $0) } ?? request.url
+    guard code == CURLE_OK else {
+      return .failure(abortReason ?? Self.error(for: code, handle: handle, url: request.url))
+    }
+    let conditional = request.etag != nil || request.lastModified != nil
+    if status == 304 && conditional {
+      discardFile()
+      return .success(
+        DownloadResponse(
+          status: 304, file: nil, bytes: 0, contentType: contentType, etag: etag,
+          lastModified: lastModified, effectiveURL: effectiveURL))
+    }
+    guard (200..<300).contains(status) else {
+      return .failure(Self.statusError(status, url: request.url))
+    }
+    do {
+      let fd = try openFile()
+      guard fsync(fd) == 0 || errno == EINVAL else {
+        throw CacheError.posix("cannot flush", path: file?.path ?? "")
+      }
+    } catch {
+      return .failure(CacheError.io(request.url, error))
+    }
+    guard let body = file else { return .failure(CacheError(.localIO, "\(request.url): no body")) }
+    close(body.descriptor)
+    file = nil
+    return .success(
+      DownloadResponse(
+        status: status, file: body.path, bytes: bytes, contentType: contentType, etag: etag,
+        lastModified: lastModified, effectiveURL: effectiveURL))
+  }
+
+  static func statusError(_ status: Int, url: String) -> CacheError {
+    if status == 401 || status == 407 {
+      return CacheError(
+        .auth, "\(url): authentication refused (HTTP \(status))", httpStatus: status)
+    }
+    return CacheError(.httpStatus, "\(url): HTTP \(status)", httpStatus: status)
+  }
+
+  /// Classifies a libcurl failure (reference §2.3's mapping).
+  static func error(for code: CURLcode, handle: UnsafeMutableRawPointer, url: String) -> CacheError
+  {
+    let text = String(cString: curl_easy_strerror(code))
+    switch code {
+    case CURLE_UNSUPPORTED_PROTOCOL:
+      return CacheError(.protocolError, "\(url): scheme not allowed (only http and https): \(text)")
+    case CURLE_URL_MALFORMAT:
+      return CacheError(.invalidInput, "\(url): malformed URL")
+    case CURLE_TOO_MANY_REDIRECTS:
+      return CacheError(.protocolError, "\(url): too many redirects")
+    case CURLE_FILESIZE_EXCEEDED:
+      return CacheError(.protocolError, "\(url): body exceeds the size limit")
+    case CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_CONTENT_ENCODING, CURLE_RANGE_ERROR:
+      return CacheError(.protocolError, "\(url): bad response: \(text)")
+    case CURLE_LOGIN_DENIED:
+      return CacheError(.auth, "\(url): login denied")
+    case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM,
+      CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR,
+      CURLE_SSL_PINNEDPUBKEYNOTMATCH,
+      CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_CRL_BADFILE:
+      return CacheError(.tls, "\(url): TLS failure: \(text)")
+    case CURLE_OPERATION_TIMEDOUT:
+      return CacheError(.network, "\(url): timed out")
+    case CURLE_ABORTED_BY_CALLBACK:
+      return CacheError(.cancelled, "\(url): cancelled")
+    default:
+      return CacheError(.network, "\(url): \(text)")
+    }
+  }
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+/// The version of imgcache, sent in the user agent.
+public enum ImgCacheVersion {
+  /// The current version.
+  public static let current = "0.1.0"
+}
+
+/// How the downloader talks to servers (SDWebImageDownloader's configuration, DESIGN.md §3).
+public struct TransferOptions: Sendable, Equatable {
+  /// The order queued transfers start in.
+  public enum Order: String, Sendable, CaseIterable {
+    /// First queued, first started (the default).
+    case fifo
+    /// Last queued, first started.
+    case lifo
+  }
+
+  /// Transfers running at once. The default is 6.
+  public var maxConcurrent = 6
+  /// Transfers running at once to one host; 0 (the default) means no limit of its own.
+  public var maxPerHost = 0
+  /// The order queued transfers start in. The default is FIFO.
+  public var order = Order.fifo
+  /// Seconds allowed to connect. The default is 15.
+  public var connectTimeout: TimeInterval = 15
+  /// Seconds without a byte received before a transfer fails. The default is 15.
+  public var idleTimeout: TimeInterval = 15
+  /// Seconds a whole transfer may take; 0 (the default) means no limit.
+  public var maxTime: TimeInterval = 0
+  /// Redirects followed before failing. The default is 10.
+  public var maxRedirects = 10
+  /// Largest body accepted, in bytes, enforced while receiving. The default is 100 MiB.
+  public var maxBodySize: Int64 = 100 * 1_048_576
+  /// Extra request headers, each `Name: value`.
+  public var headers: [String] = []
+  /// The `User-Agent`. The default is `imgcache/<version>`.
+  public var userAgent = "imgcache/\(ImgCacheVersion.current)"
+  /// `user:password` for HTTP basic authentication.
+  public var credentials: String?
+  /// Whether to read credentials from `~/.netrc` (or ``netrcFile``). The default is false.
+  public var useNetrc = false
+  /// A netrc file other than `~/.netrc`.
+  public var netrcFile: String?
+  /// A file cookies are read from and written back to.
+  public var cookieJar: String?
+  /// Skips TLS certificate verification. The default is false.
+  public var insecure = false
+  /// A CA bundle to verify servers with instead of the system's.
+  public var caFile: String?
+  /// Retries of a transient failure (network, 5xx, 429). The default is 2.
+  public var retries = 2
+  /// The first retry's delay in seconds; each further retry doubles it. The default is 1.
+  public var retryDelay: TimeInterval = 1
+
+  /// The defaults.
+  public init() {}
+}
+
+/// One download: where from, where the body goes, and validators for a conditional GET.
+public struct DownloadRequest: Sendable {
+  /// The http or https URL.
+  public var url: String
+  /// The directory the body is streamed into (the cache's `tmp/`).
+  public var temporaryDirectory: String
+  /// `If-None-Match`, for a refresh.
+  public var etag: String?
+  /// `If-Modified-Since`, for a refresh.
+  public var lastModified: String?
+
+  /// Creates a request.
+  public init(
+    url: String, temporaryDirectory: String, etag: String? = nil, lastModified: String? = nil
+  ) {
+    self.url = url
+    self.temporaryDirectory = temporaryDirectory
+    self.etag = etag
+    self.lastModified = lastModified
+  }
+}
+
+/// A finished response: a complete body in a temporary file, or a 304.
+public struct DownloadResponse: Sendable {
+  /// The final HTTP status (2xx, or 304 for a conditional request).
+  public var status: Int
+  /// The temporary file holding the whole body; nil for a 304. The caller owns it.
+  public var file: String?
+  /// Bytes received (after content decoding).
+  public var bytes: Int64
+  /// `Content-Type` of the final response.
+  public var contentType: String?
+  /// `ETag` of the final response.
+  public var etag: String?
+  /// `Last-Modified` of the final response.
+  public var lastModified: String?
+  /// The URL after redirects.
+  public var effectiveURL: String
+}
+
+extension CacheError {
+  /// Whether the failure is permanent, so the URL is blacklisted (DESIGN.md §3): not an image,
+  /// 404 and 410, TLS, bad URL or scheme, too many redirects, auth refused, too large.
+  public var isPermanent: Bool {
+    switch kind {
+    case .notAnImage, .tls, .auth, .protocolError: return true
+    case .httpStatus: return httpStatus == 404 || httpStatus == 410
+    case .invalidInput, .localIO, .network, .blacklisted, .busy, .cancelled: return false
+    }
+  }
+
+  /// Whether a retry may succeed: network failures, 5xx, 408 and 429.
+  public var isTransient: Bool {
+    switch kind {
+    case .network: return true
+    case .httpStatus: return httpStatus.map { $0 >= 500 || $0 == 429 || $0 == 408 } ?? false
+    default: return false
+    }
+  }
+}

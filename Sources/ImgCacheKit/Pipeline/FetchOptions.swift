@@ -1,0 +1,85 @@
+import Foundation
+
+/// How one fetch goes through the cache (SDWebImageManager's options, DESIGN.md §3).
+public struct FetchOptions: Sendable, Equatable {
+  /// Where a fetch may get its body from.
+  public enum Mode: String, Sendable, CaseIterable {
+    /// Cache first, then the network.
+    case normal
+    /// The cache only; a miss is an ``FetchOutcome/offlineMiss`` (SDWebImage FromCacheOnly).
+    case offline
+    /// Skip the lookup and download; the result is still stored (FromLoaderOnly).
+    case reload
+    /// A conditional GET with the stored validators; 304 keeps the entry, 200 replaces it.
+    case refresh
+  }
+
+  /// Where the body may come from. The default is `.normal`.
+  public var mode = Mode.normal
+  /// Ignore the failed-URL list; a success clears the URL from it. The default is false.
+  public var retryFailed = false
+  /// Accept any body, image or not. The default is false.
+  public var acceptAnyBody = false
+  /// How the cache key is made from the URL. The default keeps the query.
+  public var keyFilter = KeyFilter.none
+  /// A key to use instead of one made from the URL.
+  public var explicitKey: String?
+  /// How long a permanent failure keeps a URL blacklisted. The default is one day.
+  public var failedTTL: TimeInterval = DiskCache.defaultFailedTTL
+  /// Whether a hit records the access (LRU). The default is true.
+  public var touch = true
+
+  /// The defaults.
+  public init() {}
+
+  /// The cache key of `url` under these options.
+  public func key(for url: String) -> String {
+    explicitKey ?? CacheKey.key(for: url, filter: keyFilter)
+  }
+}
+
+/// What a successful fetch did.
+public enum FetchOutcome: Sendable, Equatable {
+  /// Served from the cache (or a read-only directory) without touching the network.
+  case hit(CacheHit)
+  /// Downloaded and stored.
+  case downloaded(CacheEntry, path: String)
+  /// A refresh got new content (200) and replaced the entry.
+  case revalidated(CacheEntry, path: String)
+  /// A refresh got 304: the entry was kept and its metadata updated.
+  case notModified(CacheEntry, path: String)
+  /// Offline mode and not cached: a negative answer, not an error.
+  case offlineMiss
+
+  /// The absolute path of the cached body, when there is one.
+  public var path: String? {
+    switch self {
+    case .hit(let hit): return hit.path
+    case .downloaded(_, let path), .revalidated(_, let path), .notModified(_, let path): return path
+    case .offlineMiss: return nil
+    }
+  }
+
+  /// A short snake_case name for reports.
+  public var name: String {
+    switch self {
+    case .hit: return "hit"
+    case .downloaded: return "downloaded"
+    case .revalidated: return "revalidated"
+    case .notModified: return "not_modified"
+    case .offlineMiss: return "offline_miss"
+    }
+  }
+}
+
+/// The result of one fetch.
+public struct FetchResult: Sendable {
+  /// The URL as requested.
+  public var url: String
+  /// Its cache key.
+  public var key: String
+  /// What happened, or why it failed.
+  public var outcome: Result<FetchOutcome, CacheError>
+  /// Bytes downloaded for this URL (0 for a hit).
+  public var bytes: Int64
+}

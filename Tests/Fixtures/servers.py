@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+"""Test origins on 127.0.0.1: nginx (HTTP and HTTPS with a self-signed certificate made here)
+serving a directory of real images, and a fault server with one path per misbehaviour.
+
+Prints one JSON line with the ports, then runs until its standard input closes (the test
+process exited) or --lifetime seconds pass, and stops nginx on the way out.
+Usage: servers.py --root DIR --work DIR [--lifetime SECONDS]
+"""
+import argparse, base64, gzip, json, os, signal, socket, struct, subprocess, sys, threading, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+STATS = {"requests": {}, "order": [], "active": 0, "max_active": 0, "connections": 0,
+         "max_connections": 0}
+LOCK = threading.Lock()
+ROOT = "."
+BOMB = gzip.compress(b"\0" * (64 * 1024 * 1024), compresslevel=9)
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class Fault(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def setup(self):
+        super().setup()
+        with LOCK:
+            STATS["connections"] += 1
+            STATS["max_connections"] = max(STATS["max_connections"], STATS["connections"])
+
+    def finish(self):
+        with LOCK:
+            STATS["connections"] -= 1
+        try:
+            super().finish()
+        except OSError:
+            pass
+
+    def send(self, code, body=b"", ctype="image/png", headers=()):
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def image(self, name="base.png"):
+        with open(os.path.join(ROOT, name), "rb") as f:
+            return f.read()
+
+    def do_GET(self):
+        path, _, query = self.path.partition("?")
+        params = dict(p.split("=", 1) for p in query.split("&") if "=" in p)
+        if path.startswith("/_"):
+            return self.control(path, params)
+        with LOCK:
+            STATS["requests"][self.path] = STATS["requests"].get(self.path, 0) + 1
+            STATS["order"].append(self.path)
+            STATS["active"] += 1
+            STATS["max_active"] = max(STATS["max_active"], STATS["active"])
+        try:
+            self.route(path, params)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        finally:
+            with LOCK:
+                STATS["active"] -= 1
+
+    def control(self, path, params):
+        with LOCK:
+            if path == "/_reset":
+                STATS.update(requests={}, order=[], max_active=STATS["active"],
+                             max_connections=STATS["connections"])
+            body = json.dumps(STATS).encode()
+        self.send(200, body, "application/json")
+
+    def route(self, path, params):
+        delay = float(params.get("delay", "0"))
+        if delay:
+            time.sleep(min(delay, 30))
+        if path.startswith("/image/"):
+            return self.send(200, self.image(path[len("/image/"):].split("/")[0]),
+                             params.get("type", "image/png"))
+        if path == "/slow-headers":
+            time.sleep(min(float(params.get("s", "5")), 30))
+            return self.send(200, self.image())
+        if path == "/drip":
+            body = self.image()
+            self.send_response(200)
+            self.send_header("Content-Type", "image/png")
+            self.send_header("Content-Length", str(len(body) + 1000))
+            self.end_headers()
+            self.wfile.write(body)
+            for _ in range(10):
+                self.wfile.flush()
+                time.sleep(3)
+                self.wfile.write(b"\0")
+            return
+        if path == "/hang":
+            time.sleep(min(float(params.get("s", "20")), 30))
+            self.close_connection = True
+            return
+        if path == "/reset":
+            body = self.image()
+            self.send_response(200)
+            self.send_header("Content-Type", "image/png")
+            self.send_header("Content-Length", str(len(body) * 10))
+            self.end_headers()
+            self.wfile.write(body)
+            self.wfile.flush()
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.close_connection = True
+            return
+        if path == "/truncated":
+            body = self.image()
+            self.send_response(200)
+            self.send_header("Content-Type", "image/png")
+            self.send_header("Content-Length", str(len(body) + 5000))
+            self.end_headers()
+            self.wfile.write(body)
+            self.close_connection = True
+            return
+        if path == "/html":
+            return self.send(200, b"<!DOCTYPE html><html><body>Hello</body></html>", "text/html")
+        if path == "/empty":
+            return self.send(200, b"", "image/png")
+        if path.startswith("/status/"):
+            code = int(path.split("/")[2])
+            headers = [("Retry-After", "1")] if code in (429, 503) else []
+            return self.send(code, b"<html>error</html>", "text/html", headers)
+        if path == "/redirect-loop":
+            return self.send(302, b"", "text/plain", [("Location", "/redirect-loop")])
+        if path == "/redirect-file":
+            return self.send(302, b"", "text/plain", [("Location", "file:///etc/passwd")])
+        if path == "/redirect-ftp":
+            return self.send(302, b"", "text/plain", [("Location", "ftp://127.0.0.1/a.png")])
+        if path.startswith("/redirect/"):
+            n = int(path.split("/")[2])
+            target = "/image/base.png" if n <= 1 else "/redirect/%d" % (n - 1)
+            return self.send(302, b"", "text/plain", [("Location", target)])
+        if path == "/endless":
+            self.send_response(200)
+            self.send_header("Content-Type", "image/png")
+            self.end_headers()
+            self.close_connection = True
+            self.wfile.write(self.image())
+            chunk = b"\0" * 65536
+            deadline = time.time() + 30
+            for _ in range(16 * 1024):  # at most 1 GiB, at most 30 s
+                if time.time() > deadline:
+                    break
+                self.wfile.write(chunk)
+            return
+        if path == "/huge-length":
+            self.send_response(200)
+            self.send_header("Content-Type", "image/png")
+            self.send_header("Content-Length", str(10**12))
+            self.end_headers()
+            self.wfile.write(self.image())
+            self.close_connection = True
+            return
+        if path == "/gzip-bomb":
+            return self.send(200, BOMB, "image/png", [("Content-Encoding", "gzip")])
+        if path == "/wrong-type":
+            return self.send(200, self.image(), "text/plain")
+        if path == "/auth":
+            expected = "Basic " + base64.b64encode(b"user:secret").decode()
+            if self.headers.get("Authorization") == expected:
+                return self.send(200, self.image())
+            return self.send(401, b"denied", "text/plain",
+                             [("WWW-Authenticate", 'Basic realm="imgcache"')])
+        if path == "/cookie/set":
+            return self.send(302, b"", "text/plain",
+                             [("Set-Cookie", "session=abc; Path=/"), ("Location", "/cookie/check")])
+        if path == "/cookie/check":
+            if "session=abc" in (self.headers.get("Cookie") or ""):
+                return self.send(200, self.image())
+            return self.send(403, b"no cookie", "text/plain")
+        if path == "/headers":
+            body = json.dumps(dict(self.headers.items())).encode()
+            return self.send(200, body, "application/json")
+        if path == "/etag":
+            etag = '"%s"' % params.get("v", "1")
+            if self.headers.get("If-None-Match") == etag:
+                return self.send(304, b"", "image/png", [("ETag", etag)])
+            return self.send(200, self.image(params.get("name", "base.png")), "image/png",
+                             [("ETag", etag)])
+        self.send(404, b"not found", "text/plain")
+
+    do_HEAD = do_GET
+
+
+def main():
+    global ROOT
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--root", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--lifetime", type=float, default=3600)
+    args = parser.parse_args()
+    ROOT = os.path.abspath(args.root)
+    work = os.path.abspath(args.work)
+    os.makedirs(work, exist_ok=True)
+    cert, key = os.path.join(work, "cert.pem"), os.path.join(work, "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+                    "-keyout", key, "-out", cert], check=True, capture_output=True)
+    http_port, https_port = free_port(), free_port()
+    conf = os.path.join(work, "nginx.conf")
+    with open(conf, "w") as f:
+        f.write(f"""
+worker_processes 1;
+pid {work}/nginx.pid;
+error_log {work}/error.log warn;
+events {{ worker_connections 512; }}
+http {{
+  access_log off;
+  client_body_temp_path {work}/body; proxy_temp_path {work}/proxy;
+  fastcgi_temp_path {work}/fastcgi; uwsgi_temp_path {work}/uwsgi; scgi_temp_path {work}/scgi;
+  types {{ image/jpeg jpg; image/png png; image/gif gif; image/webp webp; image/avif avif;
+          image/svg+xml svg; text/html html; }}
+  default_type application/octet-stream;
+  keepalive_requests 100000;
+  sendfile on;
+  server {{ listen 127.0.0.1:{http_port}; root {ROOT}; etag on; }}
+  server {{ listen 127.0.0.1:{https_port} ssl http2; root {ROOT}; etag on;
+           ssl_certificate {cert}; ssl_certificate_key {key}; }}
+}}
+""")
+    nginx = subprocess.Popen(["nginx", "-p", work, "-c", conf, "-g", "daemon off;"],
+                             stderr=subprocess.DEVNULL)
+    fault = ThreadingHTTPServer(("127.0.0.1", 0), Fault)
+    fault.daemon_threads = True
+    threading.Thread(target=fault.serve_forever, daemon=True).start()
+    for port in (http_port, https_port):  # wait until nginx listens, bounded
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+    print(json.dumps({"http": http_port, "https": https_port,
+                      "fault": fault.server_address[1], "cert": cert}), flush=True)
+
+    def stop(*_):
+        nginx.terminate()
+        try:
+            nginx.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            nginx.kill()
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    threading.Timer(args.lifetime, stop).start()
+    sys.stdin.read()  # returns when the parent's end of the pipe closes
+    stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,213 @@
+import Foundation
+import ImgCacheTestSupport
+import Testing
+
+@testable import ImgCacheKit
+
+/// Short limits so every hostile case ends within seconds.
+func fastTransfer(_ change: (inout TransferOptions) -> Void = { _ in }) -> TransferOptions {
+  var options = TransferOptions()
+  options.connectTimeout = 2
+  options.idleTimeout = 2
+  options.retries = 0
+  options.retryDelay = 0.1
+  options.maxBodySize = 8 * 1_048_576
+  change(&options)
+  return options
+}
+
+@Suite("Fetch pipeline against nginx and the fault server on 127.0.0.1", .serialized)
+struct FetcherTests {
+  let servers = TestServers.shared
+  let directory = TemporaryDirectory()
+  let clock = TestClock(Date())
+
+  func fetcher(_ change: (inout TransferOptions) -> Void = { _ in }) -> Fetcher {
+    Fetcher(
+      cache: DiskCache(directory: directory.url, now: clock.function),
+      transfer: fastTransfer(change))
+  }
+
+  @Test("download, store with metadata, then hit (ManagerTests 02; DownloaderTests 04, 14)")
+  func downloadThenHit() throws {
+    let fetcher = fetcher()
+    let url = servers.nginx("base.png")
+    let first = fetcher.fetch(url)
+    guard case .downloaded(let entry, let path) = try first.outcome.get() else {
+      Issue.record("expected a download, got \(first.outcome)")
+      return
+    }
+    #expect(entry.format == "png" && entry.width == 37 && entry.height == 21)
+    #expect(entry.contentType == "image/png")
+    #expect(entry.etag != nil && entry.lastModified != nil)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(Fixtures.bytes("base.png")))
+    #expect(first.bytes == Int64(Fixtures.bytes("base.png").count))
+    guard case .hit(.local(_, let hitPath)) = try fetcher.fetch(url).outcome.get() else {
+      Issue.record("expected a hit")
+      return
+    }
+    #expect(hitPath == path)
+    #expect(DirectoryListing.names(in: fetcher.cache.layout.tmpDirectory.path).isEmpty)
+  }
+
+  @Test("every real format over HTTPS with HTTP/2 and a CA file")
+  func formatsOverTLS() throws {
+    let fetcher = fetcher { $0.caFile = servers.certificate }
+    for image in Fixtures.images {
+      let name = URL(fileURLWithPath: image.path).lastPathComponent
+      let result = fetcher.fetch(servers.nginxTLS(name))
+      guard case .downloaded(let entry, _) = try result.outcome.get() else {
+        Issue.record("\(name): \(result.outcome)")
+        continue
+      }
+      #expect(entry.format == image.format.rawValue, "\(name)")
+    }
+  }
+
+  @Test("a self-signed certificate fails TLS verification and is blacklisted; --insecure works")
+  func tls() throws {
+    let url = servers.nginxTLS("base.jpg")
+    let result = fetcher().fetch(url)
+    #expect(result.outcome.error?.kind == .tls)
+    #expect(try fetcher().cache.failure(url: url) != nil)
+    var options = FetchOptions()
+    options.retryFailed = true
+    let insecure = fetcher { $0.insecure = true }.fetch(url, options: options)
+    #expect(insecure.outcome.path != nil)
+    #expect(try fetcher().cache.failure(url: url) == nil)
+  }
+
+  @Test(
+    "hostile and broken responses: right class, nothing cached, blacklist only when permanent",
+    arguments: [
+      ("/html", CacheError.Kind.notAnImage, true),
+      ("/empty", .notAnImage, true),
+      ("/status/404", .httpStatus, true),
+      ("/status/410", .httpStatus, true),
+      ("/status/500", .httpStatus, false),
+      ("/status/503", .httpStatus, false),
+      ("/status/429", .httpStatus, false),
+      ("/status/403", .httpStatus, false),
+      ("/redirect-loop", .protocolError, true),
+      ("/redirect-file", .protocolError, true),
+      ("/redirect-ftp", .protocolError, true),
+      ("/huge-length", .protocolError, true),
+      ("/endless", .protocolError, true),
+      ("/gzip-bomb", .protocolError, true),
+      ("/auth", .auth, true),
+      ("/truncated", .network, false),
+      ("/reset", .network, false),
+      ("/hang?s=6", .network, false),
+      ("/slow-headers?s=6", .network, false),
+      ("/drip", .network, false),
+    ])
+  func faults(path: String, kind: CacheError.Kind, blacklisted: Bool) throws {
+    let fetcher = fetcher()
+    let url = servers.fault(path)
+    let started = Date()
+    let result = fetcher.fetch(url)
+    #expect(result.outcome.error?.kind == kind, "\(path): \(result.outcome)")
+    #expect(Date().timeIntervalSince(started) < 12, "\(path) took too long")
+    #expect(try fetcher.cache.totals().entries == 0)
+    #expect(DirectoryListing.names(in: fetcher.cache.layout.tmpDirectory.path).isEmpty)
+    #expect((try fetcher.cache.failure(url: url) != nil) == blacklisted, "\(path)")
+    if blacklisted {
+      let again = fetcher.fetch(url)
+      #expect(again.outcome.error?.kind == .blacklisted)
+    }
+  }
+
+  @Test("a valid image with a wrong Content-Type is stored: the bytes decide")
+  func wrongContentType() throws {
+    let result = fetcher().fetch(servers.fault("/wrong-type"))
+    guard case .downloaded(let entry, _) = try result.outcome.get() else {
+      Issue.record("\(result.outcome)")
+      return
+    }
+    #expect(entry.format == "png")
+    #expect(entry.contentType == "text/plain")
+  }
+
+  @Test("--any stores a non-image body")
+  func anyBody() throws {
+    var options = FetchOptions()
+    options.acceptAnyBody = true
+    let result = fetcher().fetch(servers.fault("/html"), options: options)
+    guard case .downloaded(let entry, _) = try result.outcome.get() else {
+      Issue.record("\(result.outcome)")
+      return
+    }
+    #expect(entry.format == nil)
+  }
+
+  @Test("basic auth from options and from a netrc file (DownloaderTests 08)")
+  func basicAuth() throws {
+    #expect(
+      fetcher { $0.credentials = "user:secret" }.fetch(servers.fault("/auth")).outcome.path != nil)
+    let netrc = TemporaryDirectory("netrc")
+    let file = try netrc.write(
+      "netrc", Array("machine 127.0.0.1 login user password secret\n".utf8))
+    let viaNetrc = fetcher {
+      $0.useNetrc = true
+      $0.netrcFile = file
+    }
+    #expect(viaNetrc.fetch(servers.fault("/auth") + "?n=1").outcome.path != nil)
+    let wrong = fetcher { $0.credentials = "user:wrong" }.fetch(servers.fault("/auth") + "?w=1")
+    #expect(wrong.outcome.error?.kind == .auth)
+  }
+
+  @Test("cookies: set on a redirect, sent back, and written to the jar")
+  func cookies() throws {
+    let jarDirectory = TemporaryDirectory("jar")
+    let jar = jarDirectory.path + "/cookies.txt"
+    let fetcher = fetcher { $0.cookieJar = jar }
+    #expect(fetcher.fetch(servers.fault("/cookie/set")).outcome.path != nil)
+    fetcher.downloader.shutdown()
+    #expect(try String(contentsOfFile: jar, encoding: .utf8).contains("session"))
+  }
+
+  @Test(
+    "headers: Accept image/*, user agent imgcache/<version>, custom headers (DownloaderTests 02, 03)"
+  )
+  func headers() throws {
+    var options = FetchOptions()
+    options.acceptAnyBody = true
+    let result = fetcher { $0.headers = ["X-Test: yes"] }.fetch(
+      servers.fault("/headers"), options: options)
+    let path = try #require(result.outcome.path)
+    let sent = try JSONDecoder().decode(
+      [String: String].self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+    #expect(sent["Accept"] == "image/*,*/*;q=0.8")
+    #expect(sent["User-Agent"] == "imgcache/\(ImgCacheVersion.current)")
+    #expect(sent["X-Test"] == "yes")
+  }
+
+  @Test("redirects are followed within the bound")
+  func redirects() throws {
+    #expect(fetcher().fetch(servers.fault("/redirect/3")).outcome.path != nil)
+    let bounded = fetcher { $0.maxRedirects = 2 }.fetch(servers.fault("/redirect/4"))
+    #expect(bounded.outcome.error?.kind == .protocolError)
+  }
+
+  @Test("non-http schemes and malformed URLs are refused before the network")
+  func badURLs() {
+    for url in [
+      "file:///etc/passwd", "ftp://127.0.0.1/a.png", "not a url", "http://", "gopher://x/",
+    ] {
+      #expect(fetcher().fetch(url).outcome.error?.kind == .invalidInput, "\(url)")
+    }
+  }
+}
+
+extension Result {
+  /// The failure, if any.
+  var error: Failure? {
+    if case .failure(let error) = self { return error }
+    return nil
+  }
+}
+
+extension Result where Success == FetchOutcome {
+  /// The cached path, if any.
+  var path: String? { (try? get())?.path }
+}
