@@ -186,8 +186,15 @@ final class CurlTransfer {
     self.file = nil
   }
 
-  /// Turns curl's result into a response or a classified error; the file passes to the caller.
+  /// Turns curl's result into a response or a classified error; the file passes to the caller
+  /// on success and is deleted on failure before this returns.
   func finish(_ code: CURLcode) -> Result<DownloadResponse, CacheError> {
+    let result = outcome(code)
+    if case .failure = result { discardFile() }
+    return result
+  }
+
+  private func outcome(_ code: CURLcode) -> Result<DownloadResponse, CacheError> {
     var responseCode = 0
     imgcache_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &responseCode)
     if responseCode != 0 { status = responseCode }
