@@ -6,7 +6,7 @@ SWIFT ?= swift
 DOCS_DATE := 2026-01-01
 
 # Debian packages the build, the tests and the demo need.
-DEB_PACKAGES := pkg-config libsqlite3-dev libssl-dev libcurl4-openssl-dev openssl python3 \
+DEB_PACKAGES := pkg-config curl libsqlite3-dev libssl-dev libcurl4-openssl-dev openssl python3 \
   nginx-light imagemagick webp libheif-examples libavif-bin libjxl-tools
 
 .PHONY: all deps build release test test-only format lint docs check-docs demo install clean

@@ -10,7 +10,7 @@ import argparse, base64, gzip, json, os, signal, socket, struct, subprocess, sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 STATS = {"requests": {}, "order": [], "active": 0, "max_active": 0, "connections": 0,
-         "max_connections": 0}
+         "max_connections": 0, "baseline_connections": 0, "groups": {}}
 LOCK = threading.Lock()
 ROOT = "."
 BOMB = gzip.compress(b"\0" * (64 * 1024 * 1024), compresslevel=9)
@@ -63,11 +63,14 @@ class Fault(BaseHTTPRequestHandler):
         params = dict(p.split("=", 1) for p in query.split("&") if "=" in p)
         if path.startswith("/_"):
             return self.control(path, params)
+        group = STATS["groups"].setdefault(params.get("g", ""), {"active": 0, "max_active": 0})
         with LOCK:
             STATS["requests"][self.path] = STATS["requests"].get(self.path, 0) + 1
             STATS["order"].append(self.path)
             STATS["active"] += 1
             STATS["max_active"] = max(STATS["max_active"], STATS["active"])
+            group["active"] += 1
+            group["max_active"] = max(group["max_active"], group["active"])
         try:
             self.route(path, params)
         except (BrokenPipeError, ConnectionResetError):
@@ -75,12 +78,14 @@ class Fault(BaseHTTPRequestHandler):
         finally:
             with LOCK:
                 STATS["active"] -= 1
+                group["active"] -= 1
 
     def control(self, path, params):
         with LOCK:
             if path == "/_reset":
                 STATS.update(requests={}, order=[], max_active=STATS["active"],
-                             max_connections=STATS["connections"])
+                             max_connections=STATS["connections"],
+                             baseline_connections=STATS["connections"])
             body = json.dumps(STATS).encode()
         self.send(200, body, "application/json")
 

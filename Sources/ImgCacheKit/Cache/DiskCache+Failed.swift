@@ -75,6 +75,18 @@ extension DiskCache {
     }
   }
 
+  /// Which of `urls` are blacklisted now, in one read.
+  public func failures(of urls: [String], ttl: TimeInterval = DiskCache.defaultFailedTTL) throws
+    -> Set<String>
+  {
+    guard !urls.isEmpty else { return [] }
+    let cutoff = now().addingTimeInterval(-ttl)
+    return try read(orIfMissing: []) { db in
+      let records = try FailedURL.fetchAll(db, keys: urls)
+      return Set(records.filter { $0.lastFailure > cutoff }.map(\.url))
+    }
+  }
+
   /// Forgets `url`'s failures (after a success).
   public func forgetFailure(url: String) throws {
     guard try database(create: false) != nil else { return }

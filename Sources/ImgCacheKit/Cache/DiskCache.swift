@@ -193,6 +193,20 @@ public final class DiskCache: @unchecked Sendable {
     return .local(touched.first ?? entry, path: path)
   }
 
+  /// Looks up many keys in this cache in one read transaction, without recording accesses;
+  /// returns the hits whose file exists.
+  public func lookupLocal(keys: [String]) throws -> [String: CacheHit] {
+    let entries = try read(orIfMissing: [CacheEntry]()) { db in
+      try CacheEntry.fetchAll(db, keys: keys)
+    }
+    var hits = [String: CacheHit]()
+    for entry in entries {
+      let path = layout.dataPath(entry.file)
+      if FileIO.isFile(path) { hits[entry.key] = .local(entry, path: path) }
+    }
+    return hits
+  }
+
   /// Looks `key` up in the read-only directories: `<md5>.<ext>`, then the legacy `<md5>`.
   public func lookupReadOnly(key: String) -> CacheHit? {
     guard !readOnlyDirectories.isEmpty else { return nil }

@@ -18,7 +18,6 @@ public final class Downloader: @unchecked Sendable {
   private var active = [UnsafeMutableRawPointer: CurlTransfer]()
   private var perHost = [String: Int]()
   private var cancelRequested = false
-  private var stopRequested = false
   private var thread: Thread?
 
   /// Creates a downloader; its thread starts with the first request.
@@ -81,7 +80,7 @@ public final class Downloader: @unchecked Sendable {
     curl_multi_wakeup(multi)
   }
 
-  /// Cancels everything and stops the thread, waiting for it.
+  /// Cancels everything and waits until the thread has delivered every completion and ended.
   public func shutdown() {
     lock.lock()
     guard thread != nil else {
@@ -89,7 +88,6 @@ public final class Downloader: @unchecked Sendable {
       return
     }
     cancelRequested = true
-    stopRequested = true
     lock.unlock()
     curl_multi_wakeup(multi)
     lock.lock()
@@ -97,9 +95,11 @@ public final class Downloader: @unchecked Sendable {
     lock.unlock()
   }
 
+  /// Starts the loop thread when none runs; called with the lock held. The thread keeps the
+  /// downloader alive only while it has work.
   private func startThreadIfNeeded() {
     guard thread == nil else { return }
-    let worker = Thread { [unowned self] in self.runLoop() }
+    let worker = Thread { self.runLoop() }
     worker.name = "imgcache.downloader"
     thread = worker
     worker.start()
@@ -112,7 +112,10 @@ public final class Downloader: @unchecked Sendable {
     while true {
       lock.lock()
       if cancelRequested { finished += drainForCancel() }
-      let stop = stopRequested && active.isEmpty
+      // Idle: the thread ends (so nothing keeps the downloader alive) and the next request
+      // starts another; the connection cache stays with the multi handle.
+      let stop = active.isEmpty && queued.isEmpty && delayed.isEmpty
+      if stop { thread = nil }
       if !stop { startTransfers() }
       let nextDue = delayed.map(\.due).min()
       lock.unlock()
@@ -127,7 +130,6 @@ public final class Downloader: @unchecked Sendable {
       curl_multi_poll(multi, nil, 0, Int32(wait), nil)
     }
     lock.lock()
-    thread = nil
     lock.broadcast()
     lock.unlock()
   }

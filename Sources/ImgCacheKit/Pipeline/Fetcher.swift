@@ -47,6 +47,7 @@ public final class Fetcher: @unchecked Sendable {
       switch options.mode {
       case .normal, .offline:
         if let hit = try cache.lookup(key: key, touch: options.touch) {
+          if options.retryFailed { try cache.forgetFailure(url: url) }
           return result(.success(.hit(hit)))
         }
         if options.mode == .offline { return result(.success(.offlineMiss)) }

@@ -1,0 +1,231 @@
+import Foundation
+import ImgCacheTestSupport
+import Testing
+
+@testable import ImgCacheKit
+
+/// Collects results from any thread.
+final class Collector<T>: @unchecked Sendable {
+  private let lock = NSLock()
+  private var items = [T]()
+  func add(_ item: T) {
+    lock.lock()
+    items.append(item)
+    lock.unlock()
+  }
+  var all: [T] {
+    lock.lock()
+    defer { lock.unlock() }
+    return items
+  }
+}
+
+@Suite("Downloader, manager and prefetcher scenarios", .serialized)
+struct DownloaderTests {
+  let servers = TestServers.shared
+  let directory = TemporaryDirectory()
+
+  func fetcher(_ change: (inout TransferOptions) -> Void = { _ in }) -> Fetcher {
+    Fetcher(cache: DiskCache(directory: directory.url), transfer: fastTransfer(change))
+  }
+
+  func count(_ path: String) -> Int { servers.stats()?.requests[path] ?? 0 }
+
+  @Test("50 concurrent fetches of one URL cause one request at the server (coalescing)")
+  func coalescing() {
+    let fetcher = fetcher()
+    let path = "/image/base.png?delay=0.5&id=coalesce"
+    let results = Collector<FetchResult>()
+    let group = DispatchGroup()
+    for _ in 0..<50 {
+      group.enter()
+      fetcher.fetch(servers.fault(path), options: FetchOptions()) {
+        results.add($0)
+        group.leave()
+      }
+    }
+    #expect(group.wait(timeout: .now() + 20) == .success)
+    #expect(results.all.count == 50)
+    #expect(results.all.allSatisfy { $0.outcome.path != nil })
+    #expect(count(path) == 1)
+  }
+
+  @Test("the concurrency limit is never exceeded, counted by the server")
+  func concurrencyLimit() {
+    let fetcher = fetcher { $0.maxConcurrent = 3 }
+    servers.resetStats()
+    let results = Collector<FetchResult>()
+    let group = DispatchGroup()
+    for index in 0..<12 {
+      group.enter()
+      fetcher.fetch(
+        servers.fault("/image/base.png?delay=0.3&g=limit&id=\(index)"), options: FetchOptions()
+      ) {
+        results.add($0)
+        group.leave()
+      }
+    }
+    #expect(group.wait(timeout: .now() + 30) == .success)
+    #expect(results.all.allSatisfy { $0.outcome.path != nil })
+    let stats = servers.stats()
+    #expect((stats?.groups["limit"]?["max_active"] ?? 99) <= 3)
+    // Connections other tests left open count in the baseline the reset took.
+    #expect((stats?.max_connections ?? 99) - (stats?.baseline_connections ?? 0) <= 3)
+    #expect((stats?.groups["limit"]?["max_active"] ?? 0) >= 2)
+  }
+
+  @Test(
+    "FIFO and LIFO order are observable at the server (DownloaderTests 15)",
+    arguments: TransferOptions.Order.allCases)
+  func order(order: TransferOptions.Order) {
+    let fetcher = fetcher {
+      $0.maxConcurrent = 1
+      $0.order = order
+    }
+    servers.resetStats()
+    let tag = "order-\(order.rawValue)-\(UUID().uuidString.prefix(6))"
+    let group = DispatchGroup()
+    let request = { (index: Int) in
+      DownloadRequest(
+        url: servers.fault("/image/base.png?delay=0.2&\(tag)=\(index)"),
+        temporaryDirectory: directory.path)
+    }
+    group.enter()
+    fetcher.downloader.download(request(0)) { _ in group.leave() }
+    usleep(100_000)
+    let rest = (1...5).map { index -> (DownloadRequest, Downloader.Completion) in
+      group.enter()
+      return (
+        request(index),
+        { result in
+          if case .success(let response) = result, let file = response.file { unlink(file) }
+          group.leave()
+        }
+      )
+    }
+    fetcher.downloader.download(rest)
+    #expect(group.wait(timeout: .now() + 20) == .success)
+    let seen = (servers.stats()?.order ?? []).filter { $0.contains(tag) }
+      .compactMap { Int($0.split(separator: "=").last ?? "") }
+    #expect(seen == (order == .fifo ? [0, 1, 2, 3, 4, 5] : [0, 5, 4, 3, 2, 1]))
+  }
+
+  @Test("transient failures are retried with backoff; permanent ones are not")
+  func retries() {
+    let fetcher = fetcher {
+      $0.retries = 2
+      $0.retryDelay = 0.2
+    }
+    let started = Date()
+    let result = fetcher.fetch(servers.fault("/status/503?id=retry"))
+    #expect(result.outcome.error?.httpStatus == 503)
+    #expect(count("/status/503?id=retry") == 3)
+    #expect(Date().timeIntervalSince(started) >= 0.6)
+    _ = fetcher.fetch(servers.fault("/status/404?id=retry"))
+    #expect(count("/status/404?id=retry") == 1)
+  }
+
+  @Test("refresh: 304 keeps the entry and updates it; 200 replaces it (ManagerTests 07, #3589)")
+  func refresh() throws {
+    let fetcher = fetcher()
+    var options = FetchOptions()
+    let url = servers.fault("/etag?v=1&name=base.png")
+    options.explicitKey = "etag-key"
+    guard case .downloaded = try fetcher.fetch(url, options: options).outcome.get() else {
+      Issue.record("first fetch should download")
+      return
+    }
+    options.mode = .refresh
+    guard case .notModified(let kept, _) = try fetcher.fetch(url, options: options).outcome.get()
+    else {
+      Issue.record("same ETag should give 304")
+      return
+    }
+    #expect(kept.etag == "\"1\"")
+    #expect(kept.format == "png")
+    let changed = servers.fault("/etag?v=2&name=base.gif")
+    guard
+      case .revalidated(let replaced, let path) = try fetcher.fetch(changed, options: options)
+        .outcome.get()
+    else {
+      Issue.record("new ETag should replace")
+      return
+    }
+    #expect(replaced.etag == "\"2\"")
+    #expect(replaced.format == "gif")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(Fixtures.bytes("base.gif")))
+    // Twice in a row works too (ManagerTests 07).
+    guard case .notModified = try fetcher.fetch(changed, options: options).outcome.get() else {
+      Issue.record("second refresh should give 304")
+      return
+    }
+  }
+
+  @Test("refresh against nginx's real ETag and Last-Modified gives 304")
+  func refreshNginx() throws {
+    let fetcher = fetcher()
+    let url = servers.nginx("lossy.webp")
+    _ = fetcher.fetch(url)
+    var options = FetchOptions()
+    options.mode = .refresh
+    guard case .notModified = try fetcher.fetch(url, options: options).outcome.get() else {
+      Issue.record("nginx should answer 304")
+      return
+    }
+  }
+
+  @Test(
+    "offline: a hit, or a distinct miss without network (ManagerTests 15); reload always downloads")
+  func offlineAndReload() throws {
+    let fetcher = fetcher()
+    var options = FetchOptions()
+    options.mode = .offline
+    let path = "/image/base.jpg?id=offline"
+    #expect(try fetcher.fetch(servers.fault(path), options: options).outcome.get() == .offlineMiss)
+    #expect(count(path) == 0)
+    _ = fetcher.fetch(servers.fault(path))
+    guard case .hit = try fetcher.fetch(servers.fault(path), options: options).outcome.get() else {
+      Issue.record("offline should hit")
+      return
+    }
+    options.mode = .reload
+    guard case .downloaded = try fetcher.fetch(servers.fault(path), options: options).outcome.get()
+    else {
+      Issue.record("reload should download")
+      return
+    }
+    #expect(count(path) == 2)
+  }
+
+  @Test("the blacklist comes before the cache; retry-failed ignores it and success clears it")
+  func blacklist() throws {
+    let fetcher = fetcher()
+    let url = servers.fault("/image/base.png?id=black")
+    _ = fetcher.fetch(url)
+    try fetcher.cache.recordFailure(url: url, error: CacheError(.notAnImage, "was html"))
+    #expect(fetcher.fetch(url).outcome.error?.kind == .blacklisted)
+    var options = FetchOptions()
+    options.retryFailed = true
+    #expect(fetcher.fetch(url, options: options).outcome.path != nil)
+    #expect(try fetcher.cache.failure(url: url) == nil)
+    var shortTTL = FetchOptions()
+    try fetcher.cache.recordFailure(url: url, error: CacheError(.notAnImage, "was html"))
+    shortTTL.failedTTL = 0
+    #expect(fetcher.fetch(url, options: shortTTL).outcome.path != nil)
+  }
+
+  @Test("read-only directories are searched before the network")
+  func readOnly() throws {
+    let extra = TemporaryDirectory("ro")
+    let url = servers.fault("/image/base.png?id=ro")
+    try extra.write(CacheKey.fileName(for: url), Fixtures.bytes("base.png"))
+    let fetcher = Fetcher(
+      cache: DiskCache(directory: directory.url, readOnlyDirectories: [extra.url]),
+      transfer: fastTransfer())
+    guard case .hit(.readOnly) = try fetcher.fetch(url).outcome.get() else {
+      Issue.record("expected a read-only hit")
+      return
+    }
+    #expect(count("/image/base.png?id=ro") == 0)
+  }
+}
