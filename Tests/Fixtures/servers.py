@@ -10,7 +10,7 @@ import argparse, base64, gzip, json, os, signal, socket, struct, subprocess, sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 STATS = {"requests": {}, "order": [], "active": 0, "max_active": 0, "connections": 0,
-         "max_connections": 0, "baseline_connections": 0, "groups": {}}
+         "max_connections": 0, "groups": {}}
 LOCK = threading.Lock()
 ROOT = "."
 BOMB = gzip.compress(b"\0" * (64 * 1024 * 1024), compresslevel=9)
@@ -39,6 +39,8 @@ class Fault(BaseHTTPRequestHandler):
     def finish(self):
         with LOCK:
             STATS["connections"] -= 1
+            if getattr(self, "conn_group", None) is not None:
+                self.conn_group["connections"] -= 1
         try:
             super().finish()
         except OSError:
@@ -63,8 +65,14 @@ class Fault(BaseHTTPRequestHandler):
         params = dict(p.split("=", 1) for p in query.split("&") if "=" in p)
         if path.startswith("/_"):
             return self.control(path, params)
-        group = STATS["groups"].setdefault(params.get("g", ""), {"active": 0, "max_active": 0})
         with LOCK:
+            group = STATS["groups"].setdefault(
+                params.get("g", ""),
+                {"active": 0, "max_active": 0, "connections": 0, "max_connections": 0})
+            if getattr(self, "conn_group", None) is None:  # a connection counts in its first group
+                self.conn_group = group
+                group["connections"] += 1
+                group["max_connections"] = max(group["max_connections"], group["connections"])
             STATS["requests"][self.path] = STATS["requests"].get(self.path, 0) + 1
             STATS["order"].append(self.path)
             STATS["active"] += 1
@@ -82,10 +90,6 @@ class Fault(BaseHTTPRequestHandler):
 
     def control(self, path, params):
         with LOCK:
-            if path == "/_reset":
-                STATS.update(requests={}, order=[], max_active=STATS["active"],
-                             max_connections=STATS["connections"],
-                             baseline_connections=STATS["connections"])
             body = json.dumps(STATS).encode()
         self.send(200, body, "application/json")
 

@@ -46,14 +46,14 @@ struct PrefetcherTests {
 
   @Test("a warm run serves everything from the cache without a request")
   func warm() {
-    servers.resetStats()
-    let urls = (0..<40).map { servers.fault("/image/base.png?id=warm\($0)") }
+    let run = UUID().uuidString.prefix(8)
+    let urls = (0..<40).map { servers.fault("/image/base.png?id=warm\(run)-\($0)") }
     let first = prefetcher().run(AnyIterator(urls.makeIterator()), options: FetchOptions())
     #expect(first.progress.downloaded == 40)
     let second = prefetcher().run(AnyIterator(urls.makeIterator()), options: FetchOptions())
     #expect(second.progress.hits == 40)
     #expect(second.progress.downloaded == 0)
-    #expect((servers.stats()?.requests.keys.filter { $0.contains("warm") }.count ?? 0) == 40)
+    #expect((servers.stats()?.requests.keys.filter { $0.contains("warm\(run)") }.count ?? 0) == 40)
   }
 
   @Test(
@@ -81,7 +81,6 @@ struct PrefetcherTests {
 
   @Test("the per-host limit holds while the global limit allows more")
   func perHost() {
-    servers.resetStats()
     let prefetcher = prefetcher {
       $0.maxConcurrent = 6
       $0.maxPerHost = 2

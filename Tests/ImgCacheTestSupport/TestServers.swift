@@ -68,8 +68,7 @@ public final class TestServers: @unchecked Sendable {
     public let order: [String]
     public let max_active: Int
     public let max_connections: Int
-    public let baseline_connections: Int
-    /// Peak concurrency per `g=` query parameter, so parallel tests do not mix.
+    /// Peak requests and connections per `g=` query parameter, so parallel tests do not mix.
     public let groups: [String: [String: Int]]
   }
 
@@ -77,11 +76,6 @@ public final class TestServers: @unchecked Sendable {
   public func stats() -> Stats? {
     let output = run("/usr/bin/curl", ["-s", "--max-time", "5", fault("/_stats")])
     return try? JSONDecoder().decode(Stats.self, from: Data(output.stdout.utf8))
-  }
-
-  /// Resets the counters (peak concurrency starts again from what is active now).
-  public func resetStats() {
-    run("/usr/bin/curl", ["-s", "--max-time", "5", "-o", "/dev/null", fault("/_reset")])
   }
 
   /// Writes a file into the served directory and returns its name.
