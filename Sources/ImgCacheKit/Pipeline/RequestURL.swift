@@ -19,11 +19,15 @@ enum RequestURL {
   /// The error for a URL still on the failed list.
   static func blacklisted(_ failure: FailedURL, ttl: TimeInterval) -> CacheError {
     let until = failure.lastFailure.addingTimeInterval(ttl)
+    let prefix = failure.url + ": "
+    let reason =
+      failure.reason.hasPrefix(prefix)
+      ? String(failure.reason.dropFirst(prefix.count)) : failure.reason
     let formatter = ISO8601DateFormatter()
     return CacheError(
       .blacklisted,
-      "\(failure.url): failed recently (\(failure.reason)); not retried before "
-        + "\(formatter.string(from: until)) unless --retry-failed",
+      "\(failure.url): failed recently (\(reason)); not retried before "
+        + "\(formatter.string(from: until)) unless retrying failed URLs is asked for",
       httpStatus: failure.httpStatus)
   }
 }

@@ -1,0 +1,148 @@
+import ArgumentParser
+import Foundation
+import ImgCacheKit
+
+extension ImgCacheCommand {
+  /// `imgcache fetch URL...`: get through the cache, print each cached path.
+  struct Fetch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Get images through the cache and print their cached paths.",
+      discussion: """
+        Prints the absolute path of each cached file, one a line, in argument order; with -o, \
+        copies (or links) the file there and prints that path instead. Example:
+          img=$(imgcache fetch https://example.com/a.png) && identify "$img"
+        """)
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Cache") var fetchFlags: FetchFlags
+    @OptionGroup(title: "Transfer") var transfer: TransferFlags
+    @ParentCommand var parent: ImgCacheCommand
+
+    @Option(
+      name: .shortAndLong, help: "Copy the cached file to FILE (one URL only).", completion: .file()
+    )
+    var output: String?
+    @Flag(name: .long, help: "With -o, hard-link instead of copying.")
+    var link = false
+    @Option(name: .long, help: "Cache key to use instead of one made from the URL (one URL only).")
+    var key: String?
+    @Argument(help: "http or https URLs.")
+    var urls: [String]
+
+    func validate() throws {
+      if urls.isEmpty { throw ValidationError("give at least one URL") }
+      if (output != nil || key != nil) && urls.count > 1 {
+        throw ValidationError("-o and --key take exactly one URL")
+      }
+      if link && output == nil { throw ValidationError("--link needs -o FILE") }
+    }
+
+    func run() throws {
+      let context = try CommandContext(
+        global: global.merged(with: parent.global),
+        flags: transfer.policyFlags.merging(fetchFlags.policyFlags) { $1 })
+      var options = try fetchFlags.fetchOptions(context)
+      options.explicitKey = key
+      let fetcher = Fetcher(
+        cache: context.cache(readOnly: fetchFlags.roDir),
+        transfer: try transfer.transferOptions(context))
+      let results = FetchBatch.run(urls, options: options, fetcher: fetcher)
+      var status = ExitStatus.ok
+      for result in results {
+        var path = result.outcome.successPath
+        if let output, let cached = path {
+          do {
+            try OutputFile.place(cached, at: output, link: link)
+            path = URL(fileURLWithPath: output).standardizedFileURL.path
+          } catch let error as CacheError {
+            status = ExitStatus.worst(status, context.report(error))
+            continue
+          }
+        }
+        status = ExitStatus.worst(status, render(result, path: path, context: context))
+      }
+      if status != ExitStatus.ok { throw ExitCode(status) }
+    }
+
+    private func render(_ result: FetchResult, path: String?, context: CommandContext) -> Int32 {
+      if context.global.json {
+        context.console.data(Records.line(Records.fetch(result, output: path)))
+      }
+      switch result.outcome {
+      case .success(.offlineMiss):
+        context.console.info("imgcache: not cached: \(result.url)")
+        return ExitStatus.negative
+      case .success(let outcome):
+        if !context.global.json, let path { context.console.data(path) }
+        context.console.detail("\(outcome.name): \(result.url)")
+        return ExitStatus.ok
+      case .failure(let error):
+        return context.report(error)
+      }
+    }
+  }
+}
+
+/// Fetches several URLs at once and returns their results in argument order.
+enum FetchBatch {
+  static func run(_ urls: [String], options: FetchOptions, fetcher: Fetcher) -> [FetchResult] {
+    let group = DispatchGroup()
+    let slots = ResultSlots(count: urls.count)
+    for (index, url) in urls.enumerated() {
+      group.enter()
+      fetcher.fetch(url, options: options) { result in
+        slots.set(index, result)
+        group.leave()
+      }
+    }
+    group.wait()
+    return slots.all
+  }
+
+  private final class ResultSlots: @unchecked Sendable {
+    private let lock = NSLock()
+    private var results: [FetchResult?]
+    init(count: Int) { results = Array(repeating: nil, count: count) }
+    func set(_ index: Int, _ result: FetchResult) {
+      lock.lock()
+      results[index] = result
+      lock.unlock()
+    }
+    var all: [FetchResult] { results.compactMap { $0 } }
+  }
+}
+
+extension Result where Success == FetchOutcome {
+  /// The cached path of a success.
+  var successPath: String? { (try? get())?.path }
+}
+
+/// `-o FILE`: a complete copy or a hard link, never a partial file.
+enum OutputFile {
+  static func place(_ source: String, at destination: String, link: Bool) throws {
+    let target = URL(fileURLWithPath: destination).standardizedFileURL.path
+    let temporary = target + ".imgcache-\(getpid())"
+    unlink(temporary)
+    do {
+      if link {
+        guard Glibc.link(source, temporary) == 0 else {
+          throw CacheError(
+            .localIO, "cannot link \(source) to \(destination): \(String(cString: strerror(errno)))"
+          )
+        }
+      } else {
+        try FileManager.default.copyItem(atPath: source, toPath: temporary)
+      }
+      guard rename(temporary, target) == 0 else {
+        throw CacheError(
+          .localIO, "cannot write \(destination): \(String(cString: strerror(errno)))")
+      }
+    } catch let error as CacheError {
+      unlink(temporary)
+      throw error
+    } catch {
+      unlink(temporary)
+      throw CacheError(.localIO, "cannot write \(destination): \(error.localizedDescription)")
+    }
+  }
+}

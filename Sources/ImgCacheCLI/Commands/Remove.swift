@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import ImgCacheKit
+
+extension ImgCacheCommand {
+  /// `imgcache remove URL...|-i FILE`: delete entries.
+  struct Remove: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Remove the entries of URLs from the cache.",
+      discussion: """
+        Prints each removed URL. Exits 1 if a named URL was not cached, unless -f. Example:
+          imgcache remove -f https://example.com/old.png
+        """)
+
+    @OptionGroup var global: GlobalOptions
+    @ParentCommand var parent: ImgCacheCommand
+    @Option(
+      name: .shortAndLong, help: "Read URLs from FILE, one a line ('-' for stdin).",
+      completion: .file())
+    var input: String?
+    @Flag(name: .shortAndLong, help: "An absent entry is not an error.")
+    var force = false
+    @Flag(name: .long, help: "Show what would be removed; change nothing.")
+    var dryRun = false
+    @Option(name: .long, help: "Cache key filter: none or strip-query.")
+    var keyFilter: String?
+    @Argument(help: "URLs to remove.")
+    var urls: [String] = []
+
+    func validate() throws {
+      if urls.isEmpty && input == nil { throw ValidationError("give URLs or -i FILE") }
+    }
+
+    func run() throws {
+      let context = try CommandContext(
+        global: global.merged(with: parent.global),
+        flags: keyFilter.map { [.keyFilter: ($0, "--key-filter")] } ?? [:])
+      let filter = try context.policy.keyFilter()
+      let cache = context.cache()
+      var status = ExitStatus.ok
+      for url in try URLInput.urls(arguments: urls, file: input) {
+        do {
+          let removed = try cache.remove(
+            key: CacheKey.key(for: url, filter: filter), dryRun: dryRun)
+          if let removed {
+            if context.global.json {
+              var record = Records.removed(removed)
+              record["url"] = url
+              record["dry_run"] = dryRun
+              context.console.data(Records.line(record))
+            } else {
+              context.console.data((dryRun ? "would remove " : "removed ") + url)
+            }
+          } else if !force {
+            context.console.error("not cached: \(url)")
+            status = ExitStatus.worst(status, ExitStatus.negative)
+          }
+        } catch let error as CacheError {
+          status = ExitStatus.worst(status, context.report(error))
+        }
+      }
+      if status != ExitStatus.ok { throw ExitCode(status) }
+    }
+  }
+}

@@ -1,0 +1,59 @@
+import ImgCacheKit
+
+/// The exit statuses of DESIGN.md §4.
+enum ExitStatus {
+  static let ok: Int32 = 0
+  static let negative: Int32 = 1
+  static let usage: Int32 = 2
+  static let interrupted: Int32 = 130
+
+  /// The status of a failure class.
+  static func code(for kind: CacheError.Kind) -> Int32 {
+    switch kind {
+    case .invalidInput: return 2
+    case .localIO: return 3
+    case .network: return 4
+    case .tls: return 5
+    case .auth: return 6
+    case .protocolError: return 7
+    case .httpStatus: return 8
+    case .notAnImage: return 9
+    case .busy: return 10
+    case .blacklisted: return 11
+    case .cancelled: return 130
+    }
+  }
+
+  /// The more severe of two statuses for a batch: an interrupt beats everything, then among
+  /// errors (2–11) the lowest wins as in wget, then a negative answer (1), then success.
+  static func worst(_ a: Int32, _ b: Int32) -> Int32 {
+    func rank(_ code: Int32) -> Int32 {
+      switch code {
+      case 0: return 0
+      case 1: return 1
+      case interrupted: return 1_000
+      default: return 500 - code
+      }
+    }
+    return rank(a) >= rank(b) ? a : b
+  }
+
+  /// The text for `--help` and the man page.
+  static let table = """
+    EXIT STATUS:
+      0    success (query: every URL cached)
+      1    negative answer: query miss, offline miss, remove of an absent entry
+      2    usage or config error (bad option, size, duration, URL, config line)
+      3    local I/O error (disk full, permissions, corrupt index)
+      4    network failure (DNS, connect, timeout, reset)
+      5    TLS failure (certificate verification, handshake)
+      6    authentication refused (HTTP 401/407)
+      7    protocol error (too many redirects, body too large, bad response)
+      8    HTTP error status (404, 500, ...)
+      9    not an image (or an image with 0 pixels)
+      10   busy: another clean or clear holds the lock
+      11   blacklisted: the URL failed permanently a short time ago
+      130  interrupted
+    Batches exit with the most severe status: 130, then the lowest of 2-11, then 1.
+    """
+}

@@ -1,0 +1,69 @@
+import Foundation
+import ImgCacheKit
+
+/// What `prefetch` shows: JSON lines on stdout, a progress bar on a terminal's stderr, and the
+/// summary at the end.
+final class PrefetchDisplay: @unchecked Sendable {
+  private let console: Console
+  private let json: Bool
+  private let onClosedOutput: @Sendable () -> Void
+  private let showBar: Bool
+  private var lastDraw = Date.distantPast
+  private var drawn = false
+
+  init(console: Console, json: Bool, onClosedOutput: @escaping @Sendable () -> Void) {
+    self.console = console
+    self.json = json
+    self.onClosedOutput = onClosedOutput
+    showBar = console.stderrIsTerminal && !console.quiet
+  }
+
+  /// One finished URL (called serially by the prefetcher).
+  func result(_ result: FetchResult) {
+    if json, !console.data(Records.line(Records.fetch(result))) { onClosedOutput() }
+    if case .failure(let error) = result.outcome, error.kind != .cancelled {
+      console.detail("failed: \(error.message)")
+    }
+  }
+
+  /// Redraws the bar, at most ten times a second.
+  func progress(_ progress: PrefetchProgress) {
+    guard showBar, Date().timeIntervalSince(lastDraw) >= 0.1 else { return }
+    lastDraw = Date()
+    drawn = true
+    let width = 30
+    let fraction = progress.total > 0 ? Double(progress.done) / Double(progress.total) : 0
+    let filled = Int(fraction * Double(width))
+    let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+    console.stderr(
+      "\r[\(bar)] \(progress.done)/\(progress.total)\(progress.inputFinished ? "" : "+")  \(progress.failed) failed  \(Units.formatBytes(Int64(progress.rate)))/s \u{1B}[K"
+    )
+  }
+
+  /// The summary on stderr.
+  func finish(_ summary: PrefetchSummary) {
+    if drawn { console.stderr("\r\u{1B}[K") }
+    guard !console.quiet else { return }
+    let p = summary.progress
+    var parts = [
+      "\(p.hits) hit",
+      "\(p.downloaded) downloaded (\(Units.formatBytes(p.bytes)), \(Units.formatBytes(Int64(p.rate)))/s)",
+    ]
+    if p.notModified > 0 { parts.append("\(p.notModified) not modified") }
+    if p.misses > 0 { parts.append("\(p.misses) not cached (offline)") }
+    parts.append("\(p.failed) failed")
+    if p.duplicates > 0 { parts.append("\(p.duplicates) duplicates") }
+    let head = summary.cancelled ? "prefetch interrupted after" : "prefetch:"
+    console.info(
+      "\(head) \(p.total) URLs in \(Units.formatDuration(p.elapsed)): "
+        + parts.joined(separator: ", "))
+    if !summary.unfinished.isEmpty { console.info("unfinished: \(summary.unfinished.count) URLs") }
+    guard !summary.failures.isEmpty else { return }
+    console.info("failed:")
+    for (_, error) in summary.failures.prefix(50) {
+      let code = error.httpStatus.map(String.init) ?? error.kind.rawValue
+      console.info("  \(code.padding(toLength: 13, withPad: " ", startingAt: 0)) \(error.message)")
+    }
+    if summary.failures.count > 50 { console.info("  ... and \(summary.failures.count - 50) more") }
+  }
+}

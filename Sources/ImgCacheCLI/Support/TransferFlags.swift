@@ -1,0 +1,102 @@
+import ArgumentParser
+import ImgCacheKit
+
+/// How `fetch` and `prefetch` talk to servers; each flag beats the policy files.
+struct TransferFlags: ParsableArguments {
+  @Option(
+    name: [.customShort("H"), .long], help: "Extra request header 'Name: value' (repeatable).")
+  var header: [String] = []
+  @Option(name: [.customShort("u"), .long], help: "user:password for HTTP basic authentication.")
+  var user: String?
+  @Flag(name: .long, help: "Read credentials from ~/.netrc.")
+  var netrc = false
+  @Option(name: .long, help: "Read and write cookies in this file.", completion: .file())
+  var cookieJar: String?
+  @Flag(name: [.customShort("k"), .long], help: "Do not verify TLS certificates (warns).")
+  var insecure = false
+  @Option(name: .long, help: "Verify servers with this CA bundle.", completion: .file())
+  var cacert: String?
+  @Option(name: .long, help: "Time allowed to connect, e.g. 15s.")
+  var connectTimeout: String?
+  @Option(name: .long, help: "Idle timeout: time without a byte, e.g. 15s.")
+  var timeout: String?
+  @Option(name: [.customShort("m"), .long], help: "Time a whole transfer may take, e.g. 2m.")
+  var maxTime: String?
+  @Option(name: .long, help: "Largest body accepted, e.g. 100M.")
+  var maxFilesize: String?
+  @Option(name: .long, help: "Retries of transient failures.")
+  var retry: String?
+  @Option(name: [.customShort("A"), .long], help: "User-Agent header.")
+  var userAgent: String?
+  @Option(name: .long, help: "How long a failed URL is not requested again, e.g. 1d.")
+  var failedTTL: String?
+
+  /// The policy values these flags set, with the flag names as their origin.
+  var policyFlags: [PolicyKey: (String, String)] {
+    var flags = [PolicyKey: (String, String)]()
+    let pairs: [(PolicyKey, String?, String)] = [
+      (.cookieJar, cookieJar, "--cookie-jar"), (.cacert, cacert, "--cacert"),
+      (.connectTimeout, connectTimeout, "--connect-timeout"), (.timeout, timeout, "--timeout"),
+      (.maxTime, maxTime, "--max-time"), (.maxFilesize, maxFilesize, "--max-filesize"),
+      (.retry, retry, "--retry"), (.userAgent, userAgent, "--user-agent"),
+      (.failedTTL, failedTTL, "--failed-ttl"),
+      (.netrc, netrc ? "true" : nil, "--netrc"), (.insecure, insecure ? "true" : nil, "--insecure"),
+    ]
+    for (key, value, flag) in pairs { if let value { flags[key] = (value, flag) } }
+    return flags
+  }
+
+  /// The downloader options: the policy, then headers and credentials from the flags.
+  func transferOptions(_ context: CommandContext) throws -> TransferOptions {
+    var options = try context.policy.transferOptions()
+    for header in header where !header.contains(":") {
+      throw UsageError(message: "invalid header '\(header)' in -H (expected 'Name: value')")
+    }
+    options.headers = header
+    options.credentials = user
+    if options.insecure {
+      context.console.warning("TLS certificates are not verified (--insecure)")
+    }
+    return options
+  }
+}
+
+/// Where `fetch` and `prefetch` may get bodies from, and how keys are made.
+struct FetchFlags: ParsableArguments {
+  @Flag(name: .long, help: "Never touch the network; a miss exits 1.")
+  var offline = false
+  @Flag(name: .long, help: "Skip the cache lookup and download (still stores).")
+  var reload = false
+  @Flag(
+    name: .long, help: "Revalidate with the stored ETag/Last-Modified (304 keeps, 200 replaces).")
+  var refresh = false
+  @Flag(name: .long, help: "Ignore the failed-URL list; a success clears the URL from it.")
+  var retryFailed = false
+  @Flag(name: .long, help: "Accept any body, not only images.")
+  var any = false
+  @Option(name: .long, help: "Cache key filter: none or strip-query.")
+  var keyFilter: String?
+  @Option(
+    name: .long, help: "Extra read-only cache directory in SDWebImage's flat layout (repeatable).",
+    completion: .directory)
+  var roDir: [String] = []
+
+  /// The fetch options under `policy`.
+  func fetchOptions(_ context: CommandContext) throws -> FetchOptions {
+    let modes = [offline, reload, refresh].filter { $0 }.count
+    guard modes <= 1 else {
+      throw UsageError(message: "--offline, --reload and --refresh exclude each other")
+    }
+    var options = FetchOptions()
+    options.mode = offline ? .offline : reload ? .reload : refresh ? .refresh : .normal
+    options.retryFailed = retryFailed
+    options.acceptAnyBody = any
+    options.keyFilter = try context.policy.keyFilter()
+    options.failedTTL = try context.policy.failedTTL()
+    return options
+  }
+
+  var policyFlags: [PolicyKey: (String, String)] {
+    keyFilter.map { [.keyFilter: ($0, "--key-filter")] } ?? [:]
+  }
+}

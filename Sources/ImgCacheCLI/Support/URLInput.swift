@@ -1,0 +1,68 @@
+import Foundation
+
+/// URL lists: one per line, blank lines and `#` comments skipped, read lazily so millions of
+/// lines never sit in memory at once.
+enum URLInput {
+  /// The URLs of `arguments`, then of `file` (`-` is stdin), streamed.
+  static func urls(arguments: [String], file: String?) throws -> AnyIterator<String> {
+    var fromArguments = arguments.makeIterator()
+    guard let file else { return AnyIterator { fromArguments.next() } }
+    let handle: FileHandle
+    if file == "-" {
+      handle = .standardInput
+    } else {
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory),
+        !isDirectory.boolValue,
+        let opened = FileHandle(forReadingAtPath: file)
+      else {
+        throw UsageError(
+          message:
+            "cannot read URL list \(file): \(String(cString: strerror(access(file, R_OK) == 0 ? EISDIR : errno)))"
+        )
+      }
+      handle = opened
+    }
+    var lines = LineReader(handle: handle)
+    return AnyIterator {
+      if let url = fromArguments.next() { return url }
+      while let line = lines.next() {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+        return trimmed
+      }
+      return nil
+    }
+  }
+}
+
+/// Lines of a file handle, read in 64 KiB chunks.
+struct LineReader: IteratorProtocol {
+  let handle: FileHandle
+  private var buffer = [UInt8]()
+  private var start = 0
+  private var finished = false
+
+  init(handle: FileHandle) { self.handle = handle }
+
+  mutating func next() -> String? {
+    while true {
+      if let newline = buffer[start...].firstIndex(of: 0x0A) {
+        var line = buffer[start..<newline]
+        if line.last == 0x0D { line = line.dropLast() }
+        start = newline + 1
+        return String(decoding: line, as: UTF8.self)
+      }
+      if finished {
+        guard start < buffer.count else { return nil }
+        let line = String(decoding: buffer[start...], as: UTF8.self)
+        start = buffer.count
+        return line
+      }
+      buffer.removeFirst(start)
+      start = 0
+      let chunk = handle.readData(ofLength: 65_536)
+      if chunk.isEmpty { finished = true } else { buffer.append(contentsOf: chunk) }
+    }
+  }
+}
