@@ -1,0 +1,229 @@
+function __imgcache_should_offer_completions_for_flags_or_options -a expected_commands
+    set -l non_repeating_flags_or_options $argv[2..]
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __imgcache_parse_tokens
+    test "$commands" = "$expected_commands"; and return $non_repeating_flags_or_options_absent
+end
+
+function __imgcache_should_offer_completions_for_positional -a expected_commands positional_index_comparison expected_positional_index
+    set -l non_repeating_flags_or_options
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __imgcache_parse_tokens
+    test "$commands" = "$expected_commands" -a \( "$positional_index" "$positional_index_comparison" "$expected_positional_index" \)
+end
+
+function __imgcache_parse_tokens -S
+    set -l unparsed_tokens (__imgcache_tokens -pc)
+    switch $unparsed_tokens[1]
+    case 'imgcache'
+        __imgcache_parse_subcommand 0 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'version' 'h/help'
+        switch $unparsed_tokens[1]
+        case 'fetch'
+            __imgcache_parse_subcommand -r 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'offline' 'reload' 'refresh' 'retry-failed' 'any' 'key-filter=' 'ro-dir=+' 'H/header=+' 'u/user=' 'netrc' 'cookie-jar=' 'k/insecure' 'cacert=' 'connect-timeout=' 'timeout=' 'm/max-time=' 'max-filesize=' 'retry=' 'A/user-agent=' 'failed-ttl=' 'o/output=' 'link' 'key=' 'version' 'h/help'
+        case 'prefetch'
+            __imgcache_parse_subcommand -r 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'offline' 'reload' 'refresh' 'retry-failed' 'any' 'key-filter=' 'ro-dir=+' 'H/header=+' 'u/user=' 'netrc' 'cookie-jar=' 'k/insecure' 'cacert=' 'connect-timeout=' 'timeout=' 'm/max-time=' 'max-filesize=' 'retry=' 'A/user-agent=' 'failed-ttl=' 'i/input=' 'j/jobs=' 'order=' 'max-per-host=' 'save-failed=' 'version' 'h/help'
+        case 'query'
+            __imgcache_parse_subcommand -r 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'touch' 'key-filter=' 'ro-dir=+' 'version' 'h/help'
+        case 'remove'
+            __imgcache_parse_subcommand -r 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'i/input=' 'f/force' 'dry-run' 'key-filter=' 'version' 'h/help'
+        case 'clean'
+            __imgcache_parse_subcommand 0 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'max-age=' 'max-size=' 'max-entries=' 'target=' 'dry-run' 'version' 'h/help'
+        case 'size'
+            __imgcache_parse_subcommand 0 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'b/bytes' 'version' 'h/help'
+        case 'clear'
+            __imgcache_parse_subcommand 0 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'failed' 'dry-run' 'version' 'h/help'
+        case 'help'
+            __imgcache_parse_subcommand -r 1 'version'
+        end
+    end
+end
+
+function __imgcache_tokens
+    if test (string split -m 1 -f 1 -- . "$FISH_VERSION") -gt 3
+        commandline --tokens-raw $argv
+    else
+        commandline -o $argv
+    end
+end
+
+function __imgcache_parse_subcommand -S -a positional_count
+    argparse -s r -- $argv
+    set -l option_specs $argv[2..]
+    set -l is_repeating_positional $_flag_r
+    set -el _flag_r
+    set -a commands $unparsed_tokens[1]
+    set positional_index 0
+    while true
+        set -e unparsed_tokens[1]
+        argparse -sn "$commands" $option_specs -- $unparsed_tokens 2> /dev/null
+        set unparsed_tokens $argv
+        set positional_index (math $positional_index + 1)
+        for non_repeating_flag_or_option in $non_repeating_flags_or_options
+            if set -ql "_flag_$(string replace -a - _ -- $non_repeating_flag_or_option)"
+                set non_repeating_flags_or_options_absent 1
+                break
+            end
+        end
+        test (count $unparsed_tokens) -eq 0 -o \( -z "$is_repeating_positional" -a "$positional_index" -gt "$positional_count" \) && break
+    end
+end
+
+function __imgcache_complete_directories
+    set -l token (commandline -t)
+    string match -- '*/' $token
+    set -l subdirs $token*/
+    printf %s\n $subdirs
+end
+
+function __imgcache_custom_completion
+    set -x SAP_SHELL fish
+    set -x SAP_SHELL_VERSION $FISH_VERSION
+    set -l tokens (__imgcache_tokens -p)
+    if test -z "$(__imgcache_tokens -t)"
+        set -l index (count (__imgcache_tokens -pc))
+        set tokens $tokens[..$index] \'\' $tokens[(math $index + 1)..]
+    end
+    command $tokens[1] $argv $tokens
+end
+
+complete -c 'imgcache' -f
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache" d dir' -s 'd' -l 'dir' -d 'Cache directory (default $XDG_CACHE_HOME/imgcache).' -rfa '(__imgcache_complete_directories)'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache" config' -l 'config' -d 'User config file instead of $XDG_CONFIG_HOME/imgcache/config.' -rF
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache" q quiet' -l 'quiet' -s 'q' -d 'Print errors only.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache" json' -l 'json' -d 'Machine-readable output on stdout.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache" version' -l 'version' -d 'Show the version.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_positional "imgcache" -eq 1' -fa 'fetch' -d 'Get images through the cache and print their cached paths.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_positional "imgcache" -eq 1' -fa 'prefetch' -d 'Warm the cache from a list of URLs, concurrently.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_positional "imgcache" -eq 1' -fa 'query' -d 'Print the cached path of each URL; exit 0 if all are cached, 1 if any is not.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_positional "imgcache" -eq 1' -fa 'remove' -d 'Remove the entries of URLs from the cache.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_positional "imgcache" -eq 1' -fa 'clean' -d 'Expire old entries, trim least recently used ones, sweep leftovers.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_positional "imgcache" -eq 1' -fa 'size' -d 'Print the number of entries and their size.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_positional "imgcache" -eq 1' -fa 'clear' -d 'Remove every entry and the failed-URL list (--failed: only that list).'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_positional "imgcache" -eq 1' -fa 'help' -d 'Show subcommand help information.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" d dir' -s 'd' -l 'dir' -d 'Cache directory (default $XDG_CACHE_HOME/imgcache).' -rfa '(__imgcache_complete_directories)'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" config' -l 'config' -d 'User config file instead of $XDG_CONFIG_HOME/imgcache/config.' -rF
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" q quiet' -l 'quiet' -s 'q' -d 'Print errors only.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" json' -l 'json' -d 'Machine-readable output on stdout.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" offline' -l 'offline' -d 'Never touch the network; a miss exits 1.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" reload' -l 'reload' -d 'Skip the cache lookup and download (still stores).'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" refresh' -l 'refresh' -d 'Revalidate with the stored ETag/Last-Modified (304 keeps, 200 replaces).'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" retry-failed' -l 'retry-failed' -d 'Ignore the failed-URL list; a success clears the URL from it.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" any' -l 'any' -d 'Accept any body, not only images.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" key-filter' -l 'key-filter' -d 'Cache key filter: none or strip-query.' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch"' -l 'ro-dir' -d 'Extra read-only cache directory in SDWebImage\'s flat layout (repeatable).' -rfa '(__imgcache_complete_directories)'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch"' -s 'H' -l 'header' -d 'Extra request header \'Name: value\' (repeatable).' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" u user' -s 'u' -l 'user' -d 'user:password for HTTP basic authentication.' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" netrc' -l 'netrc' -d 'Read credentials from ~/.netrc.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" cookie-jar' -l 'cookie-jar' -d 'Read and write cookies in this file.' -rF
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" insecure k' -s 'k' -l 'insecure' -d 'Do not verify TLS certificates (warns).'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" cacert' -l 'cacert' -d 'Verify servers with this CA bundle.' -rF
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" connect-timeout' -l 'connect-timeout' -d 'Time allowed to connect, e.g. 15s.' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" timeout' -l 'timeout' -d 'Idle timeout: time without a byte, e.g. 15s.' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" m max-time' -s 'm' -l 'max-time' -d 'Time a whole transfer may take, e.g. 2m.' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" max-filesize' -l 'max-filesize' -d 'Largest body accepted, e.g. 100M.' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" retry' -l 'retry' -d 'Retries of transient failures.' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" A user-agent' -s 'A' -l 'user-agent' -d 'User-Agent header.' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" failed-ttl' -l 'failed-ttl' -d 'How long a failed URL is not requested again, e.g. 1d.' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" o output' -l 'output' -s 'o' -d 'Copy the cached file to FILE (one URL only).' -rF
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" link' -l 'link' -d 'With -o, hard-link instead of copying.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" key' -l 'key' -d 'Cache key to use instead of one made from the URL (one URL only).' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" version' -l 'version' -d 'Show the version.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" d dir' -s 'd' -l 'dir' -d 'Cache directory (default $XDG_CACHE_HOME/imgcache).' -rfa '(__imgcache_complete_directories)'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" config' -l 'config' -d 'User config file instead of $XDG_CONFIG_HOME/imgcache/config.' -rF
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" q quiet' -l 'quiet' -s 'q' -d 'Print errors only.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" json' -l 'json' -d 'Machine-readable output on stdout.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" offline' -l 'offline' -d 'Never touch the network; a miss exits 1.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" reload' -l 'reload' -d 'Skip the cache lookup and download (still stores).'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" refresh' -l 'refresh' -d 'Revalidate with the stored ETag/Last-Modified (304 keeps, 200 replaces).'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" retry-failed' -l 'retry-failed' -d 'Ignore the failed-URL list; a success clears the URL from it.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" any' -l 'any' -d 'Accept any body, not only images.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" key-filter' -l 'key-filter' -d 'Cache key filter: none or strip-query.' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch"' -l 'ro-dir' -d 'Extra read-only cache directory in SDWebImage\'s flat layout (repeatable).' -rfa '(__imgcache_complete_directories)'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch"' -s 'H' -l 'header' -d 'Extra request header \'Name: value\' (repeatable).' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" u user' -s 'u' -l 'user' -d 'user:password for HTTP basic authentication.' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" netrc' -l 'netrc' -d 'Read credentials from ~/.netrc.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" cookie-jar' -l 'cookie-jar' -d 'Read and write cookies in this file.' -rF
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" insecure k' -s 'k' -l 'insecure' -d 'Do not verify TLS certificates (warns).'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" cacert' -l 'cacert' -d 'Verify servers with this CA bundle.' -rF
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" connect-timeout' -l 'connect-timeout' -d 'Time allowed to connect, e.g. 15s.' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" timeout' -l 'timeout' -d 'Idle timeout: time without a byte, e.g. 15s.' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" m max-time' -s 'm' -l 'max-time' -d 'Time a whole transfer may take, e.g. 2m.' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" max-filesize' -l 'max-filesize' -d 'Largest body accepted, e.g. 100M.' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" retry' -l 'retry' -d 'Retries of transient failures.' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" A user-agent' -s 'A' -l 'user-agent' -d 'User-Agent header.' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" failed-ttl' -l 'failed-ttl' -d 'How long a failed URL is not requested again, e.g. 1d.' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" i input' -l 'input' -s 'i' -d 'Read URLs from FILE, one a line (\'-\' for stdin).' -rF
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" j jobs' -l 'jobs' -s 'j' -d 'Transfers at once (default 6).' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" order' -l 'order' -d 'Start order: fifo or lifo.' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" max-per-host' -l 'max-per-host' -d 'Transfers at once per host (0: no limit of its own).' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" save-failed' -l 'save-failed' -d 'Write failed and unfinished URLs to FILE, for a rerun with -i.' -rF
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" version' -l 'version' -d 'Show the version.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache query" d dir' -s 'd' -l 'dir' -d 'Cache directory (default $XDG_CACHE_HOME/imgcache).' -rfa '(__imgcache_complete_directories)'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache query" config' -l 'config' -d 'User config file instead of $XDG_CONFIG_HOME/imgcache/config.' -rF
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache query" q quiet' -l 'quiet' -s 'q' -d 'Print errors only.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache query" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache query" json' -l 'json' -d 'Machine-readable output on stdout.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache query" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache query" touch' -l 'touch' -d 'Record the lookup as a use (last access).'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache query" key-filter' -l 'key-filter' -d 'Cache key filter: none or strip-query.' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache query"' -l 'ro-dir' -d 'Extra read-only cache directory (repeatable).' -rfa '(__imgcache_complete_directories)'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache query" version' -l 'version' -d 'Show the version.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache query" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remove" d dir' -s 'd' -l 'dir' -d 'Cache directory (default $XDG_CACHE_HOME/imgcache).' -rfa '(__imgcache_complete_directories)'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remove" config' -l 'config' -d 'User config file instead of $XDG_CONFIG_HOME/imgcache/config.' -rF
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remove" q quiet' -l 'quiet' -s 'q' -d 'Print errors only.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remove" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remove" json' -l 'json' -d 'Machine-readable output on stdout.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remove" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remove" i input' -l 'input' -s 'i' -d 'Read URLs from FILE, one a line (\'-\' for stdin).' -rF
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remove" f force' -l 'force' -s 'f' -d 'An absent entry is not an error.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remove" dry-run' -l 'dry-run' -d 'Show what would be removed; change nothing.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remove" key-filter' -l 'key-filter' -d 'Cache key filter: none or strip-query.' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remove" version' -l 'version' -d 'Show the version.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remove" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clean" d dir' -s 'd' -l 'dir' -d 'Cache directory (default $XDG_CACHE_HOME/imgcache).' -rfa '(__imgcache_complete_directories)'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clean" config' -l 'config' -d 'User config file instead of $XDG_CONFIG_HOME/imgcache/config.' -rF
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clean" q quiet' -l 'quiet' -s 'q' -d 'Print errors only.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clean" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clean" json' -l 'json' -d 'Machine-readable output on stdout.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clean" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clean" max-age' -l 'max-age' -d 'Expire entries unused this long, e.g. 7d (\'never\' or negative: never).' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clean" max-size' -l 'max-size' -d 'Trim above this size, e.g. 2G (0: no limit).' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clean" max-entries' -l 'max-entries' -d 'Trim above this many entries (0: no limit).' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clean" target' -l 'target' -d 'Trim to strictly below target x limit (default 0.5).' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clean" dry-run' -l 'dry-run' -d 'Show what would be removed; change nothing.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clean" version' -l 'version' -d 'Show the version.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clean" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache size" d dir' -s 'd' -l 'dir' -d 'Cache directory (default $XDG_CACHE_HOME/imgcache).' -rfa '(__imgcache_complete_directories)'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache size" config' -l 'config' -d 'User config file instead of $XDG_CONFIG_HOME/imgcache/config.' -rF
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache size" q quiet' -l 'quiet' -s 'q' -d 'Print errors only.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache size" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache size" json' -l 'json' -d 'Machine-readable output on stdout.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache size" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache size" b bytes' -s 'b' -l 'bytes' -d 'Print the byte count only.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache size" version' -l 'version' -d 'Show the version.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache size" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clear" d dir' -s 'd' -l 'dir' -d 'Cache directory (default $XDG_CACHE_HOME/imgcache).' -rfa '(__imgcache_complete_directories)'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clear" config' -l 'config' -d 'User config file instead of $XDG_CONFIG_HOME/imgcache/config.' -rF
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clear" q quiet' -l 'quiet' -s 'q' -d 'Print errors only.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clear" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clear" json' -l 'json' -d 'Machine-readable output on stdout.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clear" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clear" failed' -l 'failed' -d 'Clear only the failed-URL list.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clear" dry-run' -l 'dry-run' -d 'Show what would be removed; change nothing.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clear" version' -l 'version' -d 'Show the version.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clear" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache help" version' -l 'version' -d 'Show the version.'
