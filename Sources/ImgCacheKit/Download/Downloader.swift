@@ -134,11 +134,14 @@ public final class Downloader: @unchecked Sendable {
     lock.unlock()
   }
 
+  /// Releases the finished transfers (so their easy handles are cleaned up and a cookie jar
+  /// is written) before their completions run.
   private func deliver(_ finished: inout [(CurlTransfer, Result<DownloadResponse, CacheError>)]) {
-    for (transfer, result) in finished {
-      for waiter in transfer.waiters { waiter(result) }
-    }
+    let calls = finished.map { ($0.0.waiters, $0.1) }
     finished.removeAll()
+    for (waiters, result) in calls {
+      for waiter in waiters { waiter(result) }
+    }
   }
 
   /// Moves queued transfers (and retries now due) into the multi handle, within the limits.

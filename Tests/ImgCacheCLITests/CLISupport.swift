@@ -1,0 +1,52 @@
+import Foundation
+import ImgCacheKit
+import ImgCacheTestSupport
+import Testing
+
+/// The built `imgcache` binary, next to the test runner.
+let imgcacheBinary: String = {
+  var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+  while url.path != "/" && !FileManager.default.isExecutableFile(atPath: url.appendingPathComponent("imgcache").path) {
+    url = url.deletingLastPathComponent()
+  }
+  return url.appendingPathComponent("imgcache").path
+}()
+
+/// A cache directory, a home and a config home of its own, and a runner for the binary.
+final class CLIEnvironment: @unchecked Sendable {
+  let root = TemporaryDirectory("imgcache-cli")
+  var cacheDirectory: String { root.path + "/cache" }
+  var configFile: String { root.path + "/config/imgcache/config" }
+  var environment: [String: String]
+
+  init() {
+    environment = [
+      "PATH": "/usr/bin:/bin", "HOME": root.path + "/home", "XDG_CONFIG_HOME": root.path + "/config",
+      "IMGCACHE_DIR": root.path + "/cache", "LC_ALL": "C",
+    ]
+    for sub in ["/config/imgcache", "/home"] {
+      try? FileManager.default.createDirectory(atPath: root.path + sub, withIntermediateDirectories: true)
+    }
+  }
+
+  /// Runs `imgcache arguments...`.
+  @discardableResult
+  func run(_ arguments: [String], environment extra: [String: String] = [:], input: String? = nil) -> ProcessOutput {
+    ImgCacheTestSupport.run(imgcacheBinary, arguments, environment: environment.merging(extra) { $1 }, input: input)
+  }
+
+  /// Parses each stdout line as a JSON object.
+  static func records(_ output: ProcessOutput) -> [[String: Any]] {
+    output.stdout.split(separator: "\n").compactMap {
+      try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+    }
+  }
+}
+
+/// Asserts the shape every failure message has: one line, `imgcache: ...`, no Swift dump.
+func expectCleanError(_ output: ProcessOutput, contains fragment: String, sourceLocation: SourceLocation = #_sourceLocation) {
+  let lines = output.stderr.split(separator: "\n")
+  #expect(lines.first?.hasPrefix("imgcache: ") == true, "stderr: \(output.stderr)", sourceLocation: sourceLocation)
+  #expect(output.stderr.contains(fragment), "stderr: \(output.stderr)", sourceLocation: sourceLocation)
+  #expect(!output.stderr.contains("Fatal error") && !output.stderr.contains("ImgCacheKit."), sourceLocation: sourceLocation)
+}
