@@ -6,7 +6,9 @@ import Testing
 /// The built `imgcache` binary, next to the test runner.
 let imgcacheBinary: String = {
   var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-  while url.path != "/" && !FileManager.default.isExecutableFile(atPath: url.appendingPathComponent("imgcache").path) {
+  while url.path != "/"
+    && !FileManager.default.isExecutableFile(atPath: url.appendingPathComponent("imgcache").path)
+  {
     url = url.deletingLastPathComponent()
   }
   return url.appendingPathComponent("imgcache").path
@@ -21,18 +23,23 @@ final class CLIEnvironment: @unchecked Sendable {
 
   init() {
     environment = [
-      "PATH": "/usr/bin:/bin", "HOME": root.path + "/home", "XDG_CONFIG_HOME": root.path + "/config",
+      "PATH": "/usr/bin:/bin", "HOME": root.path + "/home",
+      "XDG_CONFIG_HOME": root.path + "/config",
       "IMGCACHE_DIR": root.path + "/cache", "LC_ALL": "C",
     ]
     for sub in ["/config/imgcache", "/home"] {
-      try? FileManager.default.createDirectory(atPath: root.path + sub, withIntermediateDirectories: true)
+      try? FileManager.default.createDirectory(
+        atPath: root.path + sub, withIntermediateDirectories: true)
     }
   }
 
   /// Runs `imgcache arguments...`.
   @discardableResult
-  func run(_ arguments: [String], environment extra: [String: String] = [:], input: String? = nil) -> ProcessOutput {
-    ImgCacheTestSupport.run(imgcacheBinary, arguments, environment: environment.merging(extra) { $1 }, input: input)
+  func run(_ arguments: [String], environment extra: [String: String] = [:], input: String? = nil)
+    -> ProcessOutput
+  {
+    ImgCacheTestSupport.run(
+      imgcacheBinary, arguments, environment: environment.merging(extra) { $1 }, input: input)
   }
 
   /// Parses each stdout line as a JSON object.
@@ -44,9 +51,17 @@ final class CLIEnvironment: @unchecked Sendable {
 }
 
 /// Asserts the shape every failure message has: one line, `imgcache: ...`, no Swift dump.
-func expectCleanError(_ output: ProcessOutput, contains fragment: String, sourceLocation: SourceLocation = #_sourceLocation) {
+func expectCleanError(
+  _ output: ProcessOutput, contains fragment: String,
+  sourceLocation: SourceLocation = #_sourceLocation
+) {
   let lines = output.stderr.split(separator: "\n")
-  #expect(lines.first?.hasPrefix("imgcache: ") == true, "stderr: \(output.stderr)", sourceLocation: sourceLocation)
-  #expect(output.stderr.contains(fragment), "stderr: \(output.stderr)", sourceLocation: sourceLocation)
-  #expect(!output.stderr.contains("Fatal error") && !output.stderr.contains("ImgCacheKit."), sourceLocation: sourceLocation)
+  #expect(
+    lines.first?.hasPrefix("imgcache: ") == true, "stderr: \(output.stderr)",
+    sourceLocation: sourceLocation)
+  #expect(
+    output.stderr.contains(fragment), "stderr: \(output.stderr)", sourceLocation: sourceLocation)
+  #expect(
+    !output.stderr.contains("Fatal error") && !output.stderr.contains("ImgCacheKit."),
+    sourceLocation: sourceLocation)
 }

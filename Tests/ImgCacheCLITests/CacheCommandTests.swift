@@ -12,10 +12,15 @@ struct CacheCommandTests {
     for name in names { #expect(env.run(["fetch", servers.nginx(name)]).status == 0) }
   }
 
-  @Test("prefetch -i: comments and blanks skipped, duplicates once, summary on stderr, nothing on stdout")
+  @Test(
+    "prefetch -i: comments and blanks skipped, duplicates once, summary on stderr, nothing on stdout"
+  )
   func prefetchList() throws {
     let list = env.root.path + "/urls.txt"
-    let lines = ["# images", "", servers.nginx("base.jpg"), "  " + servers.nginx("base.gif") + "  ", servers.nginx("base.jpg"), servers.fault("/status/404?p=1")]
+    let lines = [
+      "# images", "", servers.nginx("base.jpg"), "  " + servers.nginx("base.gif") + "  ",
+      servers.nginx("base.jpg"), servers.fault("/status/404?p=1"),
+    ]
     try lines.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
     let output = env.run(["prefetch", "-i", list, "--save-failed", env.root.path + "/failed.txt"])
     #expect(output.status == 8)
@@ -32,14 +37,20 @@ struct CacheCommandTests {
     #expect(warm.status == 0 && warm.stderr.isEmpty)
   }
 
-  @Test("prefetch from stdin with --json: one parsed record per URL, -j, --order and --max-per-host accepted")
+  @Test(
+    "prefetch from stdin with --json: one parsed record per URL, -j, --order and --max-per-host accepted"
+  )
   func prefetchJSON() throws {
-    let input = [servers.nginx("base.png"), servers.nginx("base.bmp"), servers.fault("/html?pj=1")].joined(separator: "\n")
-    let output = env.run(["prefetch", "--json", "-j", "2", "--order", "lifo", "--max-per-host", "1", "-i", "-"], input: input)
+    let input = [servers.nginx("base.png"), servers.nginx("base.bmp"), servers.fault("/html?pj=1")]
+      .joined(separator: "\n")
+    let output = env.run(
+      ["prefetch", "--json", "-j", "2", "--order", "lifo", "--max-per-host", "1", "-i", "-"],
+      input: input)
     #expect(output.status == 9)
     let records = CLIEnvironment.records(output)
     #expect(records.count == 3)
-    let byURL = Dictionary(uniqueKeysWithValues: records.compactMap { r in (r["url"] as? String).map { ($0, r) } })
+    let byURL = Dictionary(
+      uniqueKeysWithValues: records.compactMap { r in (r["url"] as? String).map { ($0, r) } })
     #expect(byURL[servers.nginx("base.bmp")]?["format"] as? String == "bmp")
     #expect(byURL[servers.nginx("base.bmp")]?["status"] as? String == "downloaded")
     #expect(byURL[servers.fault("/html?pj=1")]?["exit_code"] as? Int == 9)
@@ -56,10 +67,13 @@ struct CacheCommandTests {
 
   @Test("Ctrl-C during prefetch: stops at once, summary, exit 130, nothing partial, rerun resumes")
   func interrupt() throws {
-    let urls = [servers.nginx("base.png")] + (0..<8).map { servers.fault("/image/base.png?delay=20&int=\($0)") }
+    let urls =
+      [servers.nginx("base.png")]
+      + (0..<8).map { servers.fault("/image/base.png?delay=20&int=\($0)") }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: imgcacheBinary)
-    process.arguments = ["prefetch", "-j", "3", "--save-failed", env.root.path + "/rest.txt"] + urls
+    process.arguments =
+      ["prefetch", "-j", "3", "--save-failed", env.root.path + "/rest.txt"] + urls
     process.environment = env.environment
     let err = Pipe()
     process.standardError = err
@@ -91,9 +105,12 @@ struct CacheCommandTests {
       print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
       """
     let output = ImgCacheTestSupport.run(
-      "/usr/bin/env", ["python3", "-c", script, imgcacheBinary, "prefetch", "-q", "--max-filesize", "200M"] + urls,
+      "/usr/bin/env",
+      ["python3", "-c", script, imgcacheBinary, "prefetch", "-q", "--max-filesize", "200M"] + urls,
       environment: env.environment)
-    let fields = output.stdout.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    let fields = output.stdout.split(separator: " ").compactMap {
+      Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
     #expect(fields.first == 0, "\(output.stderr)")
     let peakKiB = fields.last ?? Int.max
     // 120 MiB went through; a process holding bodies in memory would peak far above this.
@@ -107,13 +124,16 @@ struct CacheCommandTests {
     let dry = env.run(["remove", "--dry-run", servers.nginx("base.png")])
     #expect(dry.stdout == "would remove \(servers.nginx("base.png"))\n")
     #expect(env.run(["query", servers.nginx("base.png")]).status == 0)
-    #expect(env.run(["remove", servers.nginx("base.png")]).stdout == "removed \(servers.nginx("base.png"))\n")
+    #expect(
+      env.run(["remove", servers.nginx("base.png")]).stdout
+        == "removed \(servers.nginx("base.png"))\n")
     #expect(env.run(["query", servers.nginx("base.png")]).status == 1)
     let absent = env.run(["remove", servers.nginx("base.png")])
     #expect(absent.status == 1)
     expectCleanError(absent, contains: "not cached")
     #expect(env.run(["remove", "-f", servers.nginx("base.png")]).status == 0)
-    try (servers.nginx("base.gif") + "\n").write(toFile: env.root.path + "/rm.txt", atomically: true, encoding: .utf8)
+    try (servers.nginx("base.gif") + "\n").write(
+      toFile: env.root.path + "/rm.txt", atomically: true, encoding: .utf8)
     #expect(env.run(["remove", "-i", env.root.path + "/rm.txt"]).status == 0)
     #expect(env.run(["size", "--bytes"]).stdout == "0\n")
   }
@@ -138,7 +158,8 @@ struct CacheCommandTests {
     #expect(dry.stdout.contains("expired:  4 entries"))
     #expect(dry.stdout.contains("[dry run]"))
     #expect(env.run(["size"]).stdout.hasPrefix("4 entries"))
-    let trim = try #require(CLIEnvironment.records(env.run(["clean", "--json", "--max-size", "12K"])).first)
+    let trim = try #require(
+      CLIEnvironment.records(env.run(["clean", "--json", "--max-size", "12K"])).first)
     #expect((trim["trimmed"] as? [String: Any])?["count"] as? Int == 3)
     #expect((trim["remaining"] as? [String: Any])?["entries"] as? Int == 1)
     #expect(env.run(["clean", "--max-age", "0s"]).stdout.contains("expired:  1 entries"))

@@ -30,7 +30,9 @@ struct FetchCommandTests {
     #expect(lines.count == 3)
     #expect(lines[0].hasSuffix(".gif") && lines[1].hasSuffix(".jpg") && lines[2].hasSuffix(".webp"))
     // 404 (8) + not an image (9) + offline-style success: the lowest error wins, never the last.
-    let mixed = env.run(["fetch", servers.fault("/status/404?b=1"), servers.fault("/html?b=1"), urls[0]])
+    let mixed = env.run([
+      "fetch", servers.fault("/status/404?b=1"), servers.fault("/html?b=1"), urls[0],
+    ])
     #expect(mixed.status == 8)
     #expect(mixed.stdout.split(separator: "\n").count == 1)
     #expect(mixed.stderr.split(separator: "\n").count == 2)
@@ -47,11 +49,14 @@ struct FetchCommandTests {
     #expect(env.run(["fetch", "-o", linked, "--link", servers.nginx("base.png")]).status == 0)
     var a = stat()
     var b = stat()
-    let cached = env.run(["query", servers.nginx("base.png")]).stdout.trimmingCharacters(in: .newlines)
+    let cached = env.run(["query", servers.nginx("base.png")]).stdout.trimmingCharacters(
+      in: .newlines)
     stat(linked, &a)
     stat(cached, &b)
     #expect(a.st_ino == b.st_ino)
-    #expect(env.run(["fetch", "-o", copy, servers.nginx("base.png"), servers.nginx("base.gif")]).status == 2)
+    #expect(
+      env.run(["fetch", "-o", copy, servers.nginx("base.png"), servers.nginx("base.gif")]).status
+        == 2)
   }
 
   @Test("--json gives one record per URL with the stored metadata")
@@ -69,7 +74,8 @@ struct FetchCommandTests {
     #expect((record["created"] as? String)?.hasSuffix("Z") == true)
     #expect(record["exit_code"] as? Int == 0)
     #expect(record["error"] is NSNull)
-    let failure = try #require(CLIEnvironment.records(env.run(["fetch", "--json", servers.fault("/status/410?j=1")])).first)
+    let failure = try #require(
+      CLIEnvironment.records(env.run(["fetch", "--json", servers.fault("/status/410?j=1")])).first)
     #expect(failure["status"] as? String == "error")
     #expect(failure["exit_code"] as? Int == 8)
     #expect((failure["error"] as? [String: Any])?["http_status"] as? Int == 410)
@@ -138,25 +144,34 @@ struct FetchCommandTests {
     #expect(env.run(["fetch", "--any", servers.fault("/html?any=1")]).status == 0)
   }
 
-  @Test("--key, --key-filter strip-query, --ro-dir, -H, --user, --netrc, --cookie-jar, --user-agent")
+  @Test(
+    "--key, --key-filter strip-query, --ro-dir, -H, --user, --netrc, --cookie-jar, --user-agent")
   func transferOptions() throws {
-    let stripped = env.run(["fetch", "--key-filter", "strip-query", servers.nginx("base.png?sig=1")])
-    let same = env.run(["fetch", "--offline", "--key-filter", "strip-query", servers.nginx("base.png?sig=2")])
+    let stripped = env.run([
+      "fetch", "--key-filter", "strip-query", servers.nginx("base.png?sig=1"),
+    ])
+    let same = env.run([
+      "fetch", "--offline", "--key-filter", "strip-query", servers.nginx("base.png?sig=2"),
+    ])
     #expect(stripped.status == 0 && same.stdout == stripped.stdout)
     let keyed = env.run(["fetch", "--key", "my-key.png", servers.nginx("base.gif")])
     #expect(keyed.stdout.contains(MD5.hex(of: "my-key.png")))
     let ro = TemporaryDirectory("ro")
     let roURL = servers.nginx("never-served.png")
     try ro.write(CacheKey.fileName(for: roURL), Fixtures.bytes("base.png"))
-    #expect(env.run(["fetch", "--ro-dir", ro.path, roURL]).stdout == ro.path + "/" + CacheKey.fileName(for: roURL) + "\n")
+    #expect(
+      env.run(["fetch", "--ro-dir", ro.path, roURL]).stdout == ro.path + "/"
+        + CacheKey.fileName(for: roURL) + "\n")
     let headers = env.run([
-      "fetch", "--any", "--json", "-H", "X-Demo: 1", "--user-agent", "tester/1", servers.fault("/headers?h=1"),
+      "fetch", "--any", "--json", "-H", "X-Demo: 1", "--user-agent", "tester/1",
+      servers.fault("/headers?h=1"),
     ])
     let path = try #require(CLIEnvironment.records(headers).first?["path"] as? String)
     let sent = try String(contentsOfFile: path, encoding: .utf8)
     #expect(sent.contains("\"X-Demo\": \"1\"") && sent.contains("tester/1"))
     #expect(env.run(["fetch", "--user", "user:secret", servers.fault("/auth?u=1")]).status == 0)
-    try "machine 127.0.0.1 login user password secret\n".write(toFile: env.root.path + "/home/.netrc", atomically: true, encoding: .utf8)
+    try "machine 127.0.0.1 login user password secret\n".write(
+      toFile: env.root.path + "/home/.netrc", atomically: true, encoding: .utf8)
     #expect(env.run(["fetch", "--netrc", servers.fault("/auth?u=2")]).status == 0)
     let jar = env.root.path + "/jar.txt"
     let cookie = env.run(["fetch", "--cookie-jar", jar, servers.fault("/cookie/set")])
@@ -185,7 +200,8 @@ struct FetchCommandTests {
     let mixed = env.run(["query", url, servers.nginx("nothing.png")])
     #expect(mixed.status == 1)
     #expect(mixed.stdout.split(separator: "\n").count == 1)
-    let missing = try #require(CLIEnvironment.records(env.run(["query", "--json", servers.nginx("nothing.png")])).first)
+    let missing = try #require(
+      CLIEnvironment.records(env.run(["query", "--json", servers.nginx("nothing.png")])).first)
     #expect(missing["cached"] as? Bool == false)
   }
 
@@ -193,7 +209,8 @@ struct FetchCommandTests {
   func closedPipe() {
     let urls = (0..<3).map { servers.nginx("base.png?pipe=\($0)") }
     for url in urls { env.run(["fetch", url]) }
-    let script = "\(imgcacheBinary) query \(urls.joined(separator: " ")) | head -c 0; echo status=${PIPESTATUS[0]}"
+    let script =
+      "\(imgcacheBinary) query \(urls.joined(separator: " ")) | head -c 0; echo status=${PIPESTATUS[0]}"
     let output = ImgCacheTestSupport.run("/bin/bash", ["-c", script], environment: env.environment)
     #expect(output.stderr.isEmpty, "\(output.stderr)")
     #expect(output.stdout.contains("status=0"))

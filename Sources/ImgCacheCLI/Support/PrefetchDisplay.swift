@@ -61,7 +61,9 @@ final class PrefetchDisplay: @unchecked Sendable {
     guard !summary.failures.isEmpty else { return }
     console.info("failed:")
     for (_, error) in summary.failures.prefix(50) {
-      let code = error.kind == .httpStatus ? error.httpStatus.map(String.init) ?? "http" : error.kind.rawValue
+      let code =
+        error.kind == .httpStatus
+        ? error.httpStatus.map(String.init) ?? "http" : error.kind.rawValue
       console.info("  \(code.padding(toLength: 13, withPad: " ", startingAt: 0)) \(error.message)")
     }
     if summary.failures.count > 50 { console.info("  ... and \(summary.failures.count - 50) more") }
