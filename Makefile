@@ -9,7 +9,7 @@ DOCS_DATE := 2026-01-01
 DEB_PACKAGES := pkg-config curl libsqlite3-dev libssl-dev libcurl4-openssl-dev openssl python3 \
   nginx-light imagemagick webp libheif-examples libavif-bin libjxl-tools
 
-.PHONY: all deps build release test test-only format lint docs check-docs demo install clean
+.PHONY: all deps build release test format lint docs check-docs demo install clean bench
 
 all: build
 
@@ -66,3 +66,12 @@ install: release
 	install -m 644 completions/imgcache.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/imgcache
 	install -m 644 completions/_imgcache $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_imgcache
 	install -m 644 completions/imgcache.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/imgcache.fish
+
+# Benchmark (not part of make test): release build, real-image corpus, peers in the same run.
+BENCH_PACKAGES := aria2 wget time desktop-base gnome-backgrounds mate-backgrounds oxygen-icon-theme
+bench: deps
+	@missing=""; for p in $(BENCH_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; fi
+	$(SWIFT) build -c release -Xswiftc -static-stdlib --product imgcache
+	$(SWIFT) build -c release -Xswiftc -static-stdlib --product imgcache-stress
+	python3 bench/bench.py

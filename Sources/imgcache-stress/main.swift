@@ -1,5 +1,7 @@
-// A development tool for the multi-process tests: hammers one cache with stores, lookups,
-// removals and cleans. Not installed. Usage: imgcache-stress write|read|clean DIR COUNT SEED
+// A development tool for the multi-process tests and the benchmark: hammers one cache with
+// stores, lookups, removals and cleans, or fills one with COUNT entries of 1-8 KiB whose last
+// access (and file atime) are one second apart. Not installed.
+// Usage: imgcache-stress write|read|clean|populate DIR COUNT SEED
 import Foundation
 import ImgCacheKit
 
@@ -9,7 +11,19 @@ guard arguments.count == 5, let count = Int(arguments[3]), let seed = UInt64(arg
     Data("usage: imgcache-stress write|read|clean DIR COUNT SEED\n".utf8))
   exit(2)
 }
-let cache = DiskCache(directory: URL(fileURLWithPath: arguments[2]))
+/// The populate mode's clock: one second per entry, starting a year ago.
+final class StepClock: @unchecked Sendable {
+  var next = Date().addingTimeInterval(-365 * 86_400)
+  func tick() -> Date {
+    next += 1
+    return next
+  }
+}
+let clock = StepClock()
+let stepped: @Sendable () -> Date = { clock.tick() }
+let wall: @Sendable () -> Date = { Date() }
+let cache = DiskCache(
+  directory: URL(fileURLWithPath: arguments[2]), now: arguments[1] == "populate" ? stepped : wall)
 var generator = SplitMix(state: seed)
 var busy = 0
 
@@ -40,6 +54,16 @@ do {
       close(fd)
       try cache.store(path, key: url, url: url, metadata: EntryMetadata(format: .png))
       if Int.random(in: 0..<10, using: &generator) == 0 { try cache.remove(key: randomURL()) }
+    case "populate":
+      let (path, fd) = try cache.makeTemporaryFile()
+      let body = [UInt8](repeating: 0x5A, count: Int.random(in: 1_024...8_192, using: &generator))
+      _ = body.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+      close(fd)
+      let url = "https://bench.example/\(UUID().uuidString).png"
+      let entry = try cache.store(path, key: url, url: url, metadata: EntryMetadata(format: .png))
+      let seconds = Int(entry.lastAccess.timeIntervalSince1970)
+      var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
+      utimensat(AT_FDCWD, cache.layout.dataPath(entry.file), &times, 0)
     case "read":
       if let hit = try cache.lookup(key: randomURL()) {
         // The file of a hit may be removed by a cleaner right after; it must never be partial.

@@ -55,6 +55,9 @@ public final class DiskCache: @unchecked Sendable {
       if create { try layout.prepare() }
       var config = Configuration()
       config.busyMode = .timeout(60)
+      // WAL with NORMAL sync: commits are atomic and the index never corrupts; only the last
+      // transactions before a power loss may be lost, which a cache tolerates.
+      config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
       config.label = "imgcache.index"
       let opened = try DatabasePool(path: path, configuration: config)
       try IndexSchema.migrate(opened, lockPath: path + ".migrate-lock")

@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""make bench: imgcache side by side with curl, aria2c, wget, du, find and rm, in one run.
+
+Every figure is the median of several runs; all tools run in the same session so the ratios
+hold on a noisy machine. Prints one table and writes it to bench/results/<date>.md.
+"""
+import json, os, platform, shutil, statistics, subprocess, sys, tempfile, time
+from datetime import datetime, timezone
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, ".build/release/imgcache")
+STRESS = os.path.join(ROOT, ".build/release/imgcache-stress")
+CORPUS = os.environ.get("BENCH_CORPUS", os.path.join(ROOT, "bench/corpus"))
+RUNS = int(os.environ.get("BENCH_RUNS", "3"))
+BIG = int(os.environ.get("BENCH_ENTRIES", "100000"))
+WORK = tempfile.mkdtemp(prefix="imgcache-bench-")
+ENV = dict(os.environ, LC_ALL="C")
+rows = []  # (group, label, value, unit, ratio text)
+
+
+def timed(cmd, env=None, stdin=None):
+    """Wall seconds and peak RSS (KiB) of one command, via GNU time."""
+    stats = os.path.join(WORK, "time.txt")
+    start = time.perf_counter()
+    result = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", stats] + cmd, env=env or ENV,
+                            stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    wall = time.perf_counter() - start
+    if result.returncode != 0:
+        sys.exit(f"bench: {' '.join(cmd[:3])}... exited {result.returncode}: {result.stderr.decode()[-500:]}")
+    return wall, int(open(stats).read().split()[-1])
+
+
+def median_run(prepare, cmd, runs=RUNS, env=None):
+    walls, rss = [], []
+    for _ in range(runs):
+        prepare()
+        w, r = timed(cmd, env=env)
+        walls.append(w)
+        rss.append(r)
+    return statistics.median(walls), max(rss)
+
+
+def fresh(path):
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path)
+
+
+def main():
+    subprocess.run(["bash", os.path.join(ROOT, "bench/make-corpus.sh"), CORPUS], check=True)
+    floor = os.path.join(WORK, "floor")
+    subprocess.run(["swiftc", "-O", "-static-stdlib", os.path.join(ROOT, "bench/floor.swift"), "-o", floor],
+                   check=True)
+    servers = subprocess.Popen(
+        [sys.executable, os.path.join(ROOT, "Tests/Fixtures/servers.py"), "--root", CORPUS,
+         "--work", os.path.join(WORK, "servers"), "--lifetime", "5400"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    port = json.loads(servers.stdout.readline())["http"]
+    try:
+        run_all(port, floor)
+    finally:
+        servers.stdin.close()
+        servers.wait(timeout=10)
+        shutil.rmtree(WORK, ignore_errors=True)
+
+
+def url_list(name, port):
+    files = sorted(os.listdir(os.path.join(CORPUS, name)))
+    path = os.path.join(WORK, name + ".txt")
+    with open(path, "w") as f:
+        for file in files:
+            f.write(f"http://127.0.0.1:{port}/{name}/{file}\n")
+    total = sum(os.path.getsize(os.path.join(CORPUS, name, x)) for x in files)
+    return path, len(files), total
+
+
+def cold_prefetch(label, lst, count, total, jobs):
+    out = os.path.join(WORK, "out")
+    cache = os.path.join(WORK, "cache")
+    env = dict(ENV, IMGCACHE_DIR=cache)
+    curl_cfg = os.path.join(WORK, "curl.cfg")
+    with open(curl_cfg, "w") as f:
+        for url in open(lst):
+            f.write(f'url = "{url.strip()}"\n')
+    tools = {
+        f"imgcache prefetch -j {jobs}": ([BIN, "prefetch", "-q", "-j", str(jobs), "-i", lst], lambda: fresh(cache), env),
+        f"curl --parallel-max {jobs}": (["curl", "-s", "--parallel", "--parallel-max", str(jobs), "--remote-name-all",
+                                          "--output-dir", out, "-K", curl_cfg], lambda: fresh(out), None),
+        f"aria2c -j {jobs}": (["aria2c", "-q", "-j", str(jobs), "--max-connection-per-server=16", "--allow-overwrite=true",
+                               "--auto-file-renaming=false", "-d", out, "-i", lst], lambda: fresh(out), None),
+    }
+    if jobs == 6:
+        tools["wget -i (sequential)"] = (["wget", "-q", "-P", out, "-i", lst], lambda: fresh(out), None)
+    results = {}
+    for name, (cmd, prep, env_) in tools.items():
+        results[name] = median_run(prep, cmd, env=env_)
+    base = results[f"curl --parallel-max {jobs}"][0]
+    for name, (wall, rss) in results.items():
+        rows.append((label, name, f"{count / wall:,.0f} files/s  {total / wall / 1e6:,.1f} MB/s",
+                     f"{rss / 1024:.1f} MiB", f"{base / wall:.2f} x curl"))
+    return results
+
+
+def run_all(port, floor):
+    small, n_small, b_small = url_list("small", port)
+    large, n_large, b_large = url_list("large", port)
+    for jobs in (6, 16):
+        cold_prefetch(f"cold small ({n_small} files, {b_small / 1e6:.0f} MB)", small, n_small, b_small, jobs)
+    for jobs in (6, 16):
+        cold_prefetch(f"cold large ({n_large} files, {b_large / 1e6:.0f} MB)", large, n_large, b_large, jobs)
+
+    # Warm: everything cached; peers have no cache, so they re-fetch.
+    cache = os.path.join(WORK, "cache")
+    env = dict(ENV, IMGCACHE_DIR=cache)
+    fresh(cache)
+    timed([BIN, "prefetch", "-q", "-i", small], env=env)
+    wall, rss = median_run(lambda: None, [BIN, "prefetch", "-q", "-i", small], runs=RUNS + 2, env=env)
+    out = os.path.join(WORK, "out")
+    curl_wall, _ = median_run(lambda: fresh(out), ["curl", "-s", "--parallel", "--parallel-max", "6",
+                                                   "--remote-name-all", "--output-dir", out, "-K",
+                                                   os.path.join(WORK, "curl.cfg")])
+    rows.append(("warm small (all cached)", "imgcache prefetch", f"{n_small / wall:,.0f} URLs/s",
+                 f"{rss / 1024:.1f} MiB", f"{curl_wall / wall:.1f} x curl re-fetch"))
+
+    # One hit, process start to exit, against the floor of a Swift program printing a line.
+    url = open(small).readline().strip()
+    floor_wall, floor_rss = median_run(lambda: None, [floor], runs=30)
+    rows.append(("hit (one URL)", "swift floor (print a line)", f"{floor_wall * 1000:.1f} ms",
+                 f"{floor_rss / 1024:.1f} MiB", "1.00 x floor"))
+    for cmd in ("query", "fetch"):
+        w, r = median_run(lambda: None, [BIN, cmd, url], runs=30, env=env)
+        rows.append(("hit (one URL)", f"imgcache {cmd}", f"{w * 1000:.1f} ms", f"{r / 1024:.1f} MiB",
+                     f"{w / floor_wall:.2f} x floor"))
+
+    # Maintenance at 10,000 and BIG entries.
+    for entries in (10_000, BIG):
+        big = os.path.join(WORK, f"big{entries}")
+        subprocess.run([STRESS, "populate", big, str(entries), "1"], check=True, stdout=subprocess.DEVNULL)
+        label = f"maintenance ({entries:,} entries)"
+        benv = dict(ENV, IMGCACHE_DIR=big)
+        size_w, size_r = median_run(lambda: None, [BIN, "size"], runs=10, env=benv)
+        du_w, _ = median_run(lambda: None, ["du", "-sb", os.path.join(big, "data")])
+        rows.append((label, "imgcache size", f"{size_w * 1000:.1f} ms", f"{size_r / 1024:.1f} MiB",
+                     f"{size_w / du_w:.3f} x du -sb ({du_w * 1000:.0f} ms)"))
+        if entries != BIG:
+            continue
+        allocated = json.loads(subprocess.run([BIN, "size", "--json"], env=benv, capture_output=True,
+                                              check=True).stdout)["disk_bytes"]
+        copy = os.path.join(WORK, "copy")
+
+        def restore():
+            shutil.rmtree(copy, ignore_errors=True)
+            subprocess.run(["cp", "-a", big, copy], check=True)
+            subprocess.run(["sync"])
+        cenv = dict(ENV, IMGCACHE_DIR=copy)
+        clean_w, clean_r = median_run(restore, [BIN, "clean", "-q", "--max-age", "never", "--max-size",
+                                                str(allocated - 1)], env=cenv)
+        half = entries // 2
+        script = (f"find {copy}/data -type f -printf '%A@ %p\\n' | sort -n | head -n {half} "
+                  f"| cut -d' ' -f2- | xargs -d '\\n' rm -f")
+        find_w, _ = median_run(restore, ["bash", "-c", script])
+        rows.append((label, "imgcache clean (to half)", f"{clean_w * 1000:.0f} ms", f"{clean_r / 1024:.1f} MiB",
+                     f"{clean_w / find_w:.2f} x find|sort|rm ({find_w * 1000:.0f} ms)"))
+        clear_w, clear_r = median_run(restore, [BIN, "clear", "-q"], env=cenv)
+        rm_w, _ = median_run(restore, ["rm", "-rf", copy])
+        rows.append((label, "imgcache clear", f"{clear_w * 1000:.0f} ms", f"{clear_r / 1024:.1f} MiB",
+                     f"{clear_w / rm_w:.2f} x rm -rf ({rm_w * 1000:.0f} ms)"))
+    report()
+
+
+def report():
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    head = (f"imgcache benchmark, {stamp}, {platform.node()}: {os.cpu_count()} cores ({cpu}), "
+            f"{platform.platform()}; median of {RUNS} runs (hits: 30)")
+    lines = [head, "", "| figure | tool | throughput / time | peak RSS | ratio |", "|---|---|---|---|---|"]
+    lines += [f"| {g} | {t} | {v} | {m} | {r} |" for g, t, v, m, r in rows]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    os.makedirs(os.path.join(ROOT, "bench/results"), exist_ok=True)
+    with open(os.path.join(ROOT, "bench/results", datetime.now(timezone.utc).strftime("%Y-%m-%d") + ".md"), "w") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    main()
