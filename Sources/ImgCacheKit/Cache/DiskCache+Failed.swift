@@ -75,15 +75,19 @@ extension DiskCache {
     }
   }
 
-  /// Which of `urls` are blacklisted now, in one read.
+  /// The failure records of those of `urls` blacklisted now, in one read.
   public func failures(of urls: [String], ttl: TimeInterval = DiskCache.defaultFailedTTL) throws
-    -> Set<String>
+    -> [String: FailedURL]
   {
-    guard !urls.isEmpty else { return [] }
+    guard !urls.isEmpty else { return [:] }
     let cutoff = now().addingTimeInterval(-ttl)
-    return try read(orIfMissing: []) { db in
-      let records = try FailedURL.fetchAll(db, keys: urls)
-      return Set(records.filter { $0.lastFailure > cutoff }.map(\.url))
+    return try read(orIfMissing: [:]) { db in
+      guard try Int.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM failed_url)") == 1 else { return [:] }
+      var records = [String: FailedURL]()
+      for record in try FailedURL.fetchAll(db, keys: urls) where record.lastFailure > cutoff {
+        records[record.url] = record
+      }
+      return records
     }
   }
 

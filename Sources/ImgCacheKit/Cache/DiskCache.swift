@@ -103,54 +103,8 @@ public final class DiskCache: @unchecked Sendable {
     return try FileIO.makeTemporaryFile(in: layout.tmpDirectory.path, prefix: "part-")
   }
 
-  /// Moves the complete file at `temporaryPath` into the cache under `key`, with its metadata,
-  /// replacing any previous entry and file of that key. The file is renamed, then the row
-  /// committed, in one write transaction.
-  @discardableResult
-  public func store(
-    _ temporaryPath: String, key: String, url: String, metadata: EntryMetadata
-  ) throws -> CacheEntry {
-    guard let sizes = FileIO.sizes(of: temporaryPath) else {
-      throw CacheError(.localIO, "cannot store \(url): temporary file \(temporaryPath) is gone")
-    }
-    let file = CacheLayout.relativeFile(for: key)
-    try prepareShard(of: file)
-    let destination = layout.dataPath(file)
-    let time = now()
-    var entry = CacheEntry(
-      key: key, url: url, file: file, size: sizes.size, allocated: sizes.allocated,
-      format: metadata.format?.rawValue, width: metadata.width, height: metadata.height,
-      scale: CacheKey.scale(of: key), contentType: metadata.contentType, etag: metadata.etag,
-      lastModified: metadata.lastModified, created: time, lastAccess: time,
-      expiry: metadata.expiry, accessCount: 0)
-    return try write { db in
-      let old = try CacheEntry.fetchOne(db, key: key)
-      do {
-        try FileIO.rename(temporaryPath, to: destination)
-      } catch {
-        // data/ may have been removed by a clear in another process: re-create and retry once.
-        forgetPreparedShards()
-        try prepareShard(of: file)
-        try FileIO.rename(temporaryPath, to: destination)
-      }
-      if let old {
-        entry.accessCount = old.accessCount
-        try entry.update(db)
-      } else {
-        try entry.insert(db)
-      }
-      try IndexSchema.adjustTotals(
-        db,
-        by: CacheTotals(
-          entries: old == nil ? 1 : 0, bytes: entry.size - (old?.size ?? 0),
-          allocated: entry.allocated - (old?.allocated ?? 0)))
-      try IndexSchema.increment(["stores": 1, "bytes_stored": entry.size], db)
-      return entry
-    }
-  }
-
   /// Creates `data/ab/` for `file` once per process.
-  private func prepareShard(of file: String) throws {
+  func prepareShard(of file: String) throws {
     let shard = String(file.prefix(2))
     lock.lock()
     let known = preparedShards.contains(shard)
@@ -192,8 +146,10 @@ public final class DiskCache: @unchecked Sendable {
       return nil
     }
     guard touch else { return .local(entry, path: path) }
-    let touched = try self.touch(keys: [key])
-    return .local(touched.first ?? entry, path: path)
+    var touched = entry
+    touched.lastAccess = try self.touch(keys: [key])
+    touched.accessCount += 1
+    return .local(touched, path: path)
   }
 
   /// Looks up many keys in this cache in one read transaction, without recording accesses;
@@ -224,23 +180,21 @@ public final class DiskCache: @unchecked Sendable {
     return nil
   }
 
-  /// Records a use of each of `keys` (last access = now, count + 1) in one transaction and
-  /// returns the updated rows.
+  /// Records a use of each of `keys` (last access = now, count + 1) in one transaction;
+  /// returns the time recorded.
   @discardableResult
-  public func touch(keys: [String]) throws -> [CacheEntry] {
-    guard !keys.isEmpty else { return [] }
+  public func touch(keys: [String]) throws -> Date {
     let time = now()
-    return try write { db in
-      var updated = [CacheEntry]()
+    guard !keys.isEmpty else { return time }
+    try write { db in
+      let statement = try db.cachedStatement(
+        sql: "UPDATE entry SET last_access = ?, access_count = access_count + 1 WHERE key = ?")
       for key in keys {
-        try db.execute(
-          sql: "UPDATE entry SET last_access = ?, access_count = access_count + 1 WHERE key = ?",
-          arguments: [time.timeIntervalSince1970, key])
-        if let entry = try CacheEntry.fetchOne(db, key: key) { updated.append(entry) }
+        try statement.execute(arguments: [time.timeIntervalSince1970, key])
       }
-      try IndexSchema.increment(["hits": Int64(updated.count)], db)
-      return updated
+      try IndexSchema.increment(["hits": Int64(keys.count)], db)
     }
+    return time
   }
 
   /// Drops the row of `key` if its file is (still) missing.

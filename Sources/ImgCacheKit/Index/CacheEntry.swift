@@ -34,7 +34,7 @@ public struct EntryMetadata: Sendable, Equatable {
 }
 
 /// One row of the index: a cached body and its metadata.
-public struct CacheEntry: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecord {
   public static let databaseTableName = "entry"
 
   /// The cache key (the URL without its fragment, unless a filter or explicit key said otherwise).
@@ -70,15 +70,67 @@ public struct CacheEntry: Codable, Sendable, Equatable, FetchableRecord, Persist
   /// How many times the entry was used.
   public var accessCount: Int
 
-  enum CodingKeys: String, CodingKey {
-    case key, url, file, size, allocated, format, width, height, scale
-    case contentType = "content_type"
-    case etag
-    case lastModified = "last_modified"
-    case created
-    case lastAccess = "last_access"
-    case expiry
-    case accessCount = "access_count"
+  /// Decodes a row by hand: several times faster than `Decodable` on hot paths.
+  public init(row: Row) throws {
+    key = row["key"]
+    url = row["url"]
+    file = row["file"]
+    size = row["size"]
+    allocated = row["allocated"]
+    format = row["format"]
+    width = row["width"]
+    height = row["height"]
+    scale = row["scale"]
+    contentType = row["content_type"]
+    etag = row["etag"]
+    lastModified = row["last_modified"]
+    created = Date(timeIntervalSince1970: row["created"])
+    lastAccess = Date(timeIntervalSince1970: row["last_access"])
+    expiry = (row["expiry"] as Double?).map(Date.init(timeIntervalSince1970:))
+    accessCount = row["access_count"]
+  }
+
+  /// Creates an entry.
+  public init(
+    key: String, url: String, file: String, size: Int64, allocated: Int64, format: String?,
+    width: Int?, height: Int?, scale: Int, contentType: String?, etag: String?,
+    lastModified: String?, created: Date, lastAccess: Date, expiry: Date?, accessCount: Int
+  ) {
+    self.key = key
+    self.url = url
+    self.file = file
+    self.size = size
+    self.allocated = allocated
+    self.format = format
+    self.width = width
+    self.height = height
+    self.scale = scale
+    self.contentType = contentType
+    self.etag = etag
+    self.lastModified = lastModified
+    self.created = created
+    self.lastAccess = lastAccess
+    self.expiry = expiry
+    self.accessCount = accessCount
+  }
+
+  public func encode(to container: inout PersistenceContainer) throws {
+    container["key"] = key
+    container["url"] = url
+    container["file"] = file
+    container["size"] = size
+    container["allocated"] = allocated
+    container["format"] = format
+    container["width"] = width
+    container["height"] = height
+    container["scale"] = scale
+    container["content_type"] = contentType
+    container["etag"] = etag
+    container["last_modified"] = lastModified
+    container["created"] = created.timeIntervalSince1970
+    container["last_access"] = lastAccess.timeIntervalSince1970
+    container["expiry"] = expiry?.timeIntervalSince1970
+    container["access_count"] = accessCount
   }
 
   /// The metadata part of the entry.
@@ -86,17 +138,6 @@ public struct CacheEntry: Codable, Sendable, Equatable, FetchableRecord, Persist
     EntryMetadata(
       format: format.flatMap(ImageFormat.init(rawValue:)), width: width, height: height,
       contentType: contentType, etag: etag, lastModified: lastModified, expiry: expiry)
-  }
-
-  public static func databaseDateEncodingStrategy(for column: String)
-    -> DatabaseDateEncodingStrategy
-  {
-    .timeIntervalSince1970
-  }
-  public static func databaseDateDecodingStrategy(for column: String)
-    -> DatabaseDateDecodingStrategy
-  {
-    .timeIntervalSince1970
   }
 }
 

@@ -63,11 +63,12 @@ enum IndexSchema {
 
   /// Adds `delta` to the running totals; call inside the transaction that changed the entries.
   static func adjustTotals(_ db: Database, by delta: CacheTotals) throws {
-    try db.execute(
+    try db.cachedStatement(
       sql: """
         UPDATE totals SET entries = entries + ?, bytes = bytes + ?, allocated = allocated + ?
         WHERE id = 1
-        """, arguments: [delta.entries, delta.bytes, delta.allocated])
+        """
+    ).execute(arguments: [delta.entries, delta.bytes, delta.allocated])
   }
 
   /// Reads the running totals.
@@ -83,8 +84,9 @@ enum IndexSchema {
   static func delete(_ entries: [CacheEntry], _ db: Database) throws {
     guard !entries.isEmpty else { return }
     var delta = CacheTotals.zero
+    let statement = try db.cachedStatement(sql: "DELETE FROM entry WHERE key = ?")
     for entry in entries {
-      try db.execute(sql: "DELETE FROM entry WHERE key = ?", arguments: [entry.key])
+      try statement.execute(arguments: [entry.key])
       delta.entries -= 1
       delta.bytes -= entry.size
       delta.allocated -= entry.allocated
@@ -94,12 +96,13 @@ enum IndexSchema {
 
   /// Adds `amounts` to the named persistent counters (hits, misses, …, for `stats`).
   static func increment(_ amounts: [String: Int64], _ db: Database) throws {
+    let statement = try db.cachedStatement(
+      sql: """
+        INSERT INTO counter (name, value) VALUES (?, ?)
+        ON CONFLICT(name) DO UPDATE SET value = value + excluded.value
+        """)
     for (name, amount) in amounts where amount != 0 {
-      try db.execute(
-        sql: """
-          INSERT INTO counter (name, value) VALUES (?, ?)
-          ON CONFLICT(name) DO UPDATE SET value = value + excluded.value
-          """, arguments: [name, amount])
+      try statement.execute(arguments: [name, amount])
     }
   }
 }

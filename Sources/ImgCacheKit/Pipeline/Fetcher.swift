@@ -12,11 +12,13 @@ public final class Fetcher: @unchecked Sendable {
   public let downloader: Downloader
   private let lock = NSLock()
   private var inFlight = [String: [Completion]]()
+  private let storeQueue: StoreQueue
 
   /// Creates a pipeline over `cache` downloading with `transfer` options.
   public init(cache: DiskCache, transfer: TransferOptions = TransferOptions()) {
     self.cache = cache
     self.downloader = Downloader(options: transfer)
+    self.storeQueue = StoreQueue(cache: cache)
   }
 
   /// Fetches `url` and waits for the result.
@@ -66,6 +68,20 @@ public final class Fetcher: @unchecked Sendable {
     }
   }
 
+  /// Downloads `url`, known to be neither cached nor blacklisted (the prefetcher checked both
+  /// for a whole batch at once).
+  func fetchUncached(
+    _ url: String, key: String, options: FetchOptions, completion: @escaping Completion
+  ) {
+    do {
+      try RequestURL.validate(url)
+    } catch {
+      return completion(
+        FetchResult(url: url, key: key, outcome: .failure(CacheError.io(url, error)), bytes: 0))
+    }
+    download(url, key: key, validators: nil, options: options, completion: completion)
+  }
+
   /// Downloads `url` for `key`, joining a download of the same key already in flight.
   func download(
     _ url: String, key: String, validators: CacheEntry?, options: FetchOptions,
@@ -97,88 +113,74 @@ public final class Fetcher: @unchecked Sendable {
       return finish(
         FetchResult(url: url, key: key, outcome: .failure(CacheError.io(url, error)), bytes: 0))
     }
-    downloader.download(request) { [cache] response in
-      let stored = Self.store(
-        response, url: url, key: key, validators: validators, options: options, cache: cache)
+    downloader.download(request) { [cache, storeQueue] response in
       let bytes = (try? response.get().bytes) ?? 0
-      finish(FetchResult(url: url, key: key, outcome: stored, bytes: bytes))
-    }
-  }
-
-  /// Validates and stores a response; records or forgets the URL's failure.
-  static func store(
-    _ response: Result<DownloadResponse, CacheError>, url: String, key: String,
-    validators: CacheEntry?, options: FetchOptions, cache: DiskCache
-  ) -> Result<FetchOutcome, CacheError> {
-    let outcome: Result<FetchOutcome, CacheError>
-    do {
-      let response = try response.get()
-      outcome = .success(
-        try place(
-          response, url: url, key: key, validators: validators, options: options, cache: cache))
-    } catch let error as CacheError {
-      outcome = .failure(error)
-    } catch {
-      outcome = .failure(CacheError.io(url, error))
-    }
-    switch outcome {
-    case .success:
-      try? cache.forgetFailure(url: url)
-    case .failure(let error) where error.isPermanent:
-      try? cache.recordFailure(url: url, error: error)
-    case .failure:
-      break
-    }
-    return outcome
-  }
-
-  private static func place(
-    _ response: DownloadResponse, url: String, key: String, validators: CacheEntry?,
-    options: FetchOptions, cache: DiskCache
-  ) throws -> FetchOutcome {
-    guard let file = response.file else {
-      let metadata = EntryMetadata(etag: response.etag, lastModified: response.lastModified)
-      guard let entry = try cache.revalidate(key: key, with: metadata) else {
-        throw CacheError(.protocolError, "\(url): 304 Not Modified, but the entry is gone")
+      let done = { (outcome: Result<FetchOutcome, CacheError>) in
+        if case .failure(let error) = outcome, error.isPermanent {
+          try? cache.recordFailure(url: url, error: error)
+        }
+        finish(FetchResult(url: url, key: key, outcome: outcome, bytes: bytes))
       }
-      return .notModified(entry, path: cache.layout.dataPath(entry.file))
+      let ready: PendingStore
+      do {
+        let response = try response.get()
+        guard let file = response.file else {
+          return done(Result { try Self.notModified(response, url: url, key: key, cache: cache) }
+            .mapError { CacheError.io(url, $0) })
+        }
+        ready = try Self.validated(file, response: response, url: url, key: key, options: options)
+      } catch {
+        return done(.failure(CacheError.io(url, error)))
+      }
+      storeQueue.enqueue(ready) { stored in
+        done(
+          stored.map { entry in
+            let path = cache.layout.dataPath(entry.file)
+            return validators == nil ? .downloaded(entry, path: path) : .revalidated(entry, path: path)
+          })
+      }
     }
+  }
+
+  /// A 304: keeps the entry and records the new validators and the use.
+  private static func notModified(
+    _ response: DownloadResponse, url: String, key: String, cache: DiskCache
+  ) throws -> FetchOutcome {
+    let metadata = EntryMetadata(etag: response.etag, lastModified: response.lastModified)
+    guard let entry = try cache.revalidate(key: key, with: metadata) else {
+      throw CacheError(.protocolError, "\(url): 304 Not Modified, but the entry is gone")
+    }
+    try cache.forgetFailure(url: url)
+    return .notModified(entry, path: cache.layout.dataPath(entry.file))
+  }
+
+  /// The body checked (an image with pixels, unless any body is accepted) and described for
+  /// the store; a body that fails is deleted.
+  private static func validated(
+    _ file: String, response: DownloadResponse, url: String, key: String, options: FetchOptions
+  ) throws -> PendingStore {
     var metadata = EntryMetadata(
       contentType: response.contentType, etag: response.etag, lastModified: response.lastModified)
-    do {
-      if let info = try validate(
-        file, response: response, url: url, acceptAny: options.acceptAnyBody)
-      {
-        metadata.format = info.format
-        metadata.width = info.width
-        metadata.height = info.height
-      }
-      let entry = try cache.store(file, key: key, url: url, metadata: metadata)
-      let path = cache.layout.dataPath(entry.file)
-      return validators == nil ? .downloaded(entry, path: path) : .revalidated(entry, path: path)
-    } catch {
-      unlink(file)
-      throw error
-    }
-  }
-
-  /// The sniffed image, or nil for an accepted non-image body; throws `.notAnImage`.
-  private static func validate(
-    _ file: String, response: DownloadResponse, url: String, acceptAny: Bool
-  )
-    throws -> ImageInfo?
-  {
     let info = ImageSniffer.sniff(path: file)
-    if acceptAny { return info }
-    let type = response.contentType.map { ", \($0)" } ?? ""
-    guard response.bytes > 0 else { throw CacheError(.notAnImage, "\(url): empty body\(type)") }
-    guard let info else {
-      throw CacheError(.notAnImage, "\(url): body is not an image (\(response.bytes) bytes\(type))")
+    if !options.acceptAnyBody {
+      let type = response.contentType.map { ", \($0)" } ?? ""
+      let problem: String?
+      if response.bytes == 0 {
+        problem = "\(url): empty body\(type)"
+      } else if let info {
+        problem = info.hasPixels ? nil : "\(url): \(info.format.rawValue) image has 0 pixels"
+      } else {
+        problem = "\(url): body is not an image (\(response.bytes) bytes\(type))"
+      }
+      if let problem {
+        unlink(file)
+        throw CacheError(.notAnImage, problem)
+      }
     }
-    guard info.hasPixels else {
-      throw CacheError(.notAnImage, "\(url): \(info.format.rawValue) image has 0 pixels")
-    }
-    return info
+    metadata.format = info?.format
+    metadata.width = info?.width
+    metadata.height = info?.height
+    return PendingStore(temporaryPath: file, key: key, url: url, metadata: metadata)
   }
 }
 

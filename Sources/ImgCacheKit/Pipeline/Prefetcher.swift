@@ -93,8 +93,8 @@ public final class Prefetcher: @unchecked Sendable {
     while !isCancelled {
       let batch = readBatch(input)
       if batch.isEmpty { break }
-      let misses = serveHits(batch, options: options, report: report)
-      for url in misses {
+      let triaged = triage(batch, options: options, report: report)
+      for (url, key) in triaged ?? batch.map { ($0, "") } {
         window.wait()
         if isCancelled {
           window.signal()
@@ -104,13 +104,18 @@ public final class Prefetcher: @unchecked Sendable {
         lock.lock()
         pending.insert(url)
         lock.unlock()
-        fetcher.fetch(url, options: options) { result in
+        let completion: Fetcher.Completion = { result in
           self.lock.lock()
           self.pending.remove(url)
           self.lock.unlock()
           report(result)
           window.signal()
           group.leave()
+        }
+        if triaged == nil {
+          fetcher.fetch(url, options: options, completion: completion)
+        } else {
+          fetcher.fetchUncached(url, key: key, options: options, completion: completion)
         }
       }
     }
@@ -145,30 +150,35 @@ public final class Prefetcher: @unchecked Sendable {
     return batch
   }
 
-  /// Reports the cached URLs of `batch` (one index read and one touch for all) and returns the
-  /// others, which need the full pipeline.
-  private func serveHits(
+  /// Reports the cached and the blacklisted URLs of `batch` (one index read and one touch for
+  /// all) and returns the others, which need the network, with their keys.
+  private func triage(
     _ batch: [String], options: FetchOptions, report: (FetchResult) -> Void
-  ) -> [String] {
-    guard options.mode == .normal, !options.retryFailed else { return batch }
+  ) -> [(url: String, key: String)]? {
+    guard options.mode == .normal, !options.retryFailed else { return nil }
+    let cache = fetcher.cache
     let keys = batch.map { options.key(for: $0) }
-    guard let hits = try? fetcher.cache.lookupLocal(keys: keys), !hits.isEmpty else { return batch }
-    let blacklisted =
-      (try? fetcher.cache.failures(
-        of: batch.filter { hits[options.key(for: $0)] != nil }, ttl: options.failedTTL)) ?? []
-    var served = [(String, String, CacheHit)]()
-    var rest = [String]()
+    guard let hits = try? cache.lookupLocal(keys: keys),
+      let failed = try? cache.failures(of: batch, ttl: options.failedTTL)
+    else { return nil }
+    var served = [FetchResult]()
+    var rest = [(url: String, key: String)]()
     for (url, key) in zip(batch, keys) {
-      if let hit = hits[key], !blacklisted.contains(url) {
-        served.append((url, key, hit))
+      if let failure = failed[url] {
+        let error = RequestURL.blacklisted(failure, ttl: options.failedTTL)
+        served.append(FetchResult(url: url, key: key, outcome: .failure(error), bytes: 0))
+      } else if let hit = hits[key] ?? cache.lookupReadOnly(key: key) {
+        served.append(FetchResult(url: url, key: key, outcome: .success(.hit(hit)), bytes: 0))
       } else {
-        rest.append(url)
+        rest.append((url, key))
       }
     }
-    if options.touch { _ = try? fetcher.cache.touch(keys: served.map(\.1)) }
-    for (url, key, hit) in served {
-      report(FetchResult(url: url, key: key, outcome: .success(.hit(hit)), bytes: 0))
+    let touched = served.compactMap { result -> String? in
+      if case .success(.hit(.local)) = result.outcome { return result.key }
+      return nil
     }
+    if options.touch { _ = try? cache.touch(keys: touched) }
+    for result in served { report(result) }
     return rest
   }
 
