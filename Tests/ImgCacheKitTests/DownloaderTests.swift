@@ -107,6 +107,26 @@ struct DownloaderTests {
     #expect(seen == (order == .fifo ? [0, 1, 2, 3, 4, 5] : [0, 5, 4, 3, 2, 1]))
   }
 
+  @Test("a freed slot starts the next queued transfer at once (regression: the loop slept up to 1 s)")
+  func queuedTransfersStartPromptly() {
+    let fetcher = fetcher { $0.maxConcurrent = 1 }
+    let group = DispatchGroup()
+    let started = Date()
+    let requests = (0..<20).map { index -> (DownloadRequest, Downloader.Completion) in
+      group.enter()
+      let request = DownloadRequest(
+        url: servers.fault("/image/base.png?prompt=\(index)"), temporaryDirectory: directory.path)
+      return (request, { result in
+        if case .success(let response) = result, let file = response.file { unlink(file) }
+        group.leave()
+      })
+    }
+    fetcher.downloader.download(requests)
+    #expect(group.wait(timeout: .now() + 30) == .success)
+    // Twenty loopback requests take milliseconds; with the bug each waited for the poll timeout.
+    #expect(Date().timeIntervalSince(started) < 8)
+  }
+
   @Test("transient failures are retried with backoff; permanent ones are not")
   func retries() {
     let fetcher = fetcher {

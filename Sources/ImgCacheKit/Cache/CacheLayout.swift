@@ -51,6 +51,7 @@ public struct CacheLayout: Sendable, Equatable {
 
   /// `mkdir -p` with mode 0755 (before umask), failing with a clear message.
   static func makeDirectory(_ path: String) throws {
+    if mkdir(path, 0o755) == 0 { return }
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
       guard isDirectory.boolValue else {

@@ -169,15 +169,16 @@ extension DiskCache {
     for shard in DirectoryListing.names(in: data).sorted() where shard.utf8.count == 2 {
       let work = { (db: Database) throws -> Void in
         let onDisk = Set(DirectoryListing.names(in: data + "/" + shard).map { shard + "/" + $0 })
-        let rows = try CacheEntry.fetchAll(
-          db, sql: "SELECT * FROM entry WHERE file > ? AND file < ?",
+        let indexed = try String.fetchSet(
+          db, sql: "SELECT file FROM entry WHERE file > ? AND file < ?",
           arguments: [shard + "/", shard + "0"])
-        let indexed = Set(rows.map(\.file))
         for file in onDisk.subtracting(indexed).sorted() {
           if !dryRun { try FileIO.unlinkIfPresent(self.layout.dataPath(file)) }
           orphans.append(file)
         }
-        let gone = rows.filter { !onDisk.contains($0.file) }
+        let goneFiles = indexed.subtracting(onDisk)
+        guard !goneFiles.isEmpty else { return }
+        let gone = try CacheEntry.filter(goneFiles.contains(Column("file"))).fetchAll(db)
         if !dryRun { try IndexSchema.delete(gone, db) }
         missing += gone.map(\.file)
       }

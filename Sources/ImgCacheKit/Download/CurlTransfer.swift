@@ -65,7 +65,6 @@ final class CurlTransfer {
     imgcache_setopt_string(h, CURLOPT_ACCEPT_ENCODING, "")
     imgcache_setopt_string(h, CURLOPT_USERAGENT, options.userAgent)
     imgcache_setopt_long(h, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-    imgcache_setopt_long(h, CURLOPT_PIPEWAIT, 1)
     if options.insecure {
       imgcache_setopt_long(h, CURLOPT_SSL_VERIFYPEER, 0)
       imgcache_setopt_long(h, CURLOPT_SSL_VERIFYHOST, 0)
@@ -119,25 +118,30 @@ final class CurlTransfer {
     lastModified = nil
   }
 
+  /// Parses one header line: a status line resets the fields (redirects, 100 Continue); only
+  /// the three headers the cache keeps are decoded.
   private func header(_ data: UnsafeMutablePointer<CChar>, _ length: Int) {
-    let line = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
-      .trimmingCharacters(in: .whitespacesAndNewlines)
-    if line.hasPrefix("HTTP/") {
-      let parts = line.split(separator: " ")
-      status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+    let bytes = UnsafeRawBufferPointer(start: data, count: length)
+    if bytes.starts(with: "HTTP/".utf8) {
+      let parts = bytes.split(separator: UInt8(ascii: " "), maxSplits: 2)
+      status = parts.count > 1 ? Int(String(decoding: parts[1], as: UTF8.self)) ?? 0 : 0
       contentType = nil
       etag = nil
       lastModified = nil
       return
     }
-    guard let colon = line.firstIndex(of: ":") else { return }
-    let name = line[..<colon].lowercased()
-    let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon < 16 else { return }
+    let name = String(decoding: bytes[..<colon], as: UTF8.self).lowercased()
+    guard name == "content-type" || name == "etag" || name == "last-modified" else { return }
+    let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+    var value = bytes[(colon + 1)...]
+    while let first = value.first, isSpace(first) { value = value.dropFirst() }
+    while let last = value.last, isSpace(last) { value = value.dropLast() }
+    let text = String(decoding: value, as: UTF8.self)
     switch name {
-    case "content-type": contentType = value
-    case "etag": etag = value
-    case "last-modified": lastModified = value
-    default: break
+    case "content-type": contentType = text
+    case "etag": etag = text
+    default: lastModified = text
     }
   }
 

@@ -123,11 +123,17 @@ public final class Downloader: @unchecked Sendable {
       if stop { break }
       var running: Int32 = 0
       curl_multi_perform(multi, &running)
-      finished += collectFinished()
+      let completed = collectFinished()
+      finished += completed
       deliver(&finished)
-      let wait =
-        nextDue.map { max(0, min(1_000, Int($0.timeIntervalSinceNow * 1000) + 1)) } ?? 1_000
-      curl_multi_poll(multi, nil, 0, Int32(wait), nil)
+      // Slots were freed: start queued transfers before sleeping.
+      if !completed.isEmpty { continue }
+      // Sleep until a socket is ready, a wakeup, curl's own next timer, or a retry is due.
+      var curlTimeout = -1
+      curl_multi_timeout(multi, &curlTimeout)
+      var wait = curlTimeout >= 0 ? min(curlTimeout, 1_000) : 1_000
+      if let nextDue { wait = min(wait, max(0, Int(nextDue.timeIntervalSinceNow * 1000) + 1)) }
+      if wait > 0 { curl_multi_poll(multi, nil, 0, Int32(wait), nil) }
     }
     lock.lock()
     lock.broadcast()
