@@ -164,6 +164,8 @@ struct CacheCommandTests {
     #expect((trim["remaining"] as? [String: Any])?["entries"] as? Int == 1)
     #expect(env.run(["clean", "--max-age", "0s"]).stdout.contains("expired:  1 entries"))
     #expect(env.run(["clean", "--max-size", "lots"]).status == 2)
+    let quiet = env.run(["clean", "-q"])
+    #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty)
   }
 
   @Test("clean and clear exit 10 while another clean holds the lock")

@@ -107,7 +107,8 @@ struct DownloaderTests {
     #expect(seen == (order == .fifo ? [0, 1, 2, 3, 4, 5] : [0, 5, 4, 3, 2, 1]))
   }
 
-  @Test("a freed slot starts the next queued transfer at once (regression: the loop slept up to 1 s)")
+  @Test(
+    "a freed slot starts the next queued transfer at once (regression: the loop slept up to 1 s)")
   func queuedTransfersStartPromptly() {
     let fetcher = fetcher { $0.maxConcurrent = 1 }
     let group = DispatchGroup()
@@ -116,10 +117,13 @@ struct DownloaderTests {
       group.enter()
       let request = DownloadRequest(
         url: servers.fault("/image/base.png?prompt=\(index)"), temporaryDirectory: directory.path)
-      return (request, { result in
-        if case .success(let response) = result, let file = response.file { unlink(file) }
-        group.leave()
-      })
+      return (
+        request,
+        { result in
+          if case .success(let response) = result, let file = response.file { unlink(file) }
+          group.leave()
+        }
+      )
     }
     fetcher.downloader.download(requests)
     #expect(group.wait(timeout: .now() + 30) == .success)

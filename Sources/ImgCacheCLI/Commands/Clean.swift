@@ -10,8 +10,9 @@ extension ImgCacheCommand {
       discussion: """
         Expires entries unused for max_age (at or before the cutoff; negative never, 0 all), \
         then, above max_size or max_entries, removes the least recently used until strictly \
-        below target x limit, then removes stale temporary files and orphans. Exits 10 at once \
-        if another clean or clear is running. A crontab line:
+        below target x limit, then removes stale temporary files and orphans. Prints what was \
+        removed and what remains (nothing with -q). Exits 10 at once if another clean or clear \
+        is running. A crontab line:
           17 3 * * *  imgcache clean -q --max-age 30d --max-size 2G
         """)
 
@@ -66,6 +67,8 @@ extension ImgCacheCommand {
           ]))
         return
       }
+      // -q: cron runs stay silent; --json (above) still reports.
+      if context.console.quiet { return }
       let verb = report.dryRun ? "would remove" : "removed"
       for entry in report.expired {
         context.console.detail("\(verb) (expired): \(entry.url ?? entry.key)")

@@ -55,7 +55,10 @@ enum Units {
       value /= 1024
       index += 1
     }
-    return index == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[index])
+    guard index > 0 else { return "\(bytes) B" }
+    // One decimal without Foundation's formatter (which costs more than the whole `size` query).
+    let tenths = Int((value * 10).rounded())
+    return "\(tenths / 10).\(abs(tenths % 10)) \(units[index])"
   }
 
   /// `2.5s`, `1m 30s`, `3h 20m`, `7d`.

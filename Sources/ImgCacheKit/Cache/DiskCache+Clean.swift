@@ -3,7 +3,7 @@ import GRDB
 
 extension DiskCache {
   /// Rows deleted per write transaction, so other processes are never held up for long.
-  static let cleanBatchSize = 500
+  static let cleanBatchSize = 2_000
 
   /// Cleans the cache with SDWebImage's semantics: expire by age, trim least recently used
   /// entries to strictly below `target × limit`, then sweep stale temporaries and orphans.
@@ -107,7 +107,16 @@ extension DiskCache {
 
   /// Unlinks the files of `rows` and deletes the rows, inside the caller's write transaction.
   private func deleteWithFiles(_ rows: [CacheEntry], _ db: Database) throws -> [RemovedEntry] {
-    for row in rows { try FileIO.unlinkIfPresent(layout.dataPath(row.file)) }
+    // Unlinking is kernel work that overlaps well across cores; the index waits for all of it.
+    let paths = rows.map { layout.dataPath($0.file) }
+    let failures = UnlinkFailures()
+    DispatchQueue.concurrentPerform(iterations: min(4, max(1, paths.count / 64))) { part in
+      let parts = min(4, max(1, paths.count / 64))
+      for index in stride(from: part, to: paths.count, by: parts) {
+        do { try FileIO.unlinkIfPresent(paths[index]) } catch { failures.record(error) }
+      }
+    }
+    if let error = failures.first { throw error }
     try IndexSchema.delete(rows, db)
     return rows.map(RemovedEntry.init)
   }
@@ -189,5 +198,17 @@ extension DiskCache {
       }
     }
     return (orphans, missing)
+  }
+}
+
+/// The first error of a concurrent unlink.
+private final class UnlinkFailures: @unchecked Sendable {
+  private let lock = NSLock()
+  private(set) var first: (any Error)?
+
+  func record(_ error: any Error) {
+    lock.lock()
+    if first == nil { first = error }
+    lock.unlock()
   }
 }

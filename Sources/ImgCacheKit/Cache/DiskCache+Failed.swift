@@ -82,7 +82,9 @@ extension DiskCache {
     guard !urls.isEmpty else { return [:] }
     let cutoff = now().addingTimeInterval(-ttl)
     return try read(orIfMissing: [:]) { db in
-      guard try Int.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM failed_url)") == 1 else { return [:] }
+      guard try Int.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM failed_url)") == 1 else {
+        return [:]
+      }
       var records = [String: FailedURL]()
       for record in try FailedURL.fetchAll(db, keys: urls) where record.lastFailure > cutoff {
         records[record.url] = record

@@ -45,7 +45,8 @@ extension DiskCache {
     var prepared = [Result<CacheEntry, CacheError>]()
     for item in items {
       guard let sizes = FileIO.sizes(of: item.temporaryPath) else {
-        prepared.append(.failure(CacheError(.localIO, "cannot store \(item.url): temporary file is gone")))
+        prepared.append(
+          .failure(CacheError(.localIO, "cannot store \(item.url): temporary file is gone")))
         continue
       }
       let file = CacheLayout.relativeFile(for: item.key)

@@ -29,6 +29,7 @@ public final class DiskCache: @unchecked Sendable {
   let now: @Sendable () -> Date
   private let lock = NSLock()
   private var pool: DatabasePool?
+  private var reader: DatabaseQueue?
   private var preparedShards = Set<String>()
 
   /// Opens the cache at `directory`; nothing is created until the first write.
@@ -77,13 +78,36 @@ public final class DiskCache: @unchecked Sendable {
   }
 
   /// Runs `body` in a read transaction; returns `empty` when the cache does not exist.
+  ///
+  /// A process that has not written yet reads through one read-only connection, which opens
+  /// faster than the pool (no WAL set-up, no second connection); should that fail (an index
+  /// older than this program, say), the pool opens and migrates it.
   func read<T>(orIfMissing empty: T, _ body: (Database) throws -> T) throws -> T {
     do {
+      lock.lock()
+      let current = pool
+      lock.unlock()
+      if let current { return try current.read(body) }
+      if access(layout.indexFile.path, F_OK) != 0 { return empty }
+      if let queue = readOnlyQueue(), let value = try? queue.read(body) { return value }
       guard let pool = try database(create: false) else { return empty }
       return try pool.read(body)
     } catch {
       throw CacheError.io("cannot read the index \(layout.indexFile.path)", error)
     }
+  }
+
+  /// The read-only connection of a process that has not written, opened once.
+  private func readOnlyQueue() -> DatabaseQueue? {
+    lock.lock()
+    defer { lock.unlock() }
+    if let reader { return reader }
+    var config = Configuration()
+    config.readonly = true
+    config.busyMode = .timeout(60)
+    config.label = "imgcache.index.read"
+    reader = try? DatabaseQueue(path: layout.indexFile.path, configuration: config)
+    return reader
   }
 
   /// Runs `body` in an IMMEDIATE write transaction.

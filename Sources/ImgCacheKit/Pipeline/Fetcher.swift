@@ -125,8 +125,9 @@ public final class Fetcher: @unchecked Sendable {
       do {
         let response = try response.get()
         guard let file = response.file else {
-          return done(Result { try Self.notModified(response, url: url, key: key, cache: cache) }
-            .mapError { CacheError.io(url, $0) })
+          return done(
+            Result { try Self.notModified(response, url: url, key: key, cache: cache) }
+              .mapError { CacheError.io(url, $0) })
         }
         ready = try Self.validated(file, response: response, url: url, key: key, options: options)
       } catch {
@@ -136,7 +137,8 @@ public final class Fetcher: @unchecked Sendable {
         done(
           stored.map { entry in
             let path = cache.layout.dataPath(entry.file)
-            return validators == nil ? .downloaded(entry, path: path) : .revalidated(entry, path: path)
+            return validators == nil
+              ? .downloaded(entry, path: path) : .revalidated(entry, path: path)
           })
       }
     }

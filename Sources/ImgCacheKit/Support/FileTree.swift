@@ -23,7 +23,9 @@ enum FileTree {
   /// Removes `path` and, when it is a directory, everything under it. Missing is fine.
   static func remove(_ path: String) throws {
     if unlink(path) == 0 || errno == ENOENT { return }
-    guard errno == EISDIR || errno == EPERM else { throw CacheError.posix("cannot remove", path: path) }
+    guard errno == EISDIR || errno == EPERM else {
+      throw CacheError.posix("cannot remove", path: path)
+    }
     try removeDirectory(at: AT_FDCWD, name: path, display: path)
   }
 
