@@ -17,8 +17,7 @@ extension ImgCacheCommand {
     @ParentCommand var parent: ImgCacheCommand
     @Flag(name: .long, help: "Record the lookup as a use (last access).")
     var touch = false
-    @Option(name: .long, help: "Cache key filter: none or strip-query.")
-    var keyFilter: String?
+    @OptionGroup var keys: KeyFilterOption
     @Option(
       name: .long, help: "Extra read-only cache directory (repeatable).", completion: .directory)
     var roDir: [String] = []
@@ -32,7 +31,7 @@ extension ImgCacheCommand {
     func run() throws {
       let context = try CommandContext(
         global: global.merged(with: parent.global),
-        flags: keyFilter.map { [.keyFilter: ($0, "--key-filter")] } ?? [:])
+        flags: keys.policyFlags)
       let filter = try context.policy.keyFilter()
       let ttl = try context.policy.failedTTL()
       let cache = context.cache(readOnly: roDir)

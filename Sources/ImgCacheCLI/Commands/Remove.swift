@@ -22,8 +22,7 @@ extension ImgCacheCommand {
     var force = false
     @Flag(name: .long, help: "Show what would be removed; change nothing.")
     var dryRun = false
-    @Option(name: .long, help: "Cache key filter: none or strip-query.")
-    var keyFilter: String?
+    @OptionGroup var keys: KeyFilterOption
     @Argument(help: "URLs to remove.")
     var urls: [String] = []
 
@@ -34,7 +33,7 @@ extension ImgCacheCommand {
     func run() throws {
       let context = try CommandContext(
         global: global.merged(with: parent.global),
-        flags: keyFilter.map { [.keyFilter: ($0, "--key-filter")] } ?? [:])
+        flags: keys.policyFlags)
       let filter = try context.policy.keyFilter()
       let cache = context.cache()
       var status = ExitStatus.ok

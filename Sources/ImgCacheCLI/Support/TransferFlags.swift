@@ -74,8 +74,7 @@ struct FetchFlags: ParsableArguments {
   var retryFailed = false
   @Flag(name: .long, help: "Accept any body, not only images.")
   var any = false
-  @Option(name: .long, help: "Cache key filter: none or strip-query.")
-  var keyFilter: String?
+  @OptionGroup var keys: KeyFilterOption
   @Option(
     name: .long, help: "Extra read-only cache directory in SDWebImage's flat layout (repeatable).",
     completion: .directory)
@@ -96,6 +95,15 @@ struct FetchFlags: ParsableArguments {
     return options
   }
 
+  var policyFlags: [PolicyKey: (String, String)] { keys.policyFlags }
+}
+
+/// `--key-filter`, for every command that turns URLs into keys.
+struct KeyFilterOption: ParsableArguments {
+  @Option(name: .long, help: "Cache key filter: none or strip-query.")
+  var keyFilter: String?
+
+  /// The policy value the flag sets, if given.
   var policyFlags: [PolicyKey: (String, String)] {
     keyFilter.map { [.keyFilter: ($0, "--key-filter")] } ?? [:]
   }

@@ -27,13 +27,27 @@ enum URLInput {
     return AnyIterator {
       if let url = fromArguments.next() { return url }
       while let line = lines.next() {
-        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        let trimmed = trimmingBlanks(line)
         if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
         return trimmed
       }
       return nil
     }
   }
+}
+
+/// `line` without leading and trailing spaces and tabs (cheaper than Foundation's trimming on
+/// millions of lines).
+func trimmingBlanks(_ line: String) -> String {
+  let utf8 = line.utf8
+  let isBlank = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+  guard let first = utf8.first, let last = utf8.last, isBlank(first) || isBlank(last) else {
+    return line
+  }
+  guard let start = utf8.firstIndex(where: { !isBlank($0) }),
+    let end = utf8.lastIndex(where: { !isBlank($0) })
+  else { return "" }
+  return String(line[start...end])
 }
 
 /// Lines of a file handle, read in 64 KiB chunks.

@@ -5,8 +5,14 @@ public struct CacheLayout: Sendable, Equatable {
   /// The cache directory, `$DIR`.
   public let root: URL
 
+  /// `data/` as a path, computed once: every lookup joins a file name to it.
+  private let dataPrefix: String
+
   /// Creates the layout of the cache at `root`; nothing is created on disk until first use.
-  public init(root: URL) { self.root = root.standardizedFileURL }
+  public init(root: URL) {
+    self.root = root.standardizedFileURL
+    dataPrefix = self.root.appendingPathComponent("data", isDirectory: true).path + "/"
+  }
 
   /// `$DIR/index.sqlite`.
   public var indexFile: URL { root.appendingPathComponent("index.sqlite") }
@@ -22,7 +28,7 @@ public struct CacheLayout: Sendable, Equatable {
   var cleanLockFile: URL { root.appendingPathComponent("clean.lock") }
 
   /// The path of `file` (a `ab/<md5>[.ext]` relative name) under `data/`.
-  public func dataPath(_ file: String) -> String { dataDirectory.path + "/" + file }
+  public func dataPath(_ file: String) -> String { dataPrefix + file }
 
   /// The relative name (`ab/<md5>[.ext]`) of the file holding `key`.
   public static func relativeFile(for key: String) -> String {

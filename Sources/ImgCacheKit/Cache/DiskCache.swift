@@ -180,7 +180,8 @@ public final class DiskCache: @unchecked Sendable {
   /// returns the hits whose file exists.
   public func lookupLocal(keys: [String]) throws -> [String: CacheHit] {
     let entries = try read(orIfMissing: [CacheEntry]()) { db in
-      try CacheEntry.fetchAll(db, keys: keys)
+      let statement = try db.cachedStatement(sql: "SELECT * FROM entry WHERE key = ?")
+      return try keys.compactMap { try CacheEntry.fetchOne(statement, arguments: [$0]) }
     }
     var hits = [String: CacheHit]()
     for entry in entries {
