@@ -20,10 +20,7 @@ extension ImgCacheCommand {
     @OptionGroup(title: "Transfer") var transfer: TransferFlags
     @ParentCommand var parent: ImgCacheCommand
 
-    @Option(
-      name: .shortAndLong, help: "Read URLs from FILE, one a line ('-' for stdin).",
-      completion: .file())
-    var input: String?
+    @OptionGroup var list: URLListOptions
     @Option(name: .shortAndLong, help: "Transfers at once (default 6).")
     var jobs: String?
     @Option(name: .long, help: "Start order: fifo or lifo.")
@@ -34,12 +31,6 @@ extension ImgCacheCommand {
       name: .long, help: "Write failed and unfinished URLs to FILE, for a rerun with -i.",
       completion: .file())
     var saveFailed: String?
-    @Argument(help: "URLs (added before those of -i).")
-    var urls: [String] = []
-
-    func validate() throws {
-      if urls.isEmpty && input == nil { throw ValidationError("give URLs or -i FILE") }
-    }
 
     func run() throws {
       var flags = transfer.policyFlags.merging(fetchFlags.policyFlags) { $1 }
@@ -48,7 +39,7 @@ extension ImgCacheCommand {
       if let maxPerHost { flags[.maxPerHost] = (maxPerHost, "--max-per-host") }
       let context = try CommandContext(global: global.merged(with: parent.global), flags: flags)
       let options = try fetchFlags.fetchOptions(context)
-      let input = try URLInput.urls(arguments: urls, file: self.input)
+      let input = try list.stream()
       let prefetcher = Prefetcher(
         fetcher: Fetcher(
           cache: context.cache(readOnly: fetchFlags.roDir),

@@ -14,21 +14,12 @@ extension ImgCacheCommand {
 
     @OptionGroup var global: GlobalOptions
     @ParentCommand var parent: ImgCacheCommand
-    @Option(
-      name: .shortAndLong, help: "Read URLs from FILE, one a line ('-' for stdin).",
-      completion: .file())
-    var input: String?
+    @OptionGroup var list: URLListOptions
     @Flag(name: .shortAndLong, help: "An absent entry is not an error.")
     var force = false
     @Flag(name: .long, help: "Show what would be removed; change nothing.")
     var dryRun = false
     @OptionGroup var keys: KeyFilterOption
-    @Argument(help: "URLs to remove.")
-    var urls: [String] = []
-
-    func validate() throws {
-      if urls.isEmpty && input == nil { throw ValidationError("give URLs or -i FILE") }
-    }
 
     func run() throws {
       let context = try CommandContext(
@@ -37,7 +28,7 @@ extension ImgCacheCommand {
       let filter = try context.policy.keyFilter()
       let cache = context.cache()
       var status = ExitStatus.ok
-      for url in try URLInput.urls(arguments: urls, file: input) {
+      for url in try list.stream() {
         do {
           let removed = try cache.remove(
             key: CacheKey.key(for: url, filter: filter), dryRun: dryRun)

@@ -1,4 +1,22 @@
+import ArgumentParser
 import Foundation
+
+/// URLs from the arguments and from `-i FILE`, for the commands that take lists.
+struct URLListOptions: ParsableArguments {
+  @Option(
+    name: .shortAndLong, help: "Read URLs from FILE, one a line ('-' for stdin).",
+    completion: .file())
+  var input: String?
+  @Argument(help: "URLs (taken before those of -i).")
+  var urls: [String] = []
+
+  func validate() throws {
+    if urls.isEmpty && input == nil { throw ValidationError("give URLs or -i FILE") }
+  }
+
+  /// The URLs, streamed.
+  func stream() throws -> AnyIterator<String> { try URLInput.urls(arguments: urls, file: input) }
+}
 
 /// URL lists: one per line, blank lines and `#` comments skipped, read lazily so millions of
 /// lines never sit in memory at once.

@@ -81,9 +81,10 @@ extension DiskCache {
   }
 
   private func trim(policy: CleanPolicy) throws -> [RemovedEntry] {
-    let goal = TrimGoal(policy: policy, totals: try totals())
+    let start = try totals()
+    let goal = TrimGoal(policy: policy, totals: start)
     var removed = [RemovedEntry]()
-    var finished = goal.isMet(by: try totals())
+    var finished = goal.isMet(by: start)
     while !finished {
       let batch = try write { db -> [RemovedEntry] in
         var totals = try IndexSchema.totals(db)

@@ -94,7 +94,7 @@ public final class Prefetcher: @unchecked Sendable {
       let batch = readBatch(input)
       if batch.isEmpty { break }
       let triaged = triage(batch, options: options, report: report)
-      for (url, key) in triaged ?? batch.map { ($0, "") } {
+      for (url, key) in triaged ?? batch.map({ ($0, options.key(for: $0)) }) {
         window.wait()
         if isCancelled {
           window.signal()
