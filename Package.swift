@@ -11,6 +11,7 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
   ],
   targets: [
     .systemLibrary(
@@ -22,6 +23,7 @@ let package = Package(
       dependencies: [
         "CCurl", "COpenSSL",
         .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
       ]),
     .target(
       name: "ImgCacheCLI",
@@ -40,5 +42,5 @@ let package = Package(
       name: "ImgCacheCLITests",
       dependencies: ["ImgCacheCLI", "ImgCacheKit", "ImgCacheTestSupport", "imgcache"]),
   ],
-  swiftLanguageModes: [.v5]
+  swiftLanguageModes: [.v6]
 )

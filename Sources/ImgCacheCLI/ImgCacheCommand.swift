@@ -3,7 +3,7 @@ import Foundation
 import ImgCacheKit
 
 /// `imgcache`: SDWebImage's image cache, downloader and prefetcher as a command-line tool.
-public struct ImgCacheCommand: ParsableCommand {
+public struct ImgCacheCommand: AsyncParsableCommand {
   public static let configuration = CommandConfiguration(
     commandName: "imgcache",
     abstract: "Fetch images through a persistent disk cache; warm, inspect and trim it.",
@@ -11,7 +11,7 @@ public struct ImgCacheCommand: ParsableCommand {
       The cache lives in $XDG_CACHE_HOME/imgcache (or ~/.cache/imgcache), indexed by SQLite, \
       with files named by the MD5 of their URL as SDWebImage names them.
 
-      \(Policy.documentation)
+      \(PolicyHelp.text)
 
       \(ExitStatus.table)
       """,
@@ -25,25 +25,26 @@ public struct ImgCacheCommand: ParsableCommand {
   public init() {}
 
   /// Runs the command line, with DESIGN.md §4's exit statuses (usage errors are 2, not 64).
-  public static func main() {
+  public static func runMain() async {
     signal(SIGPIPE, SIG_IGN)
-    Glibc.exit(run(CommandLine.arguments.dropFirst().map { $0 }))
+    Glibc.exit(await run(CommandLine.arguments.dropFirst().map { $0 }))
   }
 
-  /// Parses and runs `arguments`; returns the exit status.
-  static func run(_ arguments: [String]) -> Int32 {
+  /// Parses and runs `arguments`; returns the exit status. The one place a thrown error
+  /// becomes a message and a status.
+  static func run(_ arguments: [String]) async -> Int32 {
     do {
       var command = try parseAsRoot(arguments)
-      try command.run()
+      if var asyncCommand = command as? any AsyncParsableCommand {
+        try await asyncCommand.run()
+      } else {
+        try command.run()
+      }
       return ExitStatus.ok
-    } catch let error as UsageError {
-      FileHandle.standardError.write(Data("imgcache: \(error.message)\n".utf8))
-      return ExitStatus.usage
-    } catch let error as CacheError {
-      FileHandle.standardError.write(Data("imgcache: \(error.message)\n".utf8))
-      return ExitStatus.code(for: error.kind)
     } catch let exit as ExitCode {
       return exit.rawValue
+    } catch let error as CacheError {
+      return ExitStatus.report(error, to: Console.standard)
     } catch {
       let code = exitCode(for: error).rawValue
       let message = fullMessage(for: error)
@@ -52,8 +53,26 @@ public struct ImgCacheCommand: ParsableCommand {
         return 0
       }
       let text = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
-      FileHandle.standardError.write(Data("imgcache: \(text)\n".utf8))
+      Console.standard.error(text)
       return code == 64 || code == 1 ? ExitStatus.usage : code
     }
+  }
+}
+
+/// The policy keys for `--help` and the man page, from the engine's table.
+enum PolicyHelp {
+  static var text: String {
+    let lines = PolicyKey.all.map { key in
+      let name = key.name.padding(toLength: 16, withPad: " ", startingAt: 0)
+      let shown = key.name == "user_agent" ? "imgcache/V" : key.defaultText
+      let value = (shown.isEmpty ? "-" : shown).padding(toLength: 10, withPad: " ", startingAt: 0)
+      return "  \(name)\(value) \(key.summary)"
+    }
+    return """
+      POLICY (key, default, meaning). Set as flags, IMGCACHE_<KEY> variables, or 'key = value' \
+      lines in $DIR/imgcache.conf or $XDG_CONFIG_HOME/imgcache/config, in that order of \
+      precedence. Sizes: 500K, 20M, 1.5G (1024^n), 10KB (1000^n); durations: 90s, 30m, 12h, 7d, 2w.
+
+      """ + lines.joined(separator: "\n")
   }
 }

@@ -4,6 +4,7 @@
 // Usage: imgcache-stress write|read|clean|populate DIR COUNT SEED
 import Foundation
 import ImgCacheKit
+import Synchronization
 
 let arguments = CommandLine.arguments
 guard arguments.count == 5, let count = Int(arguments[3]), let seed = UInt64(arguments[4]) else {
@@ -12,11 +13,13 @@ guard arguments.count == 5, let count = Int(arguments[3]), let seed = UInt64(arg
   exit(2)
 }
 /// The populate mode's clock: one second per entry, starting a year ago.
-final class StepClock: @unchecked Sendable {
-  var next = Date().addingTimeInterval(-365 * 86_400)
+final class StepClock: Sendable {
+  private let next = Mutex(Date().addingTimeInterval(-365 * 86_400))
   func tick() -> Date {
-    next += 1
-    return next
+    next.withLock { next in
+      next += 1
+      return next
+    }
   }
 }
 let clock = StepClock()
@@ -24,8 +27,6 @@ let stepped: @Sendable () -> Date = { clock.tick() }
 let wall: @Sendable () -> Date = { Date() }
 let cache = DiskCache(
   directory: URL(fileURLWithPath: arguments[2]), now: arguments[1] == "populate" ? stepped : wall)
-var generator = SplitMix(state: seed)
-var busy = 0
 
 /// A small deterministic generator, so a failing run can be replayed.
 struct SplitMix: RandomNumberGenerator {
@@ -39,21 +40,25 @@ struct SplitMix: RandomNumberGenerator {
   }
 }
 
-func randomURL() -> String {
+func randomURL(_ generator: inout SplitMix) -> String {
   "https://stress.example/\(Int.random(in: 0..<200, using: &generator)).png"
 }
 
-do {
+func hammer(_ cache: DiskCache, mode: String, count: Int, seed: UInt64) throws -> Int {
+  var generator = SplitMix(state: seed)
+  var busy = 0
   for _ in 0..<count {
-    switch arguments[1] {
+    switch mode {
     case "write":
-      let url = randomURL()
+      let url = randomURL(&generator)
       let (path, fd) = try cache.makeTemporaryFile()
       let body = [UInt8](repeating: 0x5A, count: Int.random(in: 1...20_000, using: &generator))
       _ = body.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
       close(fd)
       try cache.store(path, key: url, url: url, metadata: EntryMetadata(format: .png))
-      if Int.random(in: 0..<10, using: &generator) == 0 { try cache.remove(key: randomURL()) }
+      if Int.random(in: 0..<10, using: &generator) == 0 {
+        try cache.remove(key: randomURL(&generator))
+      }
     case "populate":
       let (path, fd) = try cache.makeTemporaryFile()
       let body = [UInt8](repeating: 0x5A, count: Int.random(in: 1_024...8_192, using: &generator))
@@ -65,7 +70,7 @@ do {
       var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
       utimensat(AT_FDCWD, cache.layout.dataPath(entry.file), &times, 0)
     case "read":
-      if let hit = try cache.lookup(key: randomURL()) {
+      if let hit = try cache.lookup(key: randomURL(&generator)) {
         // The file of a hit may be removed by a cleaner right after; it must never be partial.
         if let data = FileManager.default.contents(atPath: hit.path),
           !data.allSatisfy({ $0 == 0x5A })
@@ -84,10 +89,15 @@ do {
         busy += 1
       }
     default:
-      FileHandle.standardError.write(Data("unknown mode \(arguments[1])\n".utf8))
+      FileHandle.standardError.write(Data("unknown mode \(mode)\n".utf8))
       exit(2)
     }
   }
+  return busy
+}
+
+do {
+  let busy = try hammer(cache, mode: arguments[1], count: count, seed: seed)
   print("ok busy=\(busy)")
 } catch {
   FileHandle.standardError.write(Data("error: \(error)\n".utf8))

@@ -1,3 +1,3 @@
 import ImgCacheCLI
 
-ImgCacheCommand.main()
+await ImgCacheCommand.runMain()

@@ -146,8 +146,8 @@ struct CacheCommandTests {
     #expect(env.run(["size"]).stdout.hasPrefix("2 entries, "))
     let record = try #require(CLIEnvironment.records(env.run(["size", "--json"])).first)
     #expect(record["entries"] as? Int == 2)
-    #expect(record["bytes"] as? Int == bytes)
-    #expect((record["disk_bytes"] as? Int ?? 0) >= bytes)
+    #expect(record["size"] as? Int == bytes)
+    #expect((record["disk_size"] as? Int ?? 0) >= bytes)
   }
 
   @Test("clean: dry run changes nothing; --max-size trims; --max-age 0 expires all; json report")

@@ -134,9 +134,21 @@ struct DiskCacheTests {
     #expect(try cache.lookup(key: "https://a.example/after.png") != nil)
   }
 
+  @Test("threads creating a new cache at once all succeed (regression: database is locked)")
+  func concurrentFirstOpen() throws {
+    for round in 0..<5 {
+      let root = directory.url.appendingPathComponent("fresh-\(round)")
+      let failures = Collector<String>()
+      DispatchQueue.concurrentPerform(iterations: 6) { _ in
+        do { try DiskCache(directory: root).prepare() } catch { failures.add("\(error)") }
+      }
+      #expect(failures.all.isEmpty, "\(failures.all)")
+    }
+  }
+
   @Test(
     "read-only directories: SDWebImage's flat layout, with and without extension, never written")
-  func readOnlyDirectories() throws {
+  func readOnlyDirectories() async throws {
     let extra = TemporaryDirectory("imgcache-ro")
     let url = "https://a.example/ro.png"
     let legacyURL = "https://a.example/legacy.png"
@@ -144,13 +156,17 @@ struct DiskCacheTests {
     try extra.write(MD5.hex(of: legacyURL), Array("legacy".utf8))
     chmod(extra.path, 0o555)
     defer { chmod(extra.path, 0o755) }
-    let cache = DiskCache(directory: directory.url, readOnlyDirectories: [extra.url])
+    let cache = DiskCache(directory: directory.url)
+    let readOnly = ReadOnlyDirectories([extra.url])
     #expect(
-      try cache.lookup(key: url) == .readOnly(path: extra.path + "/" + CacheKey.fileName(for: url)))
+      readOnly.lookup(key: url) == .readOnly(path: extra.path + "/" + CacheKey.fileName(for: url)))
     #expect(
-      try cache.lookup(key: legacyURL) == .readOnly(path: extra.path + "/" + MD5.hex(of: legacyURL))
+      readOnly.lookup(key: legacyURL) == .readOnly(path: extra.path + "/" + MD5.hex(of: legacyURL))
     )
-    #expect(try cache.lookup(key: "https://a.example/none.png") == nil)
+    #expect(readOnly.lookup(key: "https://a.example/none.png") == nil)
+    await #expect(throws: CacheError.self) {
+      try await readOnly.store(key: url, url: url, copying: extra.path + "/x", metadata: .init())
+    }
     _ = try cache.clear()
     _ = try cache.clean(policy: CleanPolicy())
     #expect(DirectoryListing.names(in: extra.path).count == 2)

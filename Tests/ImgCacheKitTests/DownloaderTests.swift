@@ -32,40 +32,30 @@ struct DownloaderTests {
   func count(_ path: String) -> Int { servers.stats()?.requests[path] ?? 0 }
 
   @Test("50 concurrent fetches of one URL cause one request at the server (coalescing)")
-  func coalescing() {
+  func coalescing() async {
     let fetcher = fetcher()
     let path = "/image/base.png?delay=0.5&id=coalesce"
-    let results = Collector<FetchResult>()
-    let group = DispatchGroup()
-    for _ in 0..<50 {
-      group.enter()
-      fetcher.fetch(servers.fault(path), options: FetchOptions()) {
-        results.add($0)
-        group.leave()
-      }
+    let results = await withTaskGroup(of: FetchResult.self) { group in
+      for _ in 0..<50 { group.addTask { await fetcher.fetch(servers.fault(path)) } }
+      return await group.reduce(into: [FetchResult]()) { $0.append($1) }
     }
-    #expect(group.wait(timeout: .now() + 20) == .success)
-    #expect(results.all.count == 50)
-    #expect(results.all.allSatisfy { $0.outcome.path != nil })
+    #expect(results.count == 50)
+    #expect(results.allSatisfy { $0.outcome.path != nil })
     #expect(count(path) == 1)
   }
 
   @Test("the concurrency limit is never exceeded, counted by the server")
-  func concurrencyLimit() {
+  func concurrencyLimit() async {
     let fetcher = fetcher { $0.maxConcurrent = 3 }
-    let results = Collector<FetchResult>()
-    let group = DispatchGroup()
-    for index in 0..<12 {
-      group.enter()
-      fetcher.fetch(
-        servers.fault("/image/base.png?delay=0.3&g=limit&id=\(index)"), options: FetchOptions()
-      ) {
-        results.add($0)
-        group.leave()
+    let results = await withTaskGroup(of: FetchResult.self) { group in
+      for index in 0..<12 {
+        group.addTask {
+          await fetcher.fetch(servers.fault("/image/base.png?delay=0.3&g=limit&id=\(index)"))
+        }
       }
+      return await group.reduce(into: [FetchResult]()) { $0.append($1) }
     }
-    #expect(group.wait(timeout: .now() + 30) == .success)
-    #expect(results.all.allSatisfy { $0.outcome.path != nil })
+    #expect(results.allSatisfy { $0.outcome.path != nil })
     let stats = servers.stats()
     #expect((stats?.groups["limit"]?["max_active"] ?? 99) <= 3)
     #expect((stats?.groups["limit"]?["max_connections"] ?? 99) <= 3)
@@ -75,33 +65,24 @@ struct DownloaderTests {
   @Test(
     "FIFO and LIFO order are observable at the server (DownloaderTests 15)",
     arguments: TransferOptions.Order.allCases)
-  func order(order: TransferOptions.Order) {
+  func order(order: TransferOptions.Order) async {
     let fetcher = fetcher {
       $0.maxConcurrent = 1
       $0.order = order
     }
     let tag = "order-\(order.rawValue)-\(UUID().uuidString.prefix(6))"
-    let group = DispatchGroup()
-    let request = { (index: Int) in
+    let (servers, directory) = (self.servers, self.directory.path)
+    let request = { @Sendable (index: Int) in
       DownloadRequest(
         url: servers.fault("/image/base.png?delay=0.2&\(tag)=\(index)"),
-        temporaryDirectory: directory.path)
+        temporaryDirectory: directory)
     }
-    group.enter()
-    fetcher.downloader.download(request(0)) { _ in group.leave() }
-    usleep(100_000)
-    let rest = (1...5).map { index -> (DownloadRequest, Downloader.Completion) in
-      group.enter()
-      return (
-        request(index),
-        { result in
-          if case .success(let response) = result, let file = response.file { unlink(file) }
-          group.leave()
-        }
-      )
-    }
-    fetcher.downloader.download(rest)
-    #expect(group.wait(timeout: .now() + 20) == .success)
+    let downloader = fetcher.downloader
+    let first = Task { await downloader.download(request(0)) }
+    try? await Task.sleep(for: .milliseconds(100))
+    let rest = await downloader.download((1...5).map(request))
+    let all = [await first.value] + rest
+    for case .success(let response) in all { if let file = response.file { unlink(file) } }
     let seen = (servers.stats()?.order ?? []).filter { $0.contains(tag) }
       .compactMap { Int($0.split(separator: "=").last ?? "") }
     #expect(seen == (order == .fifo ? [0, 1, 2, 3, 4, 5] : [0, 5, 4, 3, 2, 1]))
@@ -109,55 +90,48 @@ struct DownloaderTests {
 
   @Test(
     "a freed slot starts the next queued transfer at once (regression: the loop slept up to 1 s)")
-  func queuedTransfersStartPromptly() {
+  func queuedTransfersStartPromptly() async {
     let fetcher = fetcher { $0.maxConcurrent = 1 }
-    let group = DispatchGroup()
     let started = Date()
-    let requests = (0..<20).map { index -> (DownloadRequest, Downloader.Completion) in
-      group.enter()
-      let request = DownloadRequest(
+    let requests = (0..<20).map { index in
+      DownloadRequest(
         url: servers.fault("/image/base.png?prompt=\(index)"), temporaryDirectory: directory.path)
-      return (
-        request,
-        { result in
-          if case .success(let response) = result, let file = response.file { unlink(file) }
-          group.leave()
-        }
-      )
     }
-    fetcher.downloader.download(requests)
-    #expect(group.wait(timeout: .now() + 30) == .success)
+    let results = await fetcher.downloader.download(requests)
+    for case .success(let response) in results { if let file = response.file { unlink(file) } }
+    #expect(results.count == 20)
     // Twenty loopback requests take milliseconds; with the bug each waited for the poll timeout.
     #expect(Date().timeIntervalSince(started) < 8)
   }
 
   @Test("transient failures are retried with backoff; permanent ones are not")
-  func retries() {
+  func retries() async {
     let fetcher = fetcher {
       $0.retries = 2
       $0.retryDelay = 0.2
     }
     let started = Date()
-    let result = fetcher.fetch(servers.fault("/status/503?id=retry"))
+    let result = await fetcher.fetch(servers.fault("/status/503?id=retry"))
     #expect(result.outcome.error?.httpStatus == 503)
     #expect(count("/status/503?id=retry") == 3)
     #expect(Date().timeIntervalSince(started) >= 0.6)
-    _ = fetcher.fetch(servers.fault("/status/404?id=retry"))
+    _ = await fetcher.fetch(servers.fault("/status/404?id=retry"))
     #expect(count("/status/404?id=retry") == 1)
   }
 
   @Test("refresh: 304 keeps the entry and updates it; 200 replaces it (ManagerTests 07, #3589)")
-  func refresh() throws {
+  func refresh() async throws {
     let fetcher = fetcher()
     var options = FetchOptions()
     let url = servers.fault("/etag?v=1&name=base.png")
     options.explicitKey = "etag-key"
-    guard case .downloaded = try fetcher.fetch(url, options: options).outcome.get() else {
+    guard case .downloaded = try await fetcher.fetch(url, options: options).outcome.get() else {
       Issue.record("first fetch should download")
       return
     }
     options.mode = .refresh
-    guard case .notModified(let kept, _) = try fetcher.fetch(url, options: options).outcome.get()
+    guard
+      case .notModified(let kept, _) = try await fetcher.fetch(url, options: options).outcome.get()
     else {
       Issue.record("same ETag should give 304")
       return
@@ -166,7 +140,7 @@ struct DownloaderTests {
     #expect(kept.format == "png")
     let changed = servers.fault("/etag?v=2&name=base.gif")
     guard
-      case .revalidated(let replaced, let path) = try fetcher.fetch(changed, options: options)
+      case .revalidated(let replaced, let path) = try await fetcher.fetch(changed, options: options)
         .outcome.get()
     else {
       Issue.record("new ETag should replace")
@@ -176,20 +150,21 @@ struct DownloaderTests {
     #expect(replaced.format == "gif")
     #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(Fixtures.bytes("base.gif")))
     // Twice in a row works too (ManagerTests 07).
-    guard case .notModified = try fetcher.fetch(changed, options: options).outcome.get() else {
+    guard case .notModified = try await fetcher.fetch(changed, options: options).outcome.get()
+    else {
       Issue.record("second refresh should give 304")
       return
     }
   }
 
   @Test("refresh against nginx's real ETag and Last-Modified gives 304")
-  func refreshNginx() throws {
+  func refreshNginx() async throws {
     let fetcher = fetcher()
     let url = servers.nginx("lossy.webp")
-    _ = fetcher.fetch(url)
+    _ = await fetcher.fetch(url)
     var options = FetchOptions()
     options.mode = .refresh
-    guard case .notModified = try fetcher.fetch(url, options: options).outcome.get() else {
+    guard case .notModified = try await fetcher.fetch(url, options: options).outcome.get() else {
       Issue.record("nginx should answer 304")
       return
     }
@@ -197,20 +172,24 @@ struct DownloaderTests {
 
   @Test(
     "offline: a hit, or a distinct miss without network (ManagerTests 15); reload always downloads")
-  func offlineAndReload() throws {
+  func offlineAndReload() async throws {
     let fetcher = fetcher()
     var options = FetchOptions()
     options.mode = .offline
     let path = "/image/base.jpg?id=offline"
-    #expect(try fetcher.fetch(servers.fault(path), options: options).outcome.get() == .offlineMiss)
+    #expect(
+      try await fetcher.fetch(servers.fault(path), options: options).outcome.get() == .offlineMiss)
     #expect(count(path) == 0)
-    _ = fetcher.fetch(servers.fault(path))
-    guard case .hit = try fetcher.fetch(servers.fault(path), options: options).outcome.get() else {
+    _ = await fetcher.fetch(servers.fault(path))
+    guard case .hit = try await fetcher.fetch(servers.fault(path), options: options).outcome.get()
+    else {
       Issue.record("offline should hit")
       return
     }
     options.mode = .reload
-    guard case .downloaded = try fetcher.fetch(servers.fault(path), options: options).outcome.get()
+    guard
+      case .downloaded = try await fetcher.fetch(servers.fault(path), options: options).outcome
+        .get()
     else {
       Issue.record("reload should download")
       return
@@ -219,31 +198,33 @@ struct DownloaderTests {
   }
 
   @Test("the blacklist comes before the cache; retry-failed ignores it and success clears it")
-  func blacklist() throws {
+  func blacklist() async throws {
     let fetcher = fetcher()
     let url = servers.fault("/image/base.png?id=black")
-    _ = fetcher.fetch(url)
-    try fetcher.cache.recordFailure(url: url, error: CacheError(.notAnImage, "was html"))
-    #expect(fetcher.fetch(url).outcome.error?.kind == .blacklisted)
+    _ = await fetcher.fetch(url)
+    let fingerprint = fetcher.fingerprint(FetchOptions())
+    try fetcher.cache.recordFailure(
+      url: url, fingerprint: fingerprint, error: CacheError(.notAnImage, "was html"))
+    #expect(await fetcher.fetch(url).outcome.error?.kind == .blacklisted)
     var options = FetchOptions()
     options.retryFailed = true
-    #expect(fetcher.fetch(url, options: options).outcome.path != nil)
+    #expect(await fetcher.fetch(url, options: options).outcome.path != nil)
     #expect(try fetcher.cache.failure(url: url) == nil)
     var shortTTL = FetchOptions()
-    try fetcher.cache.recordFailure(url: url, error: CacheError(.notAnImage, "was html"))
+    try fetcher.cache.recordFailure(
+      url: url, fingerprint: fingerprint, error: CacheError(.notAnImage, "was html"))
     shortTTL.failedTTL = 0
-    #expect(fetcher.fetch(url, options: shortTTL).outcome.path != nil)
+    #expect(await fetcher.fetch(url, options: shortTTL).outcome.path != nil)
   }
 
   @Test("read-only directories are searched before the network")
-  func readOnly() throws {
+  func readOnly() async throws {
     let extra = TemporaryDirectory("ro")
     let url = servers.fault("/image/base.png?id=ro")
     try extra.write(CacheKey.fileName(for: url), Fixtures.bytes("base.png"))
     let fetcher = Fetcher(
-      cache: DiskCache(directory: directory.url, readOnlyDirectories: [extra.url]),
-      transfer: fastTransfer())
-    guard case .hit(.readOnly) = try fetcher.fetch(url).outcome.get() else {
+      cache: DiskCache(directory: directory.url), readOnly: [extra.url], transfer: fastTransfer())
+    guard case .hit(.readOnly) = try await fetcher.fetch(url).outcome.get() else {
       Issue.record("expected a read-only hit")
       return
     }

@@ -29,10 +29,10 @@ struct FetcherTests {
   }
 
   @Test("download, store with metadata, then hit (ManagerTests 02; DownloaderTests 04, 14)")
-  func downloadThenHit() throws {
+  func downloadThenHit() async throws {
     let fetcher = fetcher()
     let url = servers.nginx("base.png")
-    let first = fetcher.fetch(url)
+    let first = await fetcher.fetch(url)
     guard case .downloaded(let entry, let path) = try first.outcome.get() else {
       Issue.record("expected a download, got \(first.outcome)")
       return
@@ -42,7 +42,7 @@ struct FetcherTests {
     #expect(entry.etag != nil && entry.lastModified != nil)
     #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(Fixtures.bytes("base.png")))
     #expect(first.bytes == Int64(Fixtures.bytes("base.png").count))
-    guard case .hit(.local(_, let hitPath)) = try fetcher.fetch(url).outcome.get() else {
+    guard case .hit(.local(_, let hitPath)) = try await fetcher.fetch(url).outcome.get() else {
       Issue.record("expected a hit")
       return
     }
@@ -51,11 +51,11 @@ struct FetcherTests {
   }
 
   @Test("every real format over HTTPS with HTTP/2 and a CA file")
-  func formatsOverTLS() throws {
+  func formatsOverTLS() async throws {
     let fetcher = fetcher { $0.caFile = servers.certificate }
     for image in Fixtures.images {
       let name = URL(fileURLWithPath: image.path).lastPathComponent
-      let result = fetcher.fetch(servers.nginxTLS(name))
+      let result = await fetcher.fetch(servers.nginxTLS(name))
       guard case .downloaded(let entry, _) = try result.outcome.get() else {
         Issue.record("\(name): \(result.outcome)")
         continue
@@ -65,14 +65,14 @@ struct FetcherTests {
   }
 
   @Test("a self-signed certificate fails TLS verification and is blacklisted; --insecure works")
-  func tls() throws {
+  func tls() async throws {
     let url = servers.nginxTLS("base.jpg")
-    let result = fetcher().fetch(url)
+    let result = await fetcher().fetch(url)
     #expect(result.outcome.error?.kind == .tls)
     #expect(try fetcher().cache.failure(url: url) != nil)
     var options = FetchOptions()
     options.retryFailed = true
-    let insecure = fetcher { $0.insecure = true }.fetch(url, options: options)
+    let insecure = await fetcher { $0.insecure = true }.fetch(url, options: options)
     #expect(insecure.outcome.path != nil)
     #expect(try fetcher().cache.failure(url: url) == nil)
   }
@@ -101,25 +101,25 @@ struct FetcherTests {
       ("/slow-headers?s=6", .network, false),
       ("/drip", .network, false),
     ])
-  func faults(path: String, kind: CacheError.Kind, blacklisted: Bool) throws {
+  func faults(path: String, kind: CacheError.Kind, blacklisted: Bool) async throws {
     let fetcher = fetcher()
     let url = servers.fault(path)
     let started = Date()
-    let result = fetcher.fetch(url)
+    let result = await fetcher.fetch(url)
     #expect(result.outcome.error?.kind == kind, "\(path): \(result.outcome)")
     #expect(Date().timeIntervalSince(started) < 12, "\(path) took too long")
     #expect(try fetcher.cache.totals().entries == 0)
     #expect(DirectoryListing.names(in: fetcher.cache.layout.tmpDirectory.path).isEmpty)
     #expect((try fetcher.cache.failure(url: url) != nil) == blacklisted, "\(path)")
     if blacklisted {
-      let again = fetcher.fetch(url)
+      let again = await fetcher.fetch(url)
       #expect(again.outcome.error?.kind == .blacklisted)
     }
   }
 
   @Test("a valid image with a wrong Content-Type is stored: the bytes decide")
-  func wrongContentType() throws {
-    let result = fetcher().fetch(servers.fault("/wrong-type"))
+  func wrongContentType() async throws {
+    let result = await fetcher().fetch(servers.fault("/wrong-type"))
     guard case .downloaded(let entry, _) = try result.outcome.get() else {
       Issue.record("\(result.outcome)")
       return
@@ -129,10 +129,10 @@ struct FetcherTests {
   }
 
   @Test("--any stores a non-image body")
-  func anyBody() throws {
+  func anyBody() async throws {
     var options = FetchOptions()
     options.acceptAnyBody = true
-    let result = fetcher().fetch(servers.fault("/html"), options: options)
+    let result = await fetcher().fetch(servers.fault("/html"), options: options)
     guard case .downloaded(let entry, _) = try result.outcome.get() else {
       Issue.record("\(result.outcome)")
       return
@@ -141,9 +141,10 @@ struct FetcherTests {
   }
 
   @Test("basic auth from options and from a netrc file (DownloaderTests 08)")
-  func basicAuth() throws {
+  func basicAuth() async throws {
     #expect(
-      fetcher { $0.credentials = "user:secret" }.fetch(servers.fault("/auth")).outcome.path != nil)
+      await fetcher { $0.credentials = "user:secret" }.fetch(servers.fault("/auth")).outcome.path
+        != nil)
     let netrc = TemporaryDirectory("netrc")
     let file = try netrc.write(
       "netrc", Array("machine 127.0.0.1 login user password secret\n".utf8))
@@ -151,17 +152,18 @@ struct FetcherTests {
       $0.useNetrc = true
       $0.netrcFile = file
     }
-    #expect(viaNetrc.fetch(servers.fault("/auth") + "?n=1").outcome.path != nil)
-    let wrong = fetcher { $0.credentials = "user:wrong" }.fetch(servers.fault("/auth") + "?w=1")
+    #expect(await viaNetrc.fetch(servers.fault("/auth") + "?n=1").outcome.path != nil)
+    let wrong = await fetcher { $0.credentials = "user:wrong" }.fetch(
+      servers.fault("/auth") + "?w=1")
     #expect(wrong.outcome.error?.kind == .auth)
   }
 
   @Test("cookies: set on a redirect, sent back, and written to the jar")
-  func cookies() throws {
+  func cookies() async throws {
     let jarDirectory = TemporaryDirectory("jar")
     let jar = jarDirectory.path + "/cookies.txt"
     let fetcher = fetcher { $0.cookieJar = jar }
-    #expect(fetcher.fetch(servers.fault("/cookie/set")).outcome.path != nil)
+    #expect(await fetcher.fetch(servers.fault("/cookie/set")).outcome.path != nil)
     fetcher.downloader.shutdown()
     #expect(try String(contentsOfFile: jar, encoding: .utf8).contains("session"))
   }
@@ -169,10 +171,10 @@ struct FetcherTests {
   @Test(
     "headers: Accept image/*, user agent imgcache/<version>, custom headers (DownloaderTests 02, 03)"
   )
-  func headers() throws {
+  func headers() async throws {
     var options = FetchOptions()
     options.acceptAnyBody = true
-    let result = fetcher { $0.headers = ["X-Test: yes"] }.fetch(
+    let result = await fetcher { $0.headers = ["X-Test: yes"] }.fetch(
       servers.fault("/headers"), options: options)
     let path = try #require(result.outcome.path)
     let sent = try JSONDecoder().decode(
@@ -183,18 +185,18 @@ struct FetcherTests {
   }
 
   @Test("redirects are followed within the bound")
-  func redirects() throws {
-    #expect(fetcher().fetch(servers.fault("/redirect/3")).outcome.path != nil)
-    let bounded = fetcher { $0.maxRedirects = 2 }.fetch(servers.fault("/redirect/4"))
+  func redirects() async throws {
+    #expect(await fetcher().fetch(servers.fault("/redirect/3")).outcome.path != nil)
+    let bounded = await fetcher { $0.maxRedirects = 2 }.fetch(servers.fault("/redirect/4"))
     #expect(bounded.outcome.error?.kind == .protocolError)
   }
 
   @Test("non-http schemes and malformed URLs are refused before the network")
-  func badURLs() {
+  func badURLs() async {
     for url in [
       "file:///etc/passwd", "ftp://127.0.0.1/a.png", "not a url", "http://", "gopher://x/",
     ] {
-      #expect(fetcher().fetch(url).outcome.error?.kind == .invalidInput, "\(url)")
+      #expect(await fetcher().fetch(url).outcome.error?.kind == .invalidInput, "\(url)")
     }
   }
 }

@@ -14,21 +14,31 @@ struct PrefetcherTests {
       fetcher: Fetcher(cache: DiskCache(directory: directory.url), transfer: fastTransfer(change)))
   }
 
+  /// Runs `urls` to the end; returns every event and the summary.
+  func run(
+    _ prefetcher: Prefetcher, _ urls: [String], cancelAfter delay: Duration? = nil
+  ) async -> ([PrefetchEvent], PrefetchSummary) {
+    let run = prefetcher.start(AnyIterator(urls.makeIterator()), options: FetchOptions())
+    if let delay {
+      Task {
+        try? await Task.sleep(for: delay)
+        run.cancel()
+      }
+    }
+    var events = [PrefetchEvent]()
+    for await event in run { events.append(event) }
+    return (events, await run.summary)
+  }
+
   @Test(
     "progress once per URL with done counting up; duplicates fetched once; summary counts (test02, test05)"
   )
-  func progress() {
+  func progress() async {
     let names = ["base.jpg", "base.png", "base.gif", "lossy.webp", "base.png"]
     let urls = names.map { servers.nginx($0) } + [servers.fault("/status/404?id=pf")]
-    let events = Collector<PrefetchProgress>()
-    let results = Collector<FetchResult>()
-    let summary = prefetcher().run(
-      AnyIterator(urls.makeIterator()), options: FetchOptions(), onResult: { results.add($0) },
-      onProgress: { events.add($0) })
-    #expect(results.all.count == 5)
-    #expect(
-      events.all.map(\.done).sorted() == Array(2...6)
-        || events.all.map(\.done) == (2...6).map { $0 })
+    let (events, summary) = await run(prefetcher(), urls)
+    #expect(events.count == 5)
+    #expect(events.map(\.progress.done) == Array(2...6))
     #expect(summary.progress.total == 6)
     #expect(summary.progress.duplicates == 1)
     #expect(summary.progress.downloaded == 4)
@@ -39,36 +49,33 @@ struct PrefetcherTests {
   }
 
   @Test("an empty list finishes at once with zero counts (test03)")
-  func empty() {
-    let summary = prefetcher().run(AnyIterator([String]().makeIterator()), options: FetchOptions())
+  func empty() async {
+    let (_, summary) = await run(prefetcher(), [])
     #expect(summary.progress.done == 0 && summary.progress.total == 0 && !summary.cancelled)
   }
 
   @Test("a warm run serves everything from the cache without a request")
-  func warm() {
-    let run = UUID().uuidString.prefix(8)
-    let urls = (0..<40).map { servers.fault("/image/base.png?id=warm\(run)-\($0)") }
-    let first = prefetcher().run(AnyIterator(urls.makeIterator()), options: FetchOptions())
+  func warm() async {
+    let tag = UUID().uuidString.prefix(8)
+    let urls = (0..<40).map { servers.fault("/image/base.png?id=warm\(tag)-\($0)") }
+    let (_, first) = await run(prefetcher(), urls)
     #expect(first.progress.downloaded == 40)
-    let second = prefetcher().run(AnyIterator(urls.makeIterator()), options: FetchOptions())
+    let (_, second) = await run(prefetcher(), urls)
     #expect(second.progress.hits == 40)
     #expect(second.progress.downloaded == 0)
-    #expect((servers.stats()?.requests.keys.filter { $0.contains("warm\(run)") }.count ?? 0) == 40)
+    #expect((servers.stats()?.requests.keys.filter { $0.contains("warm\(tag)") }.count ?? 0) == 40)
   }
 
   @Test(
     "cancel stops in-flight transfers, removes their temp files, keeps what completed (test06, test07)"
   )
-  func cancel() throws {
+  func cancel() async throws {
     let prefetcher = prefetcher { $0.maxConcurrent = 2 }
     let urls =
       [servers.fault("/image/base.png?id=quick")]
       + (0..<6).map { servers.fault("/image/base.png?delay=5&id=slow\($0)") }
-    let results = Collector<FetchResult>()
-    DispatchQueue.global().asyncAfter(deadline: .now() + 1) { prefetcher.cancel() }
     let started = Date()
-    let summary = prefetcher.run(
-      AnyIterator(urls.makeIterator()), options: FetchOptions(), onResult: { results.add($0) })
+    let (_, summary) = await run(prefetcher, urls, cancelAfter: .seconds(1))
     #expect(Date().timeIntervalSince(started) < 4)
     #expect(summary.cancelled)
     #expect(summary.progress.downloaded == 1)
@@ -79,14 +86,44 @@ struct PrefetcherTests {
     #expect(DirectoryListing.names(in: cache.layout.tmpDirectory.path).isEmpty)
   }
 
+  @Test("a consumer that stops reading holds up new transfers (back pressure), and cancel ends it")
+  func backPressure() async {
+    let tag = UUID().uuidString.prefix(8)
+    let urls = (0..<60).map { servers.fault("/image/base.png?id=bp\(tag)-\($0)") }
+    let prefetcher = prefetcher { $0.maxConcurrent = 2 }
+    let run = prefetcher.start(AnyIterator(urls.makeIterator()), options: FetchOptions())
+    var iterator = run.makeAsyncIterator()
+    _ = await iterator.next()
+    try? await Task.sleep(for: .seconds(1))
+    // One event consumed: at most the window (4 x 2 transfers) plus the one read may have run.
+    let requested = servers.stats()?.requests.keys.filter { $0.contains("bp\(tag)") }.count ?? 0
+    #expect(requested <= 9)
+    run.cancel()
+    while await iterator.next() != nil {}
+    let summary = await run.summary
+    #expect(summary.cancelled)
+    #expect(summary.progress.downloaded + summary.unfinished.count == 60)
+  }
+
+  @Test("transfers start in input order, whatever order their tasks run in (FIFO)")
+  func inputOrder() async {
+    let tag = "in" + UUID().uuidString.prefix(6)
+    let urls = (0..<12).map { servers.fault("/image/base.png?delay=0.05&\(tag)=\($0)") }
+    let (_, summary) = await run(prefetcher { $0.maxConcurrent = 1 }, urls)
+    #expect(summary.progress.downloaded == 12)
+    let seen = (servers.stats()?.order ?? []).filter { $0.contains(tag) }
+      .compactMap { Int($0.split(separator: "=").last ?? "") }
+    #expect(seen == Array(0..<12))
+  }
+
   @Test("the per-host limit holds while the global limit allows more")
-  func perHost() {
+  func perHost() async {
     let prefetcher = prefetcher {
       $0.maxConcurrent = 6
       $0.maxPerHost = 2
     }
     let urls = (0..<8).map { servers.fault("/image/base.png?delay=0.3&g=host&id=\($0)") }
-    let summary = prefetcher.run(AnyIterator(urls.makeIterator()), options: FetchOptions())
+    let (_, summary) = await run(prefetcher, urls)
     #expect(summary.progress.downloaded == 8)
     #expect((servers.stats()?.groups["host"]?["max_active"] ?? 99) <= 2)
   }

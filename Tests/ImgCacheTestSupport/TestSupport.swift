@@ -1,5 +1,6 @@
 import Foundation
 import ImgCacheKit
+import Synchronization
 
 /// A fresh directory under the system temp folder, removed when the value is released.
 public final class TemporaryDirectory: @unchecked Sendable {
@@ -116,15 +117,16 @@ public func run(
     try? inPipe.fileHandleForWriting.close()
   }
   writer.start()
-  var errData = Data()
-  let reader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
+  let errData = Mutex(Data())
+  let reader = Thread { errData.withLock { $0 = err.fileHandleForReading.readDataToEndOfFile() } }
   reader.start()
   let outData = out.fileHandleForReading.readDataToEndOfFile()
   process.waitUntilExit()
   while reader.isExecuting || !reader.isFinished { usleep(1_000) }
+  let errBytes = errData.withLock { $0 }
   return ProcessOutput(
     status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-    stderr: String(decoding: errData, as: UTF8.self))
+    stderr: String(decoding: errBytes, as: UTF8.self))
 }
 
 /// Writes `bytes` into a new temporary file of `cache` and returns its path.

@@ -4,7 +4,7 @@ import ImgCacheKit
 
 extension ImgCacheCommand {
   /// `imgcache clean`: SDWebImage's deleteOldFiles, for cron.
-  struct Clean: ParsableCommand {
+  struct Clean: CacheCommand {
     static let configuration = CommandConfiguration(
       abstract: "Expire old entries, trim least recently used ones, sweep leftovers.",
       discussion: """
@@ -30,41 +30,24 @@ extension ImgCacheCommand {
     @Flag(name: .long, help: "Show what would be removed; change nothing.")
     var dryRun = false
 
-    func run() throws {
-      var flags = [PolicyKey: (String, String)]()
-      if let maxAge { flags[.maxAge] = (maxAge, "--max-age") }
-      if let maxSize { flags[.maxSize] = (maxSize, "--max-size") }
-      if let maxEntries { flags[.maxEntries] = (maxEntries, "--max-entries") }
-      if let target { flags[.target] = (target, "--target") }
-      let context = try CommandContext(global: global.merged(with: parent.global), flags: flags)
-      let policy = try context.policy.cleanPolicy()
-      let report: CleanReport
-      do {
-        report = try context.cache().clean(policy: policy, dryRun: dryRun)
-      } catch let error as CacheError {
-        throw ExitCode(context.report(error))
-      }
+    var policyFlags: [String: String] {
+      ImgCacheCLI.policyFlags([
+        ("max_age", maxAge), ("max_size", maxSize), ("max_entries", maxEntries),
+        ("target", target),
+      ])
+    }
+
+    func run(in context: CommandContext) async throws -> Int32 {
+      let policy = context.configuration.clean
+      let report = try context.cache().clean(policy: policy, dryRun: dryRun)
       render(report, policy: policy, context: context)
+      return ExitStatus.ok
     }
 
     private func render(_ report: CleanReport, policy: CleanPolicy, context: CommandContext) {
       let sum = { (entries: [RemovedEntry]) in entries.reduce(Int64(0)) { $0 + $1.size } }
       if context.global.json {
-        let group = { (entries: [RemovedEntry]) -> [String: Any] in
-          ["count": entries.count, "bytes": sum(entries), "entries": entries.map(Records.removed)]
-        }
-        context.console.data(
-          Records.line([
-            "expired": group(report.expired), "trimmed": group(report.trimmed),
-            "orphans": report.orphanFiles.count, "missing": report.missingFiles.count,
-            "temporaries": report.staleTemporaries.count,
-            "remaining": Records.totals(report.remaining),
-            "dry_run": report.dryRun,
-            "limits": [
-              "max_age_s": policy.maxAge, "max_size": policy.maxSize,
-              "max_entries": policy.maxEntries, "target": policy.target,
-            ],
-          ]))
+        context.emit(CleanRecord(report, policy: policy))
         return
       }
       // -q: cron runs stay silent; --json (above) still reports.

@@ -3,7 +3,7 @@ import ImgCacheKit
 
 extension ImgCacheCommand {
   /// `imgcache clear`: everything, or only the failed-URL list.
-  struct Clear: ParsableCommand {
+  struct Clear: CacheCommand {
     static let configuration = CommandConfiguration(
       abstract: "Remove every entry and the failed-URL list (--failed: only that list).",
       discussion: """
@@ -18,34 +18,29 @@ extension ImgCacheCommand {
     @Flag(name: .long, help: "Show what would be removed; change nothing.")
     var dryRun = false
 
-    func run() throws {
-      let context = try CommandContext(global: global.merged(with: parent.global))
+    func run(in context: CommandContext) async throws -> Int32 {
       let cache = context.cache()
       let verb = dryRun ? "would remove" : "removed"
-      do {
-        if failed {
-          let count = try cache.clearFailedURLs(dryRun: dryRun)
-          if context.global.json {
-            context.console.data(Records.line(["failed_urls": count, "dry_run": dryRun]))
-          } else {
-            context.console.data("\(verb) \(count) failed URLs")
-          }
-          return
-        }
-        let report = try cache.clear(dryRun: dryRun)
+      if failed {
+        let count = try cache.clearFailedURLs(dryRun: dryRun)
         if context.global.json {
-          var record = Records.totals(report.removed)
-          record["failed_urls"] = report.failedURLs
-          record["dry_run"] = dryRun
-          context.console.data(Records.line(record))
+          context.emit(ClearRecord(removed: nil, failedUrls: count, dryRun: dryRun))
         } else {
-          context.console.data(
-            "\(verb) \(report.removed.entries) entries, \(Units.formatBytes(report.removed.bytes)), and \(report.failedURLs) failed URLs"
-          )
+          context.console.data("\(verb) \(count) failed URLs")
         }
-      } catch let error as CacheError {
-        throw ExitCode(context.report(error))
+        return ExitStatus.ok
       }
+      let report = try cache.clear(dryRun: dryRun)
+      if context.global.json {
+        context.emit(
+          ClearRecord(
+            removed: TotalsRecord(report.removed), failedUrls: report.failedURLs, dryRun: dryRun))
+      } else {
+        context.console.data(
+          "\(verb) \(report.removed.entries) entries, \(Units.formatBytes(report.removed.bytes)), and \(report.failedURLs) failed URLs"
+        )
+      }
+      return ExitStatus.ok
     }
   }
 }

@@ -4,7 +4,7 @@ import ImgCacheKit
 
 extension ImgCacheCommand {
   /// `imgcache fetch URL...`: get through the cache, print each cached path.
-  struct Fetch: ParsableCommand {
+  struct Fetch: CacheCommand {
     static let configuration = CommandConfiguration(
       abstract: "Get images through the cache and print their cached paths.",
       discussion: """
@@ -37,18 +37,20 @@ extension ImgCacheCommand {
       if link && output == nil { throw ValidationError("--link needs -o FILE") }
     }
 
-    func run() throws {
-      let context = try CommandContext(
-        global: global.merged(with: parent.global),
-        flags: transfer.policyFlags.merging(fetchFlags.policyFlags) { $1 })
+    var policyFlags: [String: String] {
+      transfer.policyFlags.merging(fetchFlags.policyFlags) { $1 }
+    }
+
+    func run(in context: CommandContext) async throws -> Int32 {
       var options = try fetchFlags.fetchOptions(context)
       options.explicitKey = key
-      let fetcher = Fetcher(
-        cache: context.cache(readOnly: fetchFlags.roDir),
-        transfer: try transfer.transferOptions(context))
-      let results = FetchBatch.run(urls, options: options, fetcher: fetcher)
+      let fetcher = context.fetcher(
+        readOnly: fetchFlags.roDir, transfer: try transfer.transferOptions(context))
+      let (results, signal) = await Interrupts.run { [urls, options] in
+        await fetcher.fetch(urls, options: options)
+      }
       var status = ExitStatus.ok
-      for result in results {
+      for result in results where !context.console.stdoutClosed {
         var path = result.outcome.successPath
         if let output, let cached = path {
           do {
@@ -61,13 +63,11 @@ extension ImgCacheCommand {
         }
         status = ExitStatus.worst(status, render(result, path: path, context: context))
       }
-      if status != ExitStatus.ok { throw ExitCode(status) }
+      return signal ?? status
     }
 
     private func render(_ result: FetchResult, path: String?, context: CommandContext) -> Int32 {
-      if context.global.json {
-        context.console.data(Records.line(Records.fetch(result, output: path)))
-      }
+      if context.global.json { context.emit(FetchRecord(result, path: path)) }
       switch result.outcome {
       case .success(.offlineMiss):
         context.console.info("imgcache: not cached: \(result.url)")
@@ -80,35 +80,6 @@ extension ImgCacheCommand {
         return context.report(error)
       }
     }
-  }
-}
-
-/// Fetches several URLs at once and returns their results in argument order.
-enum FetchBatch {
-  static func run(_ urls: [String], options: FetchOptions, fetcher: Fetcher) -> [FetchResult] {
-    let group = DispatchGroup()
-    let slots = ResultSlots(count: urls.count)
-    for (index, url) in urls.enumerated() {
-      group.enter()
-      fetcher.fetch(url, options: options) { result in
-        slots.set(index, result)
-        group.leave()
-      }
-    }
-    group.wait()
-    return slots.all
-  }
-
-  private final class ResultSlots: @unchecked Sendable {
-    private let lock = NSLock()
-    private var results: [FetchResult?]
-    init(count: Int) { results = Array(repeating: nil, count: count) }
-    func set(_ index: Int, _ result: FetchResult) {
-      lock.lock()
-      results[index] = result
-      lock.unlock()
-    }
-    var all: [FetchResult] { results.compactMap { $0 } }
   }
 }
 
@@ -126,9 +97,8 @@ enum OutputFile {
     do {
       if link {
         guard Glibc.link(source, temporary) == 0 else {
-          throw CacheError(
-            .localIO, "cannot link \(source) to \(destination): \(String(cString: strerror(errno)))"
-          )
+          let reason = String(cString: strerror(errno))
+          throw CacheError(.localIO, "cannot link \(source) to \(destination): \(reason)")
         }
       } else {
         try FileManager.default.copyItem(atPath: source, toPath: temporary)

@@ -4,14 +4,14 @@ import ImgCacheKit
 
 extension ImgCacheCommand {
   /// `imgcache prefetch`: warm the cache from a list of URLs, concurrently.
-  struct Prefetch: ParsableCommand {
+  struct Prefetch: CacheCommand {
     static let configuration = CommandConfiguration(
       abstract: "Warm the cache from a list of URLs, concurrently.",
       discussion: """
         Reads URLs from the arguments and from -i FILE ('-' for stdin), one a line; blank lines \
         and # comments are skipped, duplicates fetched once. Shows a progress bar when stderr is \
-        a terminal and a summary at the end. Ctrl-C stops cleanly (exit 130); rerunning resumes. \
-        Example:
+        a terminal and a summary at the end. Ctrl-C stops cleanly (exit 130, SIGTERM 143); a \
+        closed stdout ends it quietly; rerunning resumes. Example:
           imgcache prefetch -j 8 -i urls.txt --save-failed failed.txt
         """)
 
@@ -32,42 +32,40 @@ extension ImgCacheCommand {
       completion: .file())
     var saveFailed: String?
 
-    func run() throws {
-      var flags = transfer.policyFlags.merging(fetchFlags.policyFlags) { $1 }
-      if let jobs { flags[.jobs] = (jobs, "--jobs") }
-      if let order { flags[.order] = (order, "--order") }
-      if let maxPerHost { flags[.maxPerHost] = (maxPerHost, "--max-per-host") }
-      let context = try CommandContext(global: global.merged(with: parent.global), flags: flags)
+    var policyFlags: [String: String] {
+      transfer.policyFlags.merging(fetchFlags.policyFlags) { $1 }.merging(
+        ImgCacheCLI.policyFlags([("jobs", jobs), ("order", order), ("max_per_host", maxPerHost)])
+      ) { $1 }
+    }
+
+    func run(in context: CommandContext) async throws -> Int32 {
       let options = try fetchFlags.fetchOptions(context)
-      let input = try list.stream()
       let prefetcher = Prefetcher(
-        fetcher: Fetcher(
-          cache: context.cache(readOnly: fetchFlags.roDir),
-          transfer: try transfer.transferOptions(context)))
-      let display = PrefetchDisplay(console: context.console, json: context.global.json) {
-        prefetcher.cancel()
+        fetcher: context.fetcher(
+          readOnly: fetchFlags.roDir, transfer: try transfer.transferOptions(context)))
+      let run = prefetcher.start(try list.stream(), options: options)
+      let interrupts = Interrupts { run.cancel() }
+      var display = PrefetchDisplay(console: context.console, json: context.global.json)
+      for await event in run where !display.show(event) {
+        run.cancel()  // stdout closed: stop, keep what is done, end quietly.
       }
-      let interrupts = Interrupts { prefetcher.cancel() }
-      let summary = prefetcher.run(
-        input, options: options, onResult: display.result, onProgress: display.progress)
-      withExtendedLifetime(interrupts) {}
-      display.finish(summary)
-      let status = try save(summary, remaining: summary.cancelled ? input : nil, context: context)
-      if status != ExitStatus.ok { throw ExitCode(status) }
+      let summary = await run.summary
+      let signal = interrupts.status
+      display.finish(summary, interrupted: signal != nil)
+      return save(summary, signal: signal, context: context)
     }
 
     /// Writes `--save-failed` and returns the exit status.
-    private func save(
-      _ summary: PrefetchSummary, remaining: AnyIterator<String>?, context: CommandContext
-    ) throws -> Int32 {
+    private func save(_ summary: PrefetchSummary, signal: Int32?, context: CommandContext)
+      -> Int32
+    {
       var status = summary.failures.reduce(ExitStatus.ok) {
         ExitStatus.worst($0, ExitStatus.code(for: $1.error.kind))
       }
       if summary.progress.misses > 0 { status = ExitStatus.worst(status, ExitStatus.negative) }
-      if summary.cancelled { status = ExitStatus.interrupted }
+      if let signal { status = signal }
       guard let saveFailed else { return status }
-      var lines = summary.failures.map { "# \($0.error.message)\n\($0.url)" } + summary.unfinished
-      if let remaining { while let url = remaining.next() { lines.append(url) } }
+      let lines = summary.failures.map { "# \($0.error.message)\n\($0.url)" } + summary.unfinished
       let text = lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
       let temporary = saveFailed + ".imgcache-\(getpid())"
       guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)),
@@ -75,30 +73,9 @@ extension ImgCacheCommand {
       else {
         unlink(temporary)
         context.console.error("cannot write \(saveFailed): \(String(cString: strerror(errno)))")
-        return ExitStatus.worst(status, 3)
+        return ExitStatus.worst(status, ExitStatus.code(for: .localIO))
       }
       return status
     }
-  }
-}
-
-/// SIGINT and SIGTERM cancel the run instead of killing the process.
-final class Interrupts {
-  private var sources = [DispatchSourceSignal]()
-
-  init(_ handler: @escaping @Sendable () -> Void) {
-    for number in [SIGINT, SIGTERM] {
-      signal(number, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-      source.setEventHandler(handler: handler)
-      source.resume()
-      sources.append(source)
-    }
-  }
-
-  deinit {
-    for source in sources { source.cancel() }
-    signal(SIGINT, SIG_DFL)
-    signal(SIGTERM, SIG_DFL)
   }
 }

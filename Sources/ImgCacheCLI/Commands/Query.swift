@@ -4,7 +4,7 @@ import ImgCacheKit
 
 extension ImgCacheCommand {
   /// `imgcache query URL...`: is it cached, and where.
-  struct Query: ParsableCommand {
+  struct Query: CacheCommand {
     static let configuration = CommandConfiguration(
       abstract: "Print the cached path of each URL; exit 0 if all are cached, 1 if any is not.",
       discussion: """
@@ -28,49 +28,34 @@ extension ImgCacheCommand {
       if urls.isEmpty { throw ValidationError("give at least one URL") }
     }
 
-    func run() throws {
-      let context = try CommandContext(
-        global: global.merged(with: parent.global),
-        flags: keys.policyFlags)
-      let filter = try context.policy.keyFilter()
-      let ttl = try context.policy.failedTTL()
-      let cache = context.cache(readOnly: roDir)
+    var policyFlags: [String: String] { keys.policyFlags }
+
+    func run(in context: CommandContext) async throws -> Int32 {
+      let filter = context.configuration.keyFilter
+      let ttl = context.configuration.failedTTL
+      let fetcher = context.fetcher(readOnly: roDir)
       var status = ExitStatus.ok
-      for url in urls {
+      for url in urls where !context.console.stdoutClosed {
         let key = CacheKey.key(for: url, filter: filter)
         let hit: CacheHit?
         let failure: FailedURL?
         do {
-          hit = try cache.lookup(key: key, touch: touch)
-          failure = try cache.failure(url: url, ttl: ttl)
+          hit = try await fetcher.lookup(keys: [key], touch: touch)[key]
+          failure = try fetcher.cache.failure(url: url, ttl: ttl)
         } catch let error as CacheError {
           status = ExitStatus.worst(status, context.report(error))
           continue
         }
         if hit == nil { status = ExitStatus.worst(status, ExitStatus.negative) }
         if context.global.json {
-          var record: [String: Any] = [
-            "url": url, "key": key, "cached": hit != nil, "path": Records.value(hit?.path),
-            "blacklisted": failure != nil,
-            "failure": failure.map {
-              [
-                "reason": $0.reason, "count": $0.count,
-                "last_failure": Records.date($0.lastFailure),
-              ] as [String: Any]
-            } ?? NSNull(),
-          ]
-          if case .local(let entry, _)? = hit {
-            record.merge(Records.entry(entry)) { current, _ in current }
-          }
-          if case .readOnly? = hit { record["source"] = "read_only" }
-          context.console.data(Records.line(record))
+          context.emit(QueryRecord(url: url, key: key, hit: hit, failure: failure))
         } else if let hit {
           context.console.data(hit.path)
         } else {
           context.console.detail("not cached: \(url)")
         }
       }
-      if status != ExitStatus.ok { throw ExitCode(status) }
+      return status
     }
   }
 }

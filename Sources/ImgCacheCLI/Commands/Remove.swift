@@ -4,7 +4,7 @@ import ImgCacheKit
 
 extension ImgCacheCommand {
   /// `imgcache remove URL...|-i FILE`: delete entries.
-  struct Remove: ParsableCommand {
+  struct Remove: CacheCommand {
     static let configuration = CommandConfiguration(
       abstract: "Remove the entries of URLs from the cache.",
       discussion: """
@@ -21,23 +21,19 @@ extension ImgCacheCommand {
     var dryRun = false
     @OptionGroup var keys: KeyFilterOption
 
-    func run() throws {
-      let context = try CommandContext(
-        global: global.merged(with: parent.global),
-        flags: keys.policyFlags)
-      let filter = try context.policy.keyFilter()
+    var policyFlags: [String: String] { keys.policyFlags }
+
+    func run(in context: CommandContext) async throws -> Int32 {
+      let filter = context.configuration.keyFilter
       let cache = context.cache()
       var status = ExitStatus.ok
-      for url in try list.stream() {
+      for url in try list.stream() where !context.console.stdoutClosed {
         do {
           let removed = try cache.remove(
             key: CacheKey.key(for: url, filter: filter), dryRun: dryRun)
           if let removed {
             if context.global.json {
-              var record = Records.removed(removed)
-              record["url"] = url
-              record["dry_run"] = dryRun
-              context.console.data(Records.line(record))
+              context.emit(RemovedRecord(removed, url: url, dryRun: dryRun))
             } else {
               context.console.data((dryRun ? "would remove " : "removed ") + url)
             }
@@ -49,7 +45,7 @@ extension ImgCacheCommand {
           status = ExitStatus.worst(status, context.report(error))
         }
       }
-      if status != ExitStatus.ok { throw ExitCode(status) }
+      return status
     }
   }
 }

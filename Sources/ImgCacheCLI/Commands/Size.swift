@@ -3,7 +3,7 @@ import ImgCacheKit
 
 extension ImgCacheCommand {
   /// `imgcache size`: entries and bytes, in O(1).
-  struct Size: ParsableCommand {
+  struct Size: CacheCommand {
     static let configuration = CommandConfiguration(
       abstract: "Print the number of entries and their size.",
       discussion: """
@@ -16,14 +16,10 @@ extension ImgCacheCommand {
     @Flag(name: [.customShort("b"), .long], help: "Print the byte count only.")
     var bytes = false
 
-    func run() throws {
-      let context = try CommandContext(global: global.merged(with: parent.global))
-      let totals: CacheTotals
-      do { totals = try context.cache().totals() } catch let error as CacheError {
-        throw ExitCode(context.report(error))
-      }
+    func run(in context: CommandContext) async throws -> Int32 {
+      let totals = try context.cache().totals()
       if context.global.json {
-        context.console.data(Records.line(Records.totals(totals)))
+        context.emit(TotalsRecord(totals))
       } else if bytes {
         context.console.data("\(totals.bytes)")
       } else {
@@ -31,6 +27,7 @@ extension ImgCacheCommand {
           "\(totals.entries) \(totals.entries == 1 ? "entry" : "entries"), \(Units.formatBytes(totals.bytes)) (\(Units.formatBytes(totals.allocated)) on disk)"
         )
       }
+      return ExitStatus.ok
     }
   }
 }

@@ -2,14 +2,17 @@ import Foundation
 import ImgCacheKit
 
 /// What a command needs, resolved once from options, environment and config files.
-struct CommandContext {
+struct CommandContext: Sendable {
   let console: Console
-  let policy: Policy
+  let resolved: ResolvedConfiguration
   let cacheDirectory: URL
   let global: GlobalOptions
 
+  /// The typed policy.
+  var configuration: Configuration { resolved.configuration }
+
   /// Resolves the cache directory and the policy; `flags` are the command's policy flags.
-  init(global: GlobalOptions, flags: [PolicyKey: (String, String)] = [:]) throws {
+  init(global: GlobalOptions, flags: [String: String] = [:]) throws {
     self.global = global
     console = Console(quiet: global.quiet, verbose: global.verbose, color: global.color)
     let environment = ProcessInfo.processInfo.environment
@@ -19,8 +22,15 @@ struct CommandContext {
       ?? Self.base(environment["XDG_CONFIG_HOME"], fallback: ".config").map {
         $0 + "/imgcache/config"
       }
-    policy = try Policy(
-      flags: flags, environment: environment,
+    var keyed = [PolicyKey: String]()
+    for (name, value) in flags {
+      guard let key = PolicyKey.named(name) else {
+        throw CacheError(.invalidInput, "unknown policy key \(name)")
+      }
+      keyed[key] = value
+    }
+    resolved = try ResolvedConfiguration(
+      flags: keyed, environment: environment,
       cacheFile: cacheDirectory.appendingPathComponent("imgcache.conf").path, userFile: userFile,
       userFileRequired: global.config != nil || environment["IMGCACHE_CONFIG"] != nil)
   }
@@ -29,12 +39,13 @@ struct CommandContext {
   static func directory(_ flag: String?, environment: [String: String]) throws -> URL {
     if let path = flag ?? environment["IMGCACHE_DIR"] {
       guard !path.isEmpty else {
-        throw UsageError(message: "the cache directory is empty (--dir or IMGCACHE_DIR)")
+        throw CacheError(.invalidInput, "the cache directory is empty (--dir or IMGCACHE_DIR)")
       }
       return URL(fileURLWithPath: path).standardizedFileURL
     }
     guard let base = base(environment["XDG_CACHE_HOME"], fallback: ".cache") else {
-      throw UsageError(message: "cannot find a cache directory: set --dir, IMGCACHE_DIR or HOME")
+      throw CacheError(
+        .invalidInput, "cannot find a cache directory: set --dir, IMGCACHE_DIR or HOME")
     }
     return URL(fileURLWithPath: base + "/imgcache")
   }
@@ -46,15 +57,20 @@ struct CommandContext {
     return home + "/" + fallback
   }
 
-  /// The cache, with read-only directories.
-  func cache(readOnly: [String] = []) -> DiskCache {
-    DiskCache(
-      directory: cacheDirectory, readOnlyDirectories: readOnly.map { URL(fileURLWithPath: $0) })
+  /// The cache.
+  func cache() -> DiskCache { DiskCache(directory: cacheDirectory) }
+
+  /// The pipeline over the cache and `readOnly` directories.
+  func fetcher(readOnly: [String] = [], transfer: TransferOptions? = nil) -> Fetcher {
+    Fetcher(
+      cache: cache(), readOnly: readOnly.map { URL(fileURLWithPath: $0) },
+      transfer: transfer ?? configuration.transfer)
   }
 
-  /// Reports a cache error and returns its exit status.
-  func report(_ error: CacheError) -> Int32 {
-    console.error(error.message)
-    return ExitStatus.code(for: error.kind)
-  }
+  /// Reports a per-item error and returns its exit status.
+  func report(_ error: CacheError) -> Int32 { ExitStatus.report(error, to: console) }
+
+  /// Writes one JSON record on stdout; false once stdout is closed.
+  @discardableResult
+  func emit(_ record: some Encodable) -> Bool { console.data(Records.line(record)) }
 }

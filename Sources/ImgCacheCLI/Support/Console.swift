@@ -1,16 +1,19 @@
 import Foundation
+import Synchronization
 
-/// stdout for data, stderr for messages (`imgcache: ...`); a closed stdout pipe ends the
-/// program quietly.
-final class Console: @unchecked Sendable {
+/// stdout for data, stderr for messages (`imgcache: ...`); a closed stdout ends output quietly.
+///
+/// No lock: each line is one `write(2)` loop, and a flag records that stdout's reader left.
+final class Console: Sendable {
   let quiet: Bool
   let verbose: Bool
   let color: Bool
   /// Whether stderr is a terminal (a progress bar is drawn only then).
   let stderrIsTerminal = isatty(STDERR_FILENO) == 1
-  private let lock = NSLock()
-  /// Set when stdout's reader went away.
-  private(set) var stdoutClosed = false
+  private let closed = Atomic<Bool>(false)
+
+  /// The console for errors reported before a command resolved its options.
+  static let standard = Console(quiet: false, verbose: false, color: nil)
 
   init(quiet: Bool, verbose: Bool, color: ColorMode?) {
     self.quiet = quiet
@@ -26,13 +29,14 @@ final class Console: @unchecked Sendable {
     }
   }
 
+  /// Whether stdout's reader went away.
+  var stdoutClosed: Bool { closed.load(ordering: .relaxed) }
+
   /// Writes one line of data to stdout; false once stdout is closed.
   @discardableResult
   func data(_ line: String) -> Bool {
-    lock.lock()
-    defer { lock.unlock() }
     guard !stdoutClosed else { return false }
-    if !Self.write(STDOUT_FILENO, line + "\n") { stdoutClosed = true }
+    if !Self.write(STDOUT_FILENO, line + "\n") { closed.store(true, ordering: .relaxed) }
     return !stdoutClosed
   }
 
@@ -46,11 +50,7 @@ final class Console: @unchecked Sendable {
   func detail(_ text: String) { if verbose && !quiet { emit(text, style: "2") } }
 
   /// Raw text to stderr (progress bars).
-  func stderr(_ text: String) {
-    lock.lock()
-    _ = Self.write(STDERR_FILENO, text)
-    lock.unlock()
-  }
+  func stderr(_ text: String) { _ = Self.write(STDERR_FILENO, text) }
 
   private func emit(_ text: String, style: String?) {
     let line = color && style != nil ? "\u{1B}[\(style ?? "")m\(text)\u{1B}[0m" : text

@@ -6,6 +6,14 @@ enum ExitStatus {
   static let negative: Int32 = 1
   static let usage: Int32 = 2
   static let interrupted: Int32 = 130
+  static let terminated: Int32 = 143
+
+  /// Prints `error` as one line on stderr and returns its status: the one mapping from an
+  /// error to what the user sees.
+  static func report(_ error: CacheError, to console: Console) -> Int32 {
+    if error.kind != .cancelled { console.error(error.message) }
+    return code(for: error.kind)
+  }
 
   /// The status of a failure class.
   static func code(for kind: CacheError.Kind) -> Int32 {
@@ -31,7 +39,7 @@ enum ExitStatus {
       switch code {
       case 0: return 0
       case 1: return 1
-      case interrupted: return 1_000
+      case interrupted, terminated: return 1_000
       default: return 500 - code
       }
     }
@@ -52,8 +60,9 @@ enum ExitStatus {
       8    HTTP error status (404, 500, ...)
       9    not an image (or an image with 0 pixels)
       10   busy: another clean or clear holds the lock
-      11   blacklisted: the URL failed permanently a short time ago
-      130  interrupted
-    Batches exit with the most severe status: 130, then the lowest of 2-11, then 1.
+      11   blacklisted: the same request failed permanently a short time ago
+      130  interrupted (SIGINT)
+      143  terminated (SIGTERM)
+    Batches exit with the most severe status: 130/143, then the lowest of 2-11, then 1.
     """
 }

@@ -2,32 +2,33 @@ import Foundation
 import ImgCacheKit
 
 /// What `prefetch` shows: JSON lines on stdout, a progress bar on a terminal's stderr, and the
-/// summary at the end.
-final class PrefetchDisplay: @unchecked Sendable {
+/// summary at the end. Used by the one task that consumes the run's events.
+struct PrefetchDisplay {
   private let console: Console
   private let json: Bool
-  private let onClosedOutput: @Sendable () -> Void
   private let showBar: Bool
   private var lastDraw = Date.distantPast
   private var drawn = false
 
-  init(console: Console, json: Bool, onClosedOutput: @escaping @Sendable () -> Void) {
+  init(console: Console, json: Bool) {
     self.console = console
     self.json = json
-    self.onClosedOutput = onClosedOutput
     showBar = console.stderrIsTerminal && !console.quiet
   }
 
-  /// One finished URL (called serially by the prefetcher).
-  func result(_ result: FetchResult) {
-    if json, !console.data(Records.line(Records.fetch(result))) { onClosedOutput() }
+  /// Shows one finished URL; false when stdout was closed (the run should stop).
+  mutating func show(_ event: PrefetchEvent) -> Bool {
+    let result = event.result
+    if json, !console.data(Records.line(FetchRecord(result))) { return false }
     if case .failure(let error) = result.outcome, error.kind != .cancelled {
       console.detail("failed: \(error.message)")
     }
+    progress(event.progress)
+    return true
   }
 
   /// Redraws the bar, at most ten times a second.
-  func progress(_ progress: PrefetchProgress) {
+  private mutating func progress(_ progress: PrefetchProgress) {
     guard showBar, Date().timeIntervalSince(lastDraw) >= 0.1 else { return }
     lastDraw = Date()
     drawn = true
@@ -41,7 +42,7 @@ final class PrefetchDisplay: @unchecked Sendable {
   }
 
   /// The summary on stderr.
-  func finish(_ summary: PrefetchSummary) {
+  func finish(_ summary: PrefetchSummary, interrupted: Bool) {
     if drawn { console.stderr("\r\u{1B}[K") }
     guard !console.quiet else { return }
     let p = summary.progress
@@ -53,7 +54,7 @@ final class PrefetchDisplay: @unchecked Sendable {
     if p.misses > 0 { parts.append("\(p.misses) not cached (offline)") }
     parts.append("\(p.failed) failed")
     if p.duplicates > 0 { parts.append("\(p.duplicates) duplicates") }
-    let head = summary.cancelled ? "prefetch interrupted after" : "prefetch:"
+    let head = interrupted ? "prefetch interrupted after" : "prefetch:"
     console.info(
       "\(head) \(p.total) URLs in \(Units.formatDuration(p.elapsed)): "
         + parts.joined(separator: ", "))

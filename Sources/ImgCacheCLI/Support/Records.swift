@@ -1,79 +1,225 @@
 import Foundation
 import ImgCacheKit
 
-/// JSON records with stable snake_case fields, sizes in bytes, times in RFC 3339.
+/// JSON output: one object per line, snake_case keys (from the Swift names), sizes in bytes,
+/// durations in seconds, times in RFC 3339. Every record is documented in docs/json.md.
 enum Records {
-  private static let dateFormatter: ISO8601DateFormatter = {
-    let formatter = ISO8601DateFormatter()
-    formatter.formatOptions = [.withInternetDateTime]
-    return formatter
+  private static let encoder: JSONEncoder = {
+    let encoder = JSONEncoder()
+    encoder.keyEncodingStrategy = .convertToSnakeCase
+    encoder.dateEncodingStrategy = .iso8601
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return encoder
   }()
 
-  static func date(_ date: Date?) -> Any { date.map { dateFormatter.string(from: $0) } ?? NSNull() }
+  /// The decoder matching the encoder, for tests and for tools reading the output.
+  static var decoder: JSONDecoder {
+    let decoder = JSONDecoder()
+    decoder.keyDecodingStrategy = .convertFromSnakeCase
+    decoder.dateDecodingStrategy = .iso8601
+    return decoder
+  }
 
-  static func value(_ value: Any?) -> Any { value ?? NSNull() }
-
-  /// One line of JSON with sorted keys.
-  static func line(_ object: [String: Any]) -> String {
-    guard
-      let data = try? JSONSerialization.data(
-        withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-    else { return "{}" }
+  /// One line of JSON.
+  static func line(_ record: some Encodable) -> String {
+    guard let data = try? encoder.encode(record) else { return "{}" }
     return String(decoding: data, as: UTF8.self)
   }
+}
 
-  /// The stored metadata of an entry.
-  static func entry(_ entry: CacheEntry) -> [String: Any] {
-    [
-      "key": entry.key, "size": entry.size, "disk_size": entry.allocated,
-      "format": value(entry.format), "width": value(entry.width), "height": value(entry.height),
-      "scale": entry.scale, "content_type": value(entry.contentType), "etag": value(entry.etag),
-      "last_modified": value(entry.lastModified), "created": date(entry.created),
-      "last_access": date(entry.lastAccess), "access_count": entry.accessCount,
-      "expiry": date(entry.expiry),
-    ]
+/// The stored metadata of an entry, shared by `fetch`, `prefetch` and `query` records.
+struct EntryFields: Codable, Equatable {
+  var size: Int64
+  var diskSize: Int64
+  @Nullable var format: String?
+  @Nullable var width: Int?
+  @Nullable var height: Int?
+  var scale: Int
+  @Nullable var contentType: String?
+  @Nullable var etag: String?
+  @Nullable var lastModified: String?
+  @Nullable var sha256: String?
+  var created: Date
+  var lastAccess: Date
+  var accessCount: Int
+  @Nullable var expiry: Date?
+
+  init(_ entry: CacheEntry) {
+    size = entry.size
+    diskSize = entry.allocated
+    format = entry.format
+    width = entry.width
+    height = entry.height
+    scale = entry.scale
+    contentType = entry.contentType
+    etag = entry.etag
+    lastModified = entry.lastModified
+    sha256 = entry.sha256
+    created = entry.created
+    lastAccess = entry.lastAccess
+    accessCount = entry.accessCount
+    expiry = entry.expiry
   }
+}
 
-  /// A fetch result.
-  static func fetch(_ result: FetchResult, output: String? = nil) -> [String: Any] {
-    var record: [String: Any] = ["url": result.url, "key": result.key, "bytes": result.bytes]
+/// An error in a record.
+struct ErrorRecord: Codable, Equatable {
+  var kind: String
+  var message: String
+  @Nullable var httpStatus: Int?
+
+  init(_ error: CacheError) {
+    kind = error.kind.rawValue
+    message = error.message
+    httpStatus = error.httpStatus
+  }
+}
+
+/// One URL of `fetch --json` or `prefetch --json`.
+struct FetchRecord: Codable {
+  var url: String
+  var key: String
+  /// `hit`, `downloaded`, `revalidated`, `not_modified`, `offline_miss` or `error`.
+  var status: String
+  /// `local` or `read_only`, for a cached body.
+  var source: String?
+  var path: String?
+  var exitCode: Int32
+  var downloadedBytes: Int64
+  var error: ErrorRecord?
+  /// Flattened into the record.
+  var entry: EntryFields?
+
+  init(_ result: FetchResult, path output: String? = nil) {
+    url = result.url
+    key = result.key
+    downloadedBytes = result.bytes
     switch result.outcome {
     case .success(let outcome):
-      record["status"] = outcome.name
-      record["path"] = value(output ?? outcome.path)
-      record["exit_code"] = outcome == .offlineMiss ? ExitStatus.negative : ExitStatus.ok
+      status = outcome.name
+      path = output ?? outcome.path
+      exitCode = outcome == .offlineMiss ? ExitStatus.negative : ExitStatus.ok
       switch outcome {
-      case .hit(.local(let entry, _)), .downloaded(let entry, _), .revalidated(let entry, _),
-        .notModified(let entry, _):
-        record.merge(self.entry(entry)) { current, _ in current }
-        record["source"] = "local"
+      case .hit(.local(let stored, _)), .downloaded(let stored, _), .revalidated(let stored, _),
+        .notModified(let stored, _):
+        entry = EntryFields(stored)
+        source = "local"
       case .hit(.readOnly):
-        record["source"] = "read_only"
+        source = "read_only"
       case .offlineMiss:
         break
       }
-      record["error"] = NSNull()
-    case .failure(let error):
-      record["status"] = "error"
-      record["path"] = NSNull()
-      record["exit_code"] = ExitStatus.code(for: error.kind)
-      record["error"] = self.error(error)
+    case .failure(let failure):
+      status = "error"
+      exitCode = ExitStatus.code(for: failure.kind)
+      error = ErrorRecord(failure)
     }
-    return record
   }
 
-  static func error(_ error: CacheError) -> [String: Any] {
-    ["kind": error.kind.rawValue, "message": error.message, "http_status": value(error.httpStatus)]
+  private enum CodingKeys: String, CodingKey {
+    case url, key, status, source, path, exitCode, downloadedBytes, error
   }
 
-  static func removed(_ entry: RemovedEntry) -> [String: Any] {
-    [
-      "key": entry.key, "url": value(entry.url), "file": entry.file, "size": entry.size,
-      "disk_size": entry.allocated, "last_access": date(entry.lastAccess),
-    ]
+  init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    url = try container.decode(String.self, forKey: .url)
+    key = try container.decode(String.self, forKey: .key)
+    status = try container.decode(String.self, forKey: .status)
+    source = try container.decodeIfPresent(String.self, forKey: .source)
+    path = try container.decodeIfPresent(String.self, forKey: .path)
+    exitCode = try container.decode(Int32.self, forKey: .exitCode)
+    downloadedBytes = try container.decode(Int64.self, forKey: .downloadedBytes)
+    error = try container.decodeIfPresent(ErrorRecord.self, forKey: .error)
+    entry = source == "local" ? try EntryFields(from: decoder) : nil
   }
 
-  static func totals(_ totals: CacheTotals) -> [String: Any] {
-    ["entries": totals.entries, "bytes": totals.bytes, "disk_bytes": totals.allocated]
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(url, forKey: .url)
+    try container.encode(key, forKey: .key)
+    try container.encode(status, forKey: .status)
+    try container.encode(source, forKey: .source)
+    try container.encode(path, forKey: .path)
+    try container.encode(exitCode, forKey: .exitCode)
+    try container.encode(downloadedBytes, forKey: .downloadedBytes)
+    try container.encode(error, forKey: .error)
+    try entry?.encode(to: encoder)
+  }
+}
+
+/// One URL of `query --json`.
+struct QueryRecord: Codable {
+  var url: String
+  var key: String
+  var cached: Bool
+  var path: String?
+  var source: String?
+  var blacklisted: Bool
+  var failure: FailureRecord?
+  var entry: EntryFields?
+
+  private enum CodingKeys: String, CodingKey {
+    case url, key, cached, path, source, blacklisted, failure
+  }
+
+  init(
+    url: String, key: String, hit: CacheHit?, failure: FailedURL?
+  ) {
+    self.url = url
+    self.key = key
+    cached = hit != nil
+    path = hit?.path
+    blacklisted = failure != nil
+    self.failure = failure.map(FailureRecord.init)
+    switch hit {
+    case .local(let stored, _)?:
+      source = "local"
+      entry = EntryFields(stored)
+    case .readOnly?: source = "read_only"
+    case nil: break
+    }
+  }
+
+  init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    url = try container.decode(String.self, forKey: .url)
+    key = try container.decode(String.self, forKey: .key)
+    cached = try container.decode(Bool.self, forKey: .cached)
+    path = try container.decodeIfPresent(String.self, forKey: .path)
+    source = try container.decodeIfPresent(String.self, forKey: .source)
+    blacklisted = try container.decode(Bool.self, forKey: .blacklisted)
+    failure = try container.decodeIfPresent(FailureRecord.self, forKey: .failure)
+    entry = source == "local" ? try EntryFields(from: decoder) : nil
+  }
+
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(url, forKey: .url)
+    try container.encode(key, forKey: .key)
+    try container.encode(cached, forKey: .cached)
+    try container.encode(path, forKey: .path)
+    try container.encode(source, forKey: .source)
+    try container.encode(blacklisted, forKey: .blacklisted)
+    try container.encode(failure, forKey: .failure)
+    try entry?.encode(to: encoder)
+  }
+}
+
+/// A recent failure of a URL, in `query --json`.
+struct FailureRecord: Codable {
+  var reason: String
+  var kind: String
+  @Nullable var httpStatus: Int?
+  var count: Int
+  var firstFailure: Date
+  var lastFailure: Date
+
+  init(_ failure: FailedURL) {
+    reason = failure.reason
+    kind = failure.kind
+    httpStatus = failure.httpStatus
+    count = failure.count
+    firstFailure = failure.firstFailure
+    lastFailure = failure.lastFailure
   }
 }

@@ -31,26 +31,21 @@ struct TransferFlags: ParsableArguments {
   @Option(name: .long, help: "How long a failed URL is not requested again, e.g. 1d.")
   var failedTTL: String?
 
-  /// The policy values these flags set, with the flag names as their origin.
-  var policyFlags: [PolicyKey: (String, String)] {
-    var flags = [PolicyKey: (String, String)]()
-    let pairs: [(PolicyKey, String?, String)] = [
-      (.cookieJar, cookieJar, "--cookie-jar"), (.cacert, cacert, "--cacert"),
-      (.connectTimeout, connectTimeout, "--connect-timeout"), (.timeout, timeout, "--timeout"),
-      (.maxTime, maxTime, "--max-time"), (.maxFilesize, maxFilesize, "--max-filesize"),
-      (.retry, retry, "--retry"), (.userAgent, userAgent, "--user-agent"),
-      (.failedTTL, failedTTL, "--failed-ttl"),
-      (.netrc, netrc ? "true" : nil, "--netrc"), (.insecure, insecure ? "true" : nil, "--insecure"),
-    ]
-    for (key, value, flag) in pairs { if let value { flags[key] = (value, flag) } }
-    return flags
+  /// The policy values these flags set.
+  var policyFlags: [String: String] {
+    ImgCacheCLI.policyFlags([
+      ("cookie_jar", cookieJar), ("cacert", cacert), ("connect_timeout", connectTimeout),
+      ("timeout", timeout), ("max_time", maxTime), ("max_filesize", maxFilesize),
+      ("retry", retry), ("user_agent", userAgent), ("failed_ttl", failedTTL),
+      ("netrc", netrc ? "true" : nil), ("insecure", insecure ? "true" : nil),
+    ])
   }
 
   /// The downloader options: the policy, then headers and credentials from the flags.
   func transferOptions(_ context: CommandContext) throws -> TransferOptions {
-    var options = try context.policy.transferOptions()
+    var options = context.configuration.transfer
     for header in header where !header.contains(":") {
-      throw UsageError(message: "invalid header '\(header)' in -H (expected 'Name: value')")
+      throw CacheError(.invalidInput, "invalid header '\(header)' in -H (expected 'Name: value')")
     }
     options.headers = header
     options.credentials = user
@@ -84,18 +79,18 @@ struct FetchFlags: ParsableArguments {
   func fetchOptions(_ context: CommandContext) throws -> FetchOptions {
     let modes = [offline, reload, refresh].filter { $0 }.count
     guard modes <= 1 else {
-      throw UsageError(message: "--offline, --reload and --refresh exclude each other")
+      throw CacheError(.invalidInput, "--offline, --reload and --refresh exclude each other")
     }
     var options = FetchOptions()
     options.mode = offline ? .offline : reload ? .reload : refresh ? .refresh : .normal
     options.retryFailed = retryFailed
     options.acceptAnyBody = any
-    options.keyFilter = try context.policy.keyFilter()
-    options.failedTTL = try context.policy.failedTTL()
+    options.keyFilter = context.configuration.keyFilter
+    options.failedTTL = context.configuration.failedTTL
     return options
   }
 
-  var policyFlags: [PolicyKey: (String, String)] { keys.policyFlags }
+  var policyFlags: [String: String] { keys.policyFlags }
 }
 
 /// `--key-filter`, for every command that turns URLs into keys.
@@ -104,7 +99,5 @@ struct KeyFilterOption: ParsableArguments {
   var keyFilter: String?
 
   /// The policy value the flag sets, if given.
-  var policyFlags: [PolicyKey: (String, String)] {
-    keyFilter.map { [.keyFilter: ($0, "--key-filter")] } ?? [:]
-  }
+  var policyFlags: [String: String] { ImgCacheCLI.policyFlags([("key_filter", keyFilter)]) }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ImgCacheKit
 
 /// URLs from the arguments and from `-i FILE`, for the commands that take lists.
 struct URLListOptions: ParsableArguments {
@@ -34,10 +35,8 @@ enum URLInput {
         !isDirectory.boolValue,
         let opened = FileHandle(forReadingAtPath: file)
       else {
-        throw UsageError(
-          message:
-            "cannot read URL list \(file): \(String(cString: strerror(access(file, R_OK) == 0 ? EISDIR : errno)))"
-        )
+        let reason = String(cString: strerror(access(file, R_OK) == 0 ? EISDIR : errno))
+        throw CacheError(.invalidInput, "cannot read URL list \(file): \(reason)")
       }
       handle = opened
     }

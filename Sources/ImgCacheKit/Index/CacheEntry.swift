@@ -17,11 +17,13 @@ public struct EntryMetadata: Sendable, Equatable {
   public var lastModified: String?
   /// When the entry expires regardless of use, if ever.
   public var expiry: Date?
+  /// The lowercase hex SHA-256 of the body, when known.
+  public var sha256: String?
 
   /// Creates metadata; every field is optional.
   public init(
     format: ImageFormat? = nil, width: Int? = nil, height: Int? = nil, contentType: String? = nil,
-    etag: String? = nil, lastModified: String? = nil, expiry: Date? = nil
+    etag: String? = nil, lastModified: String? = nil, expiry: Date? = nil, sha256: String? = nil
   ) {
     self.format = format
     self.width = width
@@ -30,6 +32,7 @@ public struct EntryMetadata: Sendable, Equatable {
     self.etag = etag
     self.lastModified = lastModified
     self.expiry = expiry
+    self.sha256 = sha256
   }
 }
 
@@ -69,75 +72,100 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecor
   public var expiry: Date?
   /// How many times the entry was used.
   public var accessCount: Int
+  /// The lowercase hex SHA-256 of the body (nil for entries stored before it was kept).
+  public var sha256: String?
+
+  /// The columns of the `entry` table: the one place that names them.
+  public enum Columns {
+    public static let key = Column("key")
+    public static let url = Column("url")
+    public static let file = Column("file")
+    public static let size = Column("size")
+    public static let allocated = Column("allocated")
+    public static let format = Column("format")
+    public static let width = Column("width")
+    public static let height = Column("height")
+    public static let scale = Column("scale")
+    public static let contentType = Column("content_type")
+    public static let etag = Column("etag")
+    public static let lastModified = Column("last_modified")
+    public static let created = Column("created")
+    public static let lastAccess = Column("last_access")
+    public static let expiry = Column("expiry")
+    public static let accessCount = Column("access_count")
+    public static let sha256 = Column("sha256")
+
+    /// Every column, in the order ``CacheEntry/values`` lists them.
+    static let all = [
+      key, url, file, size, allocated, format, width, height, scale, contentType, etag,
+      lastModified, created, lastAccess, expiry, accessCount, sha256,
+    ]
+  }
 
   /// Decodes a row by hand: several times faster than `Decodable` on hot paths.
   public init(row: Row) throws {
-    key = row["key"]
-    url = row["url"]
-    file = row["file"]
-    size = row["size"]
-    allocated = row["allocated"]
-    format = row["format"]
-    width = row["width"]
-    height = row["height"]
-    scale = row["scale"]
-    contentType = row["content_type"]
-    etag = row["etag"]
-    lastModified = row["last_modified"]
-    created = Date(timeIntervalSince1970: row["created"])
-    lastAccess = Date(timeIntervalSince1970: row["last_access"])
-    expiry = (row["expiry"] as Double?).map(Date.init(timeIntervalSince1970:))
-    accessCount = row["access_count"]
+    key = row[Columns.key]
+    url = row[Columns.url]
+    file = row[Columns.file]
+    size = row[Columns.size]
+    allocated = row[Columns.allocated]
+    format = row[Columns.format]
+    width = row[Columns.width]
+    height = row[Columns.height]
+    scale = row[Columns.scale]
+    contentType = row[Columns.contentType]
+    etag = row[Columns.etag]
+    lastModified = row[Columns.lastModified]
+    created = Date(timeIntervalSince1970: row[Columns.created])
+    lastAccess = Date(timeIntervalSince1970: row[Columns.lastAccess])
+    expiry = (row[Columns.expiry] as Double?).map(Date.init(timeIntervalSince1970:))
+    accessCount = row[Columns.accessCount]
+    sha256 = row[Columns.sha256]
   }
 
-  /// Creates an entry.
-  public init(
-    key: String, url: String, file: String, size: Int64, allocated: Int64, format: String?,
-    width: Int?, height: Int?, scale: Int, contentType: String?, etag: String?,
-    lastModified: String?, created: Date, lastAccess: Date, expiry: Date?, accessCount: Int
+  /// Creates the entry of a body stored under `key` at `time`.
+  init(
+    key: String, url: String, file: String, size: Int64, allocated: Int64,
+    metadata: EntryMetadata, at time: Date
   ) {
     self.key = key
     self.url = url
     self.file = file
     self.size = size
     self.allocated = allocated
-    self.format = format
-    self.width = width
-    self.height = height
-    self.scale = scale
-    self.contentType = contentType
-    self.etag = etag
-    self.lastModified = lastModified
-    self.created = created
-    self.lastAccess = lastAccess
-    self.expiry = expiry
-    self.accessCount = accessCount
+    format = metadata.format?.rawValue
+    width = metadata.width
+    height = metadata.height
+    scale = CacheKey.scale(of: key)
+    contentType = metadata.contentType
+    etag = metadata.etag
+    lastModified = metadata.lastModified
+    created = time
+    lastAccess = time
+    expiry = metadata.expiry
+    accessCount = 0
+    sha256 = metadata.sha256
+  }
+
+  /// The database values, in the order of ``Columns/all``.
+  var values: [(any DatabaseValueConvertible)?] {
+    [
+      key, url, file, size, allocated, format, width, height, scale, contentType, etag,
+      lastModified, created.timeIntervalSince1970, lastAccess.timeIntervalSince1970,
+      expiry?.timeIntervalSince1970, accessCount, sha256,
+    ]
   }
 
   public func encode(to container: inout PersistenceContainer) throws {
-    container["key"] = key
-    container["url"] = url
-    container["file"] = file
-    container["size"] = size
-    container["allocated"] = allocated
-    container["format"] = format
-    container["width"] = width
-    container["height"] = height
-    container["scale"] = scale
-    container["content_type"] = contentType
-    container["etag"] = etag
-    container["last_modified"] = lastModified
-    container["created"] = created.timeIntervalSince1970
-    container["last_access"] = lastAccess.timeIntervalSince1970
-    container["expiry"] = expiry?.timeIntervalSince1970
-    container["access_count"] = accessCount
+    for (column, value) in zip(Columns.all, values) { container[column] = value }
   }
 
   /// The metadata part of the entry.
   public var metadata: EntryMetadata {
     EntryMetadata(
       format: format.flatMap(ImageFormat.init(rawValue:)), width: width, height: height,
-      contentType: contentType, etag: etag, lastModified: lastModified, expiry: expiry)
+      contentType: contentType, etag: etag, lastModified: lastModified, expiry: expiry,
+      sha256: sha256)
   }
 }
 

@@ -48,16 +48,48 @@ enum IndexSchema {
         t.column("value", .integer).notNull()
       }
     }
+    migrator.registerMigration("v2") { db in
+      // The content hash of each body, computed while it streams in (remote tier, verify).
+      try db.alter(table: "entry") { t in t.add(column: "sha256", .text) }
+      // A failure belongs to a request, not to a URL: the fingerprint of the options that can
+      // change the outcome is part of the key, so a corrected request is a new attempt.
+      try db.create(table: "failed_request") { t in
+        t.column("url", .text).notNull()
+        t.column("fingerprint", .text).notNull()
+        t.column("reason", .text).notNull()
+        t.column("kind", .text).notNull()
+        t.column("http_status", .integer)
+        t.column("count", .integer).notNull()
+        t.column("first_failure", .double).notNull()
+        t.column("last_failure", .double).notNull()
+        t.primaryKey(["url", "fingerprint"])
+      }
+      try db.execute(
+        sql: """
+          INSERT INTO failed_request
+          SELECT url, '', reason, kind, http_status, count, first_failure, last_failure
+          FROM failed_url
+          """)
+      try db.drop(table: "failed_url")
+      // Partial bodies kept for a resumed download (Range + If-Range with a strong validator).
+      try db.create(table: "partial_download") { t in
+        t.primaryKey("url", .text)
+        t.column("key", .text).notNull()
+        t.column("file", .text).notNull()
+        t.column("bytes", .integer).notNull()
+        t.column("etag", .text)
+        t.column("last_modified", .text)
+        t.column("content_length", .integer)
+        t.column("updated", .double).notNull()
+      }
+    }
     return migrator
   }
 
-  /// Brings the index up to date. Processes opening a new cache at once take turns on a lock
-  /// file: GRDB's migrator checks what is applied before its write transaction begins.
-  static func migrate(_ pool: DatabasePool, lockPath: String) throws {
+  /// Brings the index up to date; the caller holds the opening lock (see ``Index/writer()``).
+  static func migrate(_ pool: DatabasePool) throws {
     let migrator = self.migrator
     if try pool.read({ try migrator.hasCompletedMigrations($0) }) { return }
-    let lock = try FileLock(waitingFor: lockPath)
-    defer { withExtendedLifetime(lock) {} }
     try migrator.migrate(pool)
   }
 
@@ -84,7 +116,8 @@ enum IndexSchema {
   static func delete(_ entries: [CacheEntry], _ db: Database) throws {
     guard !entries.isEmpty else { return }
     var delta = CacheTotals.zero
-    let statement = try db.cachedStatement(sql: "DELETE FROM entry WHERE key = ?")
+    let statement = try db.cachedStatement(
+      sql: "DELETE FROM entry WHERE \(CacheEntry.Columns.key.name) = ?")
     for entry in entries {
       try statement.execute(arguments: [entry.key])
       delta.entries -= 1
@@ -94,15 +127,32 @@ enum IndexSchema {
     try adjustTotals(db, by: delta)
   }
 
-  /// Adds `amounts` to the named persistent counters (hits, misses, …, for `stats`).
-  static func increment(_ amounts: [String: Int64], _ db: Database) throws {
+  /// Adds `amounts` to the persistent counters (for `stats`).
+  static func increment(_ amounts: [Counter: Int64], _ db: Database) throws {
     let statement = try db.cachedStatement(
       sql: """
         INSERT INTO counter (name, value) VALUES (?, ?)
         ON CONFLICT(name) DO UPDATE SET value = value + excluded.value
         """)
     for (name, amount) in amounts where amount != 0 {
-      try statement.execute(arguments: [name, amount])
+      try statement.execute(arguments: [name.rawValue, amount])
     }
   }
+}
+
+/// The persistent counters kept in the `counter` table, each updated in the transaction of the
+/// change it counts.
+public enum Counter: String, Sendable, CaseIterable {
+  /// Lookups served from this cache.
+  case hits
+  /// Bodies stored.
+  case stores
+  /// Bytes stored.
+  case bytesStored = "bytes_stored"
+  /// Successful revalidations (304).
+  case revalidations
+  /// Entries removed by `clean`.
+  case evictions
+  /// `clean` runs.
+  case cleans
 }

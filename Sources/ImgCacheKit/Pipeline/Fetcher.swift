@@ -1,192 +1,295 @@
 import Foundation
+import Synchronization
 
-/// The pipeline (SDWebImageManager, persistent): blacklist → local lookup → read-only
-/// directories → download → validate → store. Fetches of one key in flight share one download.
-public final class Fetcher: @unchecked Sendable {
-  /// Called once per fetch, on the downloader's thread (or the caller's, for a hit).
-  public typealias Completion = @Sendable (FetchResult) -> Void
-
-  /// The cache.
+/// The pipeline (SDWebImageManager, persistent), used by `fetch`, `query` and `prefetch`
+/// alike. The lookup order is written once, in ``resolve(_:options:)``: URL check → failed
+/// requests → storage tiers in order (local cache, read-only directories, later remote) →
+/// network. Downloads are validated, stored in batches, and shared by callers of one key.
+public final class Fetcher: Sendable {
+  /// The local cache, the first tier.
   public let cache: DiskCache
+  /// Every tier, in lookup order; the first is ``cache``.
+  public let tiers: [any BlobStore]
   /// The downloader.
   public let downloader: Downloader
-  private let lock = NSLock()
-  private var inFlight = [String: [Completion]]()
-  private let storeQueue: StoreQueue
+  private let flights = Flights()
+  private let stores: StoreBatcher
+  /// The start order of downloads: numbered as lookups ask for them, in input order.
+  private let sequence = Atomic<UInt64>(0)
 
-  /// Creates a pipeline over `cache` downloading with `transfer` options.
-  public init(cache: DiskCache, transfer: TransferOptions = TransferOptions()) {
+  /// Creates a pipeline over `cache` (then `readOnly` directories) downloading with `transfer`.
+  public init(cache: DiskCache, readOnly: [URL] = [], transfer: TransferOptions = TransferOptions())
+  {
     self.cache = cache
-    self.downloader = Downloader(options: transfer)
-    self.storeQueue = StoreQueue(cache: cache)
+    tiers = [cache] + (readOnly.isEmpty ? [] : [ReadOnlyDirectories(readOnly)])
+    downloader = Downloader(options: transfer)
+    stores = StoreBatcher(cache: cache)
   }
 
-  /// Fetches `url` and waits for the result.
-  public func fetch(_ url: String, options: FetchOptions = FetchOptions()) -> FetchResult {
-    let done = DispatchSemaphore(value: 0)
-    let box = ResultBox()
-    fetch(url, options: options) { result in
-      box.value = result
-      done.signal()
+  /// What the lookup decided for one URL: an answer, or a download to make.
+  enum Resolution: Sendable {
+    case answered(FetchResult)
+    case download(Download)
+  }
+
+  /// A download the lookup asked for.
+  struct Download: Sendable {
+    var url: String
+    var key: String
+    /// The stored entry whose validators make the request conditional (refresh).
+    var validators: CacheEntry?
+    /// Its place in the start order.
+    var sequence: UInt64
+  }
+
+  /// Fetches `url` through the cache.
+  public func fetch(_ url: String, options: FetchOptions = FetchOptions()) async -> FetchResult {
+    await fetch([url], options: options)[0]
+  }
+
+  /// Fetches `urls` through the cache, concurrently, looked up in one batch and started in
+  /// their order; returns the results in that order.
+  public func fetch(_ urls: [String], options: FetchOptions = FetchOptions()) async
+    -> [FetchResult]
+  {
+    var results = [FetchResult?](repeating: nil, count: urls.count)
+    var downloads = [(index: Int, download: Download)]()
+    for (index, resolution) in await resolve(urls, options: options).enumerated() {
+      switch resolution {
+      case .answered(let result): results[index] = result
+      case .download(let download): downloads.append((index, download))
+      }
     }
-    done.wait()
-    guard let result = box.value else { preconditionFailure("fetch completed without a result") }
-    return result
+    let started = start(downloads.map(\.download), options: options)
+    return await withTaskGroup(of: (Int, FetchResult).self) { group in
+      for (entry, handle) in zip(downloads, started) {
+        group.addTask { (entry.index, await self.finish(handle, options: options)) }
+      }
+      for await (index, result) in group { results[index] = result }
+      return results.compactMap { $0 }
+    }
   }
 
-  /// Fetches `url`; `completion` is called exactly once.
-  public func fetch(_ url: String, options: FetchOptions, completion: @escaping Completion) {
-    let key = options.key(for: url)
-    let result = { (outcome: Result<FetchOutcome, CacheError>) in
-      completion(FetchResult(url: url, key: key, outcome: outcome, bytes: 0))
+  /// Looks `urls` up without the network, in one index read per tier and one failure query
+  /// for all: each gets an answer (hit, refusal, offline miss, error) or a download to make.
+  func resolve(_ urls: [String], options: FetchOptions) async -> [Resolution] {
+    let keys = urls.map { options.key(for: $0) }
+    var answers = [Resolution?](repeating: nil, count: urls.count)
+    func answer(_ index: Int, _ outcome: Result<FetchOutcome, CacheError>) {
+      answers[index] = .answered(
+        FetchResult(url: urls[index], key: keys[index], outcome: outcome, bytes: 0))
+    }
+    for (index, url) in urls.enumerated() {
+      do { try RequestURL.validate(url) } catch {
+        answer(index, .failure(CacheError.io("bad URL", error, url: url)))
+      }
     }
     do {
-      try RequestURL.validate(url)
-      if !options.retryFailed, let failure = try cache.failure(url: url, ttl: options.failedTTL) {
-        return result(.failure(RequestURL.blacklisted(failure, ttl: options.failedTTL)))
-      }
-      var validators: CacheEntry?
-      switch options.mode {
-      case .normal, .offline:
-        if let hit = try cache.lookup(key: key, touch: options.touch) {
-          if options.retryFailed { try cache.forgetFailure(url: url) }
-          return result(.success(.hit(hit)))
-        }
-        if options.mode == .offline { return result(.success(.offlineMiss)) }
-      case .reload:
-        break
-      case .refresh:
-        if case .local(let entry, _)? = try cache.lookupLocal(key: key, touch: false) {
-          validators = entry
+      if !options.retryFailed {
+        let open = urls.indices.filter { answers[$0] == nil }
+        let refused = try cache.failures(
+          of: open.map { urls[$0] }, fingerprint: fingerprint(options), ttl: options.failedTTL)
+        for index in open {
+          if let failure = refused[urls[index]] {
+            answer(index, .failure(RequestURL.refused(failure, ttl: options.failedTTL)))
+          }
         }
       }
-      download(url, key: key, validators: validators, options: options, completion: completion)
-    } catch let error as CacheError {
-      result(.failure(error))
+      if options.mode == .normal || options.mode == .offline {
+        let open = urls.indices.filter { answers[$0] == nil }
+        let hits = try await lookup(keys: open.map { keys[$0] }, touch: options.touch)
+        for index in open {
+          if let hit = hits[keys[index]] { answer(index, .success(.hit(hit))) }
+        }
+        if options.retryFailed {
+          for index in urls.indices where isHit(answers[index]) {
+            try cache.forgetFailure(url: urls[index])
+          }
+        }
+      }
+      var validators = [String: CacheEntry]()
+      if options.mode == .refresh {
+        let open = urls.indices.filter { answers[$0] == nil }
+        for entry in try cache.index.entries(forKeys: open.map { keys[$0] }) {
+          validators[entry.key] = entry
+        }
+      }
+      return urls.indices.map { index in
+        if let answer = answers[index] { return answer }
+        if options.mode == .offline {
+          return .answered(
+            FetchResult(
+              url: urls[index], key: keys[index], outcome: .success(.offlineMiss), bytes: 0))
+        }
+        return .download(
+          Download(
+            url: urls[index], key: keys[index], validators: validators[keys[index]],
+            sequence: sequence.add(1, ordering: .relaxed).newValue))
+      }
     } catch {
-      result(.failure(CacheError.io(url, error)))
+      let failure = CacheError.io("cannot read the cache", error)
+      return urls.indices.map { index in
+        answers[index]
+          ?? .answered(
+            FetchResult(
+              url: urls[index], key: keys[index], outcome: .failure(failure.about(urls[index])),
+              bytes: 0))
+      }
     }
   }
 
-  /// Downloads `url`, known to be neither cached nor blacklisted (the prefetcher checked both
-  /// for a whole batch at once).
-  func fetchUncached(
-    _ url: String, key: String, options: FetchOptions, completion: @escaping Completion
-  ) {
-    do {
-      try RequestURL.validate(url)
-    } catch {
-      return completion(
-        FetchResult(url: url, key: key, outcome: .failure(CacheError.io(url, error)), bytes: 0))
-    }
-    download(url, key: key, validators: nil, options: options, completion: completion)
-  }
-
-  /// Downloads `url` for `key`, joining a download of the same key already in flight.
-  func download(
-    _ url: String, key: String, validators: CacheEntry?, options: FetchOptions,
-    completion: @escaping Completion
-  ) {
-    let flightKey =
-      "\(options.mode == .refresh ? "R" : "N")\(options.acceptAnyBody ? "A" : "I")|\(key)|\(url)"
-    lock.lock()
-    if inFlight[flightKey] != nil {
-      inFlight[flightKey]?.append(completion)
-      lock.unlock()
-      return
-    }
-    inFlight[flightKey] = [completion]
-    lock.unlock()
-    let finish: Completion = { [weak self] result in
-      guard let self else { return }
-      self.lock.lock()
-      let waiters = self.inFlight.removeValue(forKey: flightKey) ?? []
-      self.lock.unlock()
-      for waiter in waiters { waiter(result) }
-    }
-    let request = DownloadRequest(
-      url: url, temporaryDirectory: cache.layout.tmpDirectory.path, etag: validators?.etag,
-      lastModified: validators?.lastModified)
-    do {
-      _ = try cache.writableDatabase()
-    } catch {
-      return finish(
-        FetchResult(url: url, key: key, outcome: .failure(CacheError.io(url, error)), bytes: 0))
-    }
-    downloader.download(request) { [cache, storeQueue] response in
-      let bytes = (try? response.get().bytes) ?? 0
-      let done = { (outcome: Result<FetchOutcome, CacheError>) in
-        if case .failure(let error) = outcome, error.isPermanent {
-          try? cache.recordFailure(url: url, error: error)
-        }
-        finish(FetchResult(url: url, key: key, outcome: outcome, bytes: bytes))
-      }
-      let ready: PendingStore
+  /// Walks the tiers in order for `keys`: each key's first hit. A failing local cache is an
+  /// error; a failing secondary tier is a miss, never a failed fetch.
+  public func lookup(keys: [String], touch: Bool) async throws -> [String: CacheHit] {
+    var found = [String: CacheHit]()
+    var open = keys
+    for (position, tier) in tiers.enumerated() where !open.isEmpty {
       do {
-        let response = try response.get()
-        guard let file = response.file else {
-          return done(
-            Result { try Self.notModified(response, url: url, key: key, cache: cache) }
-              .mapError { CacheError.io(url, $0) })
-        }
-        ready = try Self.validated(file, response: response, url: url, key: key, options: options)
-      } catch {
-        return done(.failure(CacheError.io(url, error)))
+        found.merge(try await tier.lookup(keys: open, touch: touch)) { first, _ in first }
+      } catch  where position > 0 {
+        continue
       }
-      storeQueue.enqueue(ready) { stored in
-        done(
-          stored.map { entry in
-            let path = cache.layout.dataPath(entry.file)
-            return validators == nil
-              ? .downloaded(entry, path: path) : .revalidated(entry, path: path)
-          })
-      }
+      open = open.filter { found[$0] == nil }
     }
+    return found
   }
 
-  /// A 304: keeps the entry and records the new validators and the use.
-  private static func notModified(
-    _ response: DownloadResponse, url: String, key: String, cache: DiskCache
-  ) throws -> FetchOutcome {
-    let metadata = EntryMetadata(etag: response.etag, lastModified: response.lastModified)
-    guard let entry = try cache.revalidate(key: key, with: metadata) else {
-      throw CacheError(.protocolError, "\(url): 304 Not Modified, but the entry is gone")
+  private func isHit(_ resolution: Resolution?) -> Bool {
+    if case .answered(let result)? = resolution, case .success(.hit) = result.outcome {
+      return true
     }
-    try cache.forgetFailure(url: url)
-    return .notModified(entry, path: cache.layout.dataPath(entry.file))
+    return false
   }
 
-  /// The body checked (an image with pixels, unless any body is accepted) and described for
-  /// the store; a body that fails is deleted.
-  private static func validated(
-    _ file: String, response: DownloadResponse, url: String, key: String, options: FetchOptions
-  ) throws -> PendingStore {
-    var metadata = EntryMetadata(
-      contentType: response.contentType, etag: response.etag, lastModified: response.lastModified)
-    let info = ImageSniffer.sniff(path: file)
-    if !options.acceptAnyBody {
-      let type = response.contentType.map { ", \($0)" } ?? ""
-      let problem: String?
-      if response.bytes == 0 {
-        problem = "\(url): empty body\(type)"
-      } else if let info {
-        problem = info.hasPixels ? nil : "\(url): \(info.format.rawValue) image has 0 pixels"
+  /// The fingerprint of requests made with `options` through this pipeline.
+  func fingerprint(_ options: FetchOptions) -> String {
+    RequestFingerprint.of(downloader.options, acceptAnyBody: options.acceptAnyBody)
+  }
+
+  /// A download started by ``start(_:options:)``.
+  struct Started: Sendable {
+    enum Role: Sendable {
+      /// Leads its flight: its transfer was submitted with this ticket.
+      case leader(ticket: UInt64)
+      /// Waits for the leader of its flight.
+      case follower
+      /// Could not start.
+      case failed(CacheError)
+    }
+
+    var download: Download
+    var flight: FlightKey
+    var role: Role
+  }
+
+  /// Starts `downloads` in their order, without waiting: each joins the flight of its request
+  /// (one transfer per request in flight), and the leaders' transfers are submitted at once,
+  /// so the downloader sees them in input order. Every result must be awaited with ``finish``.
+  func start(_ downloads: [Download], options: FetchOptions) -> [Started] {
+    let fingerprint = fingerprint(options)
+    var cacheError: CacheError?
+    do { try cache.prepare() } catch {
+      cacheError = CacheError.io("cannot create the cache", error)
+    }
+    var started = [Started]()
+    var requests = [(position: Int, request: DownloadRequest)]()
+    for download in downloads {
+      let flight = FlightKey(
+        key: download.key, url: download.url, conditional: download.validators != nil,
+        fingerprint: fingerprint)
+      if let cacheError {
+        started.append(
+          Started(download: download, flight: flight, role: .failed(cacheError.about(download.url)))
+        )
+      } else if flights.join(flight) {
+        requests.append(
+          (
+            started.count,
+            DownloadRequest(
+              url: download.url, temporaryDirectory: cache.layout.tmpDirectory.path,
+              etag: download.validators?.etag, lastModified: download.validators?.lastModified,
+              sequence: download.sequence)
+          ))
+        started.append(Started(download: download, flight: flight, role: .leader(ticket: 0)))
       } else {
-        problem = "\(url): body is not an image (\(response.bytes) bytes\(type))"
-      }
-      if let problem {
-        unlink(file)
-        throw CacheError(.notAnImage, problem)
+        started.append(Started(download: download, flight: flight, role: .follower))
       }
     }
-    metadata.format = info?.format
-    metadata.width = info?.width
-    metadata.height = info?.height
-    return PendingStore(temporaryPath: file, key: key, url: url, metadata: metadata)
+    for (ticket, entry) in zip(downloader.submit(requests.map(\.request)), requests) {
+      started[entry.position].role = .leader(ticket: ticket)
+    }
+    return started
   }
-}
 
-/// A mutable slot for a result crossing threads.
-private final class ResultBox: @unchecked Sendable {
-  var value: FetchResult?
+  /// Waits for a started download: a leader's body is validated and stored (and its flight's
+  /// followers get the result), a follower gets its leader's result.
+  func finish(_ started: Started, options: FetchOptions) async -> FetchResult {
+    switch started.role {
+    case .failed(let error):
+      return FetchResult(
+        url: started.download.url, key: started.download.key, outcome: .failure(error), bytes: 0)
+    case .follower:
+      return await flights.result(of: started.flight)
+    case .leader(let ticket):
+      let result = await complete(
+        ticket, download: started.download, options: options,
+        fingerprint: started.flight.fingerprint)
+      flights.finish(started.flight, with: result)
+      return result
+    }
+  }
+
+  /// Downloads, validates and stores `download`, joining a download of it in flight.
+  func download(_ download: Download, options: FetchOptions) async -> FetchResult {
+    await finish(start([download], options: options)[0], options: options)
+  }
+
+  private func complete(
+    _ ticket: UInt64, download: Download, options: FetchOptions, fingerprint: String
+  ) async -> FetchResult {
+    let (url, key) = (download.url, download.key)
+    func result(_ outcome: Result<FetchOutcome, CacheError>, bytes: Int64 = 0) -> FetchResult {
+      FetchResult(url: url, key: key, outcome: outcome, bytes: bytes)
+    }
+    let response: DownloadResponse
+    switch await downloader.result(of: ticket) {
+    case .failure(let error):
+      if error.isPermanent {
+        try? cache.recordFailure(url: url, fingerprint: fingerprint, error: error)
+      }
+      return result(.failure(error))
+    case .success(let success):
+      response = success
+    }
+    guard let file = response.file else {
+      let metadata = EntryMetadata(etag: response.etag, lastModified: response.lastModified)
+      do {
+        guard let entry = try cache.revalidate(key: key, with: metadata) else {
+          return result(
+            .failure(
+              CacheError(.protocolError, "304 Not Modified, but the entry is gone", url: url)))
+        }
+        return result(.success(.notModified(entry, path: cache.layout.dataPath(entry.file))))
+      } catch {
+        return result(.failure(CacheError.io("cannot update the entry", error, url: url)))
+      }
+    }
+    let pending: PendingStore
+    do {
+      pending = try BodyCheck.validated(
+        file, response: response, url: url, key: key, options: options)
+    } catch {
+      let failure = CacheError.io("cannot check the body", error, url: url)
+      if failure.isPermanent {
+        try? cache.recordFailure(url: url, fingerprint: fingerprint, error: failure)
+      }
+      return result(.failure(failure), bytes: response.bytes)
+    }
+    let stored = await stores.store(pending).map { entry -> FetchOutcome in
+      let path = cache.layout.dataPath(entry.file)
+      return download.validators == nil
+        ? .downloaded(entry, path: path) : .revalidated(entry, path: path)
+    }
+    return result(stored, bytes: response.bytes)
+  }
 }

@@ -1,3 +1,4 @@
+import AsyncAlgorithms
 import Foundation
 
 /// Where a prefetch stands; passed to the progress handler after every URL.
@@ -35,154 +36,134 @@ public struct PrefetchSummary: Sendable {
   public var progress: PrefetchProgress
   /// Every failure, in the order they happened.
   public var failures: [(url: String, error: CacheError)]
-  /// URLs started but not finished because of a cancel.
+  /// URLs read but not finished because of a cancel, then the input left unread.
   public var unfinished: [String]
   /// Whether the run was cancelled.
   public var cancelled: Bool
 }
 
-/// Warms the cache from a stream of URLs (SDWebImagePrefetcher): reads lazily, skips duplicates
-/// and cached URLs in batches, downloads the rest concurrently, and can be cancelled.
-public final class Prefetcher: @unchecked Sendable {
+/// One finished URL and where the run stands after it.
+public struct PrefetchEvent: Sendable {
+  /// The URL's result.
+  public var result: FetchResult
+  /// The counts after it.
+  public var progress: PrefetchProgress
+}
+
+/// A prefetch in progress: an asynchronous sequence of one event per URL, with back pressure
+/// (a consumer that stops reading holds up new transfers), then its summary.
+public struct PrefetchRun: AsyncSequence, Sendable {
+  public typealias Element = PrefetchEvent
+  let channel: AsyncChannel<PrefetchEvent>
+  let task: Task<PrefetchSummary, Never>
+
+  public func makeAsyncIterator() -> AsyncChannel<PrefetchEvent>.Iterator {
+    channel.makeAsyncIterator()
+  }
+
+  /// Stops reading input and cancels transfers in flight; events still pending are dropped and
+  /// the sequence ends. Safe from any thread or signal handler queue.
+  public func cancel() { task.cancel() }
+
+  /// The summary, once the run has ended.
+  public var summary: PrefetchSummary { get async { await task.value } }
+}
+
+/// Warms the cache from a stream of URLs (SDWebImagePrefetcher): reads lazily, skips
+/// duplicates, asks the pipeline to resolve each batch at once (hits, refusals), downloads the
+/// rest concurrently, and can be cancelled.
+public struct Prefetcher: Sendable {
   /// The pipeline used for every URL.
   public let fetcher: Fetcher
-  /// URLs looked up in the index per transaction.
-  public var batchSize = 256
-  private let lock = NSLock()
-  private var cancelled = false
-  private var progress = PrefetchProgress()
-  private var failures = [(url: String, error: CacheError)]()
-  private var pending = Set<String>()
-  private var seen = Set<KeyDigest>()
+  /// URLs resolved per batch (one index read each).
+  public let batchSize: Int
 
   /// Creates a prefetcher over `fetcher`.
-  public init(fetcher: Fetcher) { self.fetcher = fetcher }
-
-  /// Stops reading input and cancels transfers in flight; safe from any thread.
-  public func cancel() {
-    lock.lock()
-    cancelled = true
-    lock.unlock()
-    fetcher.downloader.cancelAll()
+  public init(fetcher: Fetcher, batchSize: Int = 256) {
+    self.fetcher = fetcher
+    self.batchSize = batchSize
   }
 
-  private var isCancelled: Bool {
-    lock.lock()
-    defer { lock.unlock() }
-    return cancelled
-  }
-
-  /// Fetches every URL `input` yields; `onResult` and `onProgress` are called once per URL,
-  /// never concurrently. Returns when all are done or the run was cancelled.
-  public func run(
-    _ input: AnyIterator<String>, options: FetchOptions,
-    onResult: @escaping @Sendable (FetchResult) -> Void = { _ in },
-    onProgress: @escaping @Sendable (PrefetchProgress) -> Void = { _ in }
-  ) -> PrefetchSummary {
-    let start = Date()
-    let window = DispatchSemaphore(value: max(4, fetcher.downloader.options.maxConcurrent * 4))
-    let group = DispatchGroup()
-    let report = { (result: FetchResult) in
-      self.lock.lock()
-      self.record(result, since: start)
-      let snapshot = self.progress
-      onResult(result)
-      onProgress(snapshot)
-      self.lock.unlock()
+  /// Starts fetching every URL `input` yields.
+  public func start(_ input: sending AnyIterator<String>, options: FetchOptions) -> PrefetchRun {
+    let channel = AsyncChannel<PrefetchEvent>()
+    let task = Task { [self] in
+      var input = input
+      let summary = await produce(&input, options: options, channel: channel)
+      channel.finish()
+      return summary
     }
-    while !isCancelled {
-      let batch = readBatch(input)
-      if batch.isEmpty { break }
-      let triaged = triage(batch, options: options, report: report)
-      for (url, key) in triaged ?? batch.map({ ($0, options.key(for: $0)) }) {
-        window.wait()
-        if isCancelled {
-          window.signal()
-          break
-        }
-        group.enter()
-        lock.lock()
-        pending.insert(url)
-        lock.unlock()
-        let completion: Fetcher.Completion = { result in
-          self.lock.lock()
-          self.pending.remove(url)
-          self.lock.unlock()
-          report(result)
-          window.signal()
-          group.leave()
-        }
-        if triaged == nil {
-          fetcher.fetch(url, options: options, completion: completion)
-        } else {
-          fetcher.fetchUncached(url, key: key, options: options, completion: completion)
+    return PrefetchRun(channel: channel, task: task)
+  }
+
+  private func produce(
+    _ input: inout AnyIterator<String>, options: FetchOptions,
+    channel: AsyncChannel<PrefetchEvent>
+  ) async -> PrefetchSummary {
+    var run = RunState()
+    let window = max(4, fetcher.downloader.options.maxConcurrent * 4)
+    await withTaskGroup(of: FetchResult.self) { group in
+      var running = 0
+      while !Task.isCancelled {
+        let batch = run.readBatch(&input, size: batchSize)
+        if batch.isEmpty { break }
+        for resolution in await fetcher.resolve(batch, options: options) {
+          switch resolution {
+          case .answered(let result):
+            await channel.send(run.record(result))
+          case .download(let download):
+            while running >= window, let result = await group.next() {
+              running -= 1
+              await channel.send(run.record(result))
+            }
+            guard !Task.isCancelled else {
+              run.unfinished.append(download.url)
+              continue
+            }
+            running += 1
+            // Started here, in input order; only the waiting happens in the child task.
+            let started = fetcher.start([download], options: options)[0]
+            group.addTask { await fetcher.finish(started, options: options) }
+          }
         }
       }
+      for await result in group { await channel.send(run.record(result)) }
     }
-    lock.lock()
-    progress.inputFinished = !cancelled
-    lock.unlock()
-    group.wait()
-    lock.lock()
-    defer { lock.unlock() }
-    progress.elapsed = Date().timeIntervalSince(start)
-    let unfinished = failures.filter { $0.error.kind == .cancelled }.map(\.url) + pending.sorted()
+    let cancelled = Task.isCancelled
+    run.progress.inputFinished = !cancelled
+    if cancelled { while let url = input.next() { run.unfinished.append(url) } }
+    run.progress.elapsed = Date().timeIntervalSince(run.start)
     return PrefetchSummary(
-      progress: progress, failures: failures.filter { $0.error.kind != .cancelled },
-      unfinished: unfinished, cancelled: cancelled)
+      progress: run.progress, failures: run.failures, unfinished: run.unfinished,
+      cancelled: cancelled)
   }
+}
 
-  /// Up to `batchSize` new URLs (duplicates are counted and dropped).
-  private func readBatch(_ input: AnyIterator<String>) -> [String] {
+/// The counts of one run, owned by its producing task.
+private struct RunState {
+  let start = Date()
+  var progress = PrefetchProgress()
+  var failures = [(url: String, error: CacheError)]()
+  var unfinished = [String]()
+  var seen = Set<KeyDigest>()
+
+  /// Up to `size` new URLs (duplicates are counted and dropped).
+  mutating func readBatch(_ input: inout AnyIterator<String>, size: Int) -> [String] {
     var batch = [String]()
-    while batch.count < batchSize, let url = input.next() {
-      let digest = KeyDigest(url)
-      lock.lock()
+    while batch.count < size, let url = input.next() {
       progress.total += 1
-      let fresh = seen.insert(digest).inserted
-      if !fresh {
+      if seen.insert(KeyDigest(url)).inserted {
+        batch.append(url)
+      } else {
         progress.duplicates += 1
         progress.done += 1
       }
-      lock.unlock()
-      if fresh { batch.append(url) }
     }
     return batch
   }
 
-  /// Reports the cached and the blacklisted URLs of `batch` (one index read and one touch for
-  /// all) and returns the others, which need the network, with their keys.
-  private func triage(
-    _ batch: [String], options: FetchOptions, report: (FetchResult) -> Void
-  ) -> [(url: String, key: String)]? {
-    guard options.mode == .normal, !options.retryFailed else { return nil }
-    let cache = fetcher.cache
-    let keys = batch.map { options.key(for: $0) }
-    guard let hits = try? cache.lookupLocal(keys: keys),
-      let failed = try? cache.failures(of: batch, ttl: options.failedTTL)
-    else { return nil }
-    var served = [FetchResult]()
-    var rest = [(url: String, key: String)]()
-    for (url, key) in zip(batch, keys) {
-      if let failure = failed[url] {
-        let error = RequestURL.blacklisted(failure, ttl: options.failedTTL)
-        served.append(FetchResult(url: url, key: key, outcome: .failure(error), bytes: 0))
-      } else if let hit = hits[key] ?? cache.lookupReadOnly(key: key) {
-        served.append(FetchResult(url: url, key: key, outcome: .success(.hit(hit)), bytes: 0))
-      } else {
-        rest.append((url, key))
-      }
-    }
-    let touched = served.compactMap { result -> String? in
-      if case .success(.hit(.local)) = result.outcome { return result.key }
-      return nil
-    }
-    if options.touch { _ = try? cache.touch(keys: touched) }
-    for result in served { report(result) }
-    return rest
-  }
-
-  private func record(_ result: FetchResult, since start: Date) {
+  /// Counts `result` and returns the event to send.
+  mutating func record(_ result: FetchResult) -> PrefetchEvent {
     progress.done += 1
     progress.bytes += result.bytes
     progress.elapsed = Date().timeIntervalSince(start)
@@ -191,10 +172,13 @@ public final class Prefetcher: @unchecked Sendable {
     case .success(.downloaded), .success(.revalidated): progress.downloaded += 1
     case .success(.notModified): progress.notModified += 1
     case .success(.offlineMiss): progress.misses += 1
+    case .failure(let error) where error.kind == .cancelled:
+      unfinished.append(result.url)
     case .failure(let error):
       progress.failed += 1
       failures.append((result.url, error))
     }
+    return PrefetchEvent(result: result, progress: progress)
   }
 }
 

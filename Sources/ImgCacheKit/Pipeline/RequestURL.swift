@@ -6,28 +6,25 @@ enum RequestURL {
   static func validate(_ url: String) throws {
     guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased()
     else {
-      throw CacheError(.invalidInput, "\(url): not a valid URL")
+      throw CacheError(.invalidInput, "not a valid URL", url: url)
     }
     guard scheme == "http" || scheme == "https" else {
-      throw CacheError(.invalidInput, "\(url): unsupported scheme \(scheme) (only http and https)")
+      throw CacheError(
+        .invalidInput, "unsupported scheme \(scheme) (only http and https)", url: url)
     }
     guard let host = components.host, !host.isEmpty else {
-      throw CacheError(.invalidInput, "\(url): the URL has no host")
+      throw CacheError(.invalidInput, "the URL has no host", url: url)
     }
   }
 
-  /// The error for a URL still on the failed list.
-  static func blacklisted(_ failure: FailedURL, ttl: TimeInterval) -> CacheError {
+  /// The error for a request still on the failed list.
+  static func refused(_ failure: FailedURL, ttl: TimeInterval) -> CacheError {
     let until = failure.lastFailure.addingTimeInterval(ttl)
-    let prefix = failure.url + ": "
-    let reason =
-      failure.reason.hasPrefix(prefix)
-      ? String(failure.reason.dropFirst(prefix.count)) : failure.reason
     let formatter = ISO8601DateFormatter()
     return CacheError(
       .blacklisted,
-      "\(failure.url): failed recently (\(reason)); not retried before "
+      "failed recently (\(failure.reason)); the same request is not sent again before "
         + "\(formatter.string(from: until)) unless retrying failed URLs is asked for",
-      httpStatus: failure.httpStatus)
+      url: failure.url, httpStatus: failure.httpStatus)
   }
 }

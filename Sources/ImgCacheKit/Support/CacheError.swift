@@ -1,9 +1,11 @@
 import Foundation
 
 /// A failure of the engine, classified so that a caller can act on it.
-public struct CacheError: Error, Equatable, Sendable, LocalizedError, CustomStringConvertible {
+///
+/// The URL and the underlying error are fields; ``message`` composes the one line a user sees.
+public struct CacheError: Error, Equatable, CustomStringConvertible {
   /// The class of a failure; each maps to one documented exit status of the command line.
-  public enum Kind: String, Sendable, Equatable, CaseIterable {
+  public enum Kind: String, Sendable, Equatable, CaseIterable, Codable {
     /// The caller passed a bad value: a malformed URL, an unsupported scheme, a bad policy value.
     case invalidInput = "invalid_input"
     /// A local file or the index could not be read or written.
@@ -20,7 +22,7 @@ public struct CacheError: Error, Equatable, Sendable, LocalizedError, CustomStri
     case httpStatus = "http_status"
     /// The body is not an image, or has zero pixels.
     case notAnImage = "not_an_image"
-    /// The URL failed permanently a short time ago and is not requested again yet.
+    /// The same request failed permanently a short time ago and is not sent again yet.
     case blacklisted
     /// Another process holds the lock this operation needs.
     case busy
@@ -30,30 +32,57 @@ public struct CacheError: Error, Equatable, Sendable, LocalizedError, CustomStri
 
   /// The class of the failure.
   public var kind: Kind
-  /// One line a user can act on, naming the culprit and the cause.
-  public var message: String
+  /// What went wrong, without the URL: `HTTP 404`, `body is not an image (12 bytes)`.
+  public var detail: String
+  /// The URL the failure concerns, when it concerns one.
+  public var url: String?
   /// The HTTP status, for `.httpStatus` and `.auth` failures.
   public var httpStatus: Int?
+  /// The error this one wraps (a POSIX, SQLite or Foundation error), when there is one.
+  public var underlying: (any Error)?
 
-  /// Creates an error of `kind` described by `message`.
-  public init(_ kind: Kind, _ message: String, httpStatus: Int? = nil) {
+  /// Creates an error of `kind`: `detail` says what went wrong, `url` what it concerns.
+  public init(
+    _ kind: Kind, _ detail: String, url: String? = nil, httpStatus: Int? = nil,
+    underlying: (any Error)? = nil
+  ) {
     self.kind = kind
-    self.message = message
+    self.detail = detail
+    self.url = url
     self.httpStatus = httpStatus
+    self.underlying = underlying
   }
 
-  public var errorDescription: String? { message }
+  /// One line a user can act on: `<url>: <detail>`, or the detail alone.
+  public var message: String { url.map { "\($0): \(detail)" } ?? detail }
   public var description: String { message }
 
-  /// Wraps any error thrown by a file-system or database call as a local I/O failure.
-  static func io(_ what: String, _ error: any Error) -> CacheError {
-    if let cacheError = error as? CacheError { return cacheError }
-    return CacheError(.localIO, "\(what): \(describe(error))")
+  public static func == (lhs: CacheError, rhs: CacheError) -> Bool {
+    lhs.kind == rhs.kind && lhs.detail == rhs.detail && lhs.url == rhs.url
+      && lhs.httpStatus == rhs.httpStatus
+  }
+
+  /// This error about `url` (when it names none yet).
+  func about(_ url: String) -> CacheError {
+    var copy = self
+    if copy.url == nil { copy.url = url }
+    return copy
+  }
+
+  /// Wraps any error thrown by a file-system or database call as a local I/O failure; a
+  /// ``CacheError`` passes through (gaining `url` when it names none).
+  static func io(_ what: String, _ error: any Error, url: String? = nil) -> CacheError {
+    if let cacheError = error as? CacheError {
+      return url.map { cacheError.about($0) } ?? cacheError
+    }
+    return CacheError(.localIO, "\(what): \(describe(error))", url: url, underlying: error)
   }
 
   /// Wraps a failed POSIX call, reading `errno`.
   static func posix(_ what: String, path: String, code: Int32 = errno) -> CacheError {
-    CacheError(.localIO, "\(what) \(path): \(String(cString: strerror(code)))")
+    CacheError(
+      .localIO, "\(what) \(path): \(String(cString: strerror(code)))",
+      underlying: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO))
   }
 
   /// A short description of an underlying error, without Swift's type dump.

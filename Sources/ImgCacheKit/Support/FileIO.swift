@@ -43,6 +43,32 @@ enum FileIO {
     return (path, fd)
   }
 
+  /// Copies the regular file at `source` over `destination` (created or truncated).
+  static func copy(_ source: String, to destination: String) throws {
+    let input = open(source, O_RDONLY | O_CLOEXEC)
+    guard input >= 0 else { throw CacheError.posix("cannot open", path: source) }
+    defer { close(input) }
+    let output = open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+    guard output >= 0 else { throw CacheError.posix("cannot create", path: destination) }
+    defer { close(output) }
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    while true {
+      let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+      if count < 0 && errno == EINTR { continue }
+      guard count >= 0 else { throw CacheError.posix("cannot read", path: source) }
+      if count == 0 { return }
+      var done = 0
+      while done < count {
+        let n = buffer.withUnsafeBytes { raw in
+          write(output, raw.baseAddress.map { $0 + done }, count - done)
+        }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { throw CacheError.posix("cannot write", path: destination) }
+        done += n
+      }
+    }
+  }
+
   /// Writes `data` to `path` through a temporary file in `tmpDirectory` and a rename.
   static func writeAtomically(_ data: Data, to path: String, tmpDirectory: String) throws {
     let (tmp, fd) = try makeTemporaryFile(in: tmpDirectory, prefix: "write-")

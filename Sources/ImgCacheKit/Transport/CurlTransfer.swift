@@ -1,15 +1,17 @@
 import CCurl
 import Foundation
 
-/// One easy handle and the state of its transfer: the body streams into a temporary file,
-/// headers are parsed as they arrive, limits are enforced while receiving.
+/// One easy handle and the state of its transfer: the body streams into a temporary file (and
+/// through SHA-256), headers are parsed as they arrive, limits are enforced while receiving.
+/// Not `Sendable`: created, driven and released on the downloader's loop thread.
 final class CurlTransfer {
+  let id: UInt64
   let request: DownloadRequest
   let handle: UnsafeMutableRawPointer
   let host: String
   var attempt = 0
-  var waiters: [(Result<DownloadResponse, CacheError>) -> Void]
   private let maxBodySize: Int64
+  private let hasher = SHA256Stream()
   private var headerList: UnsafeMutablePointer<curl_slist>?
   private var file: (path: String, descriptor: Int32)?
   private(set) var bytes: Int64 = 0
@@ -21,14 +23,14 @@ final class CurlTransfer {
   private var abortReason: CacheError?
 
   init?(
-    request: DownloadRequest, options: TransferOptions, share: UnsafeMutableRawPointer?,
-    completion: @escaping (Result<DownloadResponse, CacheError>) -> Void
+    id: UInt64, request: DownloadRequest, options: TransferOptions,
+    share: UnsafeMutableRawPointer?
   ) {
     guard let handle = curl_easy_init() else { return nil }
+    self.id = id
     self.request = request
     self.handle = handle
     self.maxBodySize = options.maxBodySize
-    self.waiters = [completion]
     self.host = Self.host(of: request.url)
     configure(options: options, share: share)
   }
@@ -110,6 +112,7 @@ final class CurlTransfer {
   /// Resets the per-attempt state before a (re)try.
   func prepareAttempt() {
     discardFile()
+    hasher.reset()
     bytes = 0
     status = 0
     abortReason = nil
@@ -154,9 +157,10 @@ final class CurlTransfer {
     bytes += Int64(length)
     if bytes > maxBodySize {
       abortReason = CacheError(
-        .protocolError, "\(request.url): body exceeds the limit of \(maxBodySize) bytes")
+        .protocolError, "body exceeds the limit of \(maxBodySize) bytes", url: request.url)
       return 0
     }
+    hasher.update(UnsafeRawBufferPointer(start: data, count: length))
     do {
       let fd = try openFile()
       var done = 0
@@ -168,7 +172,7 @@ final class CurlTransfer {
       }
       return length
     } catch {
-      abortReason = CacheError.io("\(request.url)", error)
+      abortReason = CacheError.io("cannot write the body", error, url: request.url)
       return 0
     }
   }
@@ -214,7 +218,7 @@ final class CurlTransfer {
       return .success(
         DownloadResponse(
           status: 304, file: nil, bytes: 0, contentType: contentType, etag: etag,
-          lastModified: lastModified, effectiveURL: effectiveURL))
+          lastModified: lastModified, effectiveURL: effectiveURL, sha256: nil))
     }
     guard (200..<300).contains(status) else {
       return .failure(Self.statusError(status, url: request.url))
@@ -224,23 +228,25 @@ final class CurlTransfer {
       // trades durability across power loss for speed; the index commits atomically anyway.
       _ = try openFile()
     } catch {
-      return .failure(CacheError.io(request.url, error))
+      return .failure(CacheError.io("cannot create the body file", error, url: request.url))
     }
-    guard let body = file else { return .failure(CacheError(.localIO, "\(request.url): no body")) }
+    guard let body = file else {
+      return .failure(CacheError(.localIO, "no body file", url: request.url))
+    }
     close(body.descriptor)
     file = nil
     return .success(
       DownloadResponse(
         status: status, file: body.path, bytes: bytes, contentType: contentType, etag: etag,
-        lastModified: lastModified, effectiveURL: effectiveURL))
+        lastModified: lastModified, effectiveURL: effectiveURL, sha256: hasher.finish()))
   }
 
   static func statusError(_ status: Int, url: String) -> CacheError {
     if status == 401 || status == 407 {
       return CacheError(
-        .auth, "\(url): authentication refused (HTTP \(status))", httpStatus: status)
+        .auth, "authentication refused (HTTP \(status))", url: url, httpStatus: status)
     }
-    return CacheError(.httpStatus, "\(url): HTTP \(status)", httpStatus: status)
+    return CacheError(.httpStatus, "HTTP \(status)", url: url, httpStatus: status)
   }
 
   /// Classifies a libcurl failure (reference §2.3's mapping).
@@ -249,28 +255,29 @@ final class CurlTransfer {
     let text = String(cString: curl_easy_strerror(code))
     switch code {
     case CURLE_UNSUPPORTED_PROTOCOL:
-      return CacheError(.protocolError, "\(url): scheme not allowed (only http and https): \(text)")
+      return CacheError(
+        .protocolError, "scheme not allowed (only http and https): \(text)", url: url)
     case CURLE_URL_MALFORMAT:
-      return CacheError(.invalidInput, "\(url): malformed URL")
+      return CacheError(.invalidInput, "malformed URL", url: url)
     case CURLE_TOO_MANY_REDIRECTS:
-      return CacheError(.protocolError, "\(url): too many redirects")
+      return CacheError(.protocolError, "too many redirects", url: url)
     case CURLE_FILESIZE_EXCEEDED:
-      return CacheError(.protocolError, "\(url): body exceeds the size limit")
+      return CacheError(.protocolError, "body exceeds the size limit", url: url)
     case CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_CONTENT_ENCODING, CURLE_RANGE_ERROR:
-      return CacheError(.protocolError, "\(url): bad response: \(text)")
+      return CacheError(.protocolError, "bad response: \(text)", url: url)
     case CURLE_LOGIN_DENIED:
-      return CacheError(.auth, "\(url): login denied")
+      return CacheError(.auth, "login denied", url: url)
     case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM,
       CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR,
       CURLE_SSL_PINNEDPUBKEYNOTMATCH,
       CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_CRL_BADFILE:
-      return CacheError(.tls, "\(url): TLS failure: \(text)")
+      return CacheError(.tls, "TLS failure: \(text)", url: url)
     case CURLE_OPERATION_TIMEDOUT:
-      return CacheError(.network, "\(url): timed out")
+      return CacheError(.network, "timed out", url: url)
     case CURLE_ABORTED_BY_CALLBACK:
-      return CacheError(.cancelled, "\(url): cancelled")
+      return CacheError(.cancelled, "cancelled", url: url)
     default:
-      return CacheError(.network, "\(url): \(text)")
+      return CacheError(.network, "\(text)", url: url)
     }
   }
 }

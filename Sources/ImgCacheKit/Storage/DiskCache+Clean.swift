@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import Synchronization
 
 extension DiskCache {
   /// Rows deleted per write transaction, so other processes are never held up for long.
@@ -9,7 +9,7 @@ extension DiskCache {
   /// entries to strictly below `target × limit`, then sweep stale temporaries and orphans.
   /// Throws a `.busy` error at once when another clean or clear holds the lock.
   public func clean(policy: CleanPolicy, dryRun: Bool = false) throws -> CleanReport {
-    guard try database(create: false) != nil else { return CleanReport(dryRun: dryRun) }
+    guard index.exists else { return CleanReport(dryRun: dryRun) }
     let lock = try acquireCleanLock()
     defer { withExtendedLifetime(lock) {} }
     let time = now()
@@ -21,8 +21,8 @@ extension DiskCache {
       olderThan: policy.staleTemporaryAge, at: time, dryRun: false)
     (report.orphanFiles, report.missingFiles) = try reconcileFiles(dryRun: false)
     report.remaining = try totals()
-    try incrementCounters([
-      "evictions": Int64(report.expired.count + report.trimmed.count), "cleans": 1,
+    try index.increment([
+      .evictions: Int64(report.expired.count + report.trimmed.count), .cleans: 1,
     ])
     return report
   }
@@ -35,25 +35,12 @@ extension DiskCache {
     return lock
   }
 
-  /// The SQL condition of expired entries, with its arguments.
-  private func expiryCondition(policy: CleanPolicy, at time: Date) -> (String, StatementArguments) {
-    let moment = time.timeIntervalSince1970
-    // COALESCE: a NULL expiry means "none", and must not make NOT (…) unknown in a dry run.
-    guard policy.maxAge >= 0 else { return ("COALESCE(expiry <= ?, 0)", [moment]) }
-    return ("(last_access <= ? OR COALESCE(expiry <= ?, 0))", [moment - policy.maxAge, moment])
-  }
-
   private func expire(policy: CleanPolicy, at time: Date) throws -> [RemovedEntry] {
-    let (condition, arguments) = expiryCondition(policy: policy, at: time)
     var removed = [RemovedEntry]()
     while true {
-      let batch = try write { db -> [RemovedEntry] in
-        let rows = try CacheEntry.fetchAll(
-          db, sql: "SELECT * FROM entry WHERE \(condition) ORDER BY last_access LIMIT ?",
-          arguments: arguments + [Self.cleanBatchSize])
-        return try deleteWithFiles(rows, db)
-      }
-      removed += batch
+      let batch = try index.deleteExpired(
+        maxAge: policy.maxAge, at: time, limit: Self.cleanBatchSize, unlink: unlinkFiles)
+      removed += batch.map(RemovedEntry.init)
       if batch.count < Self.cleanBatchSize { return removed }
     }
   }
@@ -78,75 +65,64 @@ extension DiskCache {
       if let entries, Double(totals.entries) >= entries { return false }
       return true
     }
+
+    /// The first of `rows` (in LRU order) to remove until the goal is met, from `totals`.
+    func victims(of rows: [CacheEntry], from totals: CacheTotals) -> [CacheEntry] {
+      var remaining = totals
+      var victims = [CacheEntry]()
+      for row in rows where !isMet(by: remaining) {
+        victims.append(row)
+        remaining.entries -= 1
+        remaining.bytes -= row.size
+        remaining.allocated -= row.allocated
+      }
+      return victims
+    }
   }
 
   private func trim(policy: CleanPolicy) throws -> [RemovedEntry] {
-    let start = try totals()
-    let goal = TrimGoal(policy: policy, totals: start)
+    let goal = TrimGoal(policy: policy, totals: try totals())
     var removed = [RemovedEntry]()
-    var finished = goal.isMet(by: start)
-    while !finished {
-      let batch = try write { db -> [RemovedEntry] in
-        var totals = try IndexSchema.totals(db)
-        var victims = [CacheEntry]()
-        let rows = try CacheEntry.fetchAll(
-          db, sql: "SELECT * FROM entry ORDER BY last_access, created LIMIT ?",
-          arguments: [Self.cleanBatchSize])
-        for row in rows {
-          if goal.isMet(by: totals) { break }
-          victims.append(row)
-          totals.entries -= 1
-          totals.allocated -= row.allocated
-        }
-        finished = goal.isMet(by: totals) || rows.isEmpty
-        return try deleteWithFiles(victims, db)
-      }
-      removed += batch
+    while true {
+      let (batch, exhausted) = try index.deleteLeastRecentlyUsed(
+        limit: Self.cleanBatchSize, choose: { goal.victims(of: $1, from: $0) },
+        unlink: unlinkFiles)
+      removed += batch.map(RemovedEntry.init)
+      if batch.isEmpty || exhausted { return removed }
     }
-    return removed
   }
 
-  /// Unlinks the files of `rows` and deletes the rows, inside the caller's write transaction.
-  private func deleteWithFiles(_ rows: [CacheEntry], _ db: Database) throws -> [RemovedEntry] {
+  /// Unlinks the files of `rows`, inside the caller's write transaction.
+  private func unlinkFiles(_ rows: [CacheEntry]) throws {
     // Unlinking is kernel work that overlaps well across cores; the index waits for all of it.
     let paths = rows.map { layout.dataPath($0.file) }
-    let failures = UnlinkFailures()
-    DispatchQueue.concurrentPerform(iterations: min(4, max(1, paths.count / 64))) { part in
-      let parts = min(4, max(1, paths.count / 64))
+    let parts = min(4, max(1, paths.count / 64))
+    let failures = Mutex<(any Error)?>(nil)
+    DispatchQueue.concurrentPerform(iterations: parts) { part in
       for index in stride(from: part, to: paths.count, by: parts) {
-        do { try FileIO.unlinkIfPresent(paths[index]) } catch { failures.record(error) }
+        do { try FileIO.unlinkIfPresent(paths[index]) } catch {
+          failures.withLock { first in if first == nil { first = error } }
+        }
       }
     }
-    if let error = failures.first { throw error }
-    try IndexSchema.delete(rows, db)
-    return rows.map(RemovedEntry.init)
+    if let error = failures.withLock({ $0 }) { throw error }
   }
 
   /// What a clean would do, computed without changing anything.
   private func planClean(policy: CleanPolicy, at time: Date) throws -> CleanReport {
     var report = CleanReport(dryRun: true)
-    let (condition, arguments) = expiryCondition(policy: policy, at: time)
-    let (expired, survivors) = try read(orIfMissing: ([CacheEntry](), [CacheEntry]())) { db in
-      (
-        try CacheEntry.fetchAll(
-          db, sql: "SELECT * FROM entry WHERE \(condition)", arguments: arguments),
-        try CacheEntry.fetchAll(
-          db, sql: "SELECT * FROM entry WHERE NOT (\(condition)) ORDER BY last_access, created",
-          arguments: arguments)
-      )
-    }
+    let (expired, survivors) = try index.cleanPlan(maxAge: policy.maxAge, at: time)
     report.expired = expired.map(RemovedEntry.init)
-    var totals = CacheTotals(
+    let totals = CacheTotals(
       entries: survivors.count, bytes: survivors.reduce(0) { $0 + $1.size },
       allocated: survivors.reduce(0) { $0 + $1.allocated })
     let goal = TrimGoal(policy: policy, totals: totals)
-    for row in survivors where !goal.isMet(by: totals) {
-      report.trimmed.append(RemovedEntry(row))
-      totals.entries -= 1
-      totals.bytes -= row.size
-      totals.allocated -= row.allocated
-    }
-    report.remaining = totals
+    let victims = goal.victims(of: survivors, from: totals)
+    report.trimmed = victims.map(RemovedEntry.init)
+    report.remaining = CacheTotals(
+      entries: totals.entries - victims.count,
+      bytes: totals.bytes - victims.reduce(0) { $0 + $1.size },
+      allocated: totals.allocated - victims.reduce(0) { $0 + $1.allocated })
     report.staleTemporaries = try sweepTemporaries(
       olderThan: policy.staleTemporaryAge, at: time, dryRun: true)
     (report.orphanFiles, report.missingFiles) = try reconcileFiles(dryRun: true)
@@ -177,39 +153,15 @@ extension DiskCache {
     var missing = [String]()
     let data = layout.dataDirectory.path
     for shard in DirectoryListing.names(in: data).sorted() where shard.utf8.count == 2 {
-      let work = { (db: Database) throws -> Void in
-        let onDisk = Set(DirectoryListing.names(in: data + "/" + shard).map { shard + "/" + $0 })
-        let indexed = try String.fetchSet(
-          db, sql: "SELECT file FROM entry WHERE file > ? AND file < ?",
-          arguments: [shard + "/", shard + "0"])
-        for file in onDisk.subtracting(indexed).sorted() {
-          if !dryRun { try FileIO.unlinkIfPresent(self.layout.dataPath(file)) }
-          orphans.append(file)
-        }
-        let goneFiles = indexed.subtracting(onDisk)
-        guard !goneFiles.isEmpty else { return }
-        let gone = try CacheEntry.filter(goneFiles.contains(Column("file"))).fetchAll(db)
-        if !dryRun { try IndexSchema.delete(gone, db) }
-        missing += gone.map(\.file)
-      }
-      if dryRun {
-        try read(orIfMissing: ()) { db in try work(db) }
-      } else {
-        try write { db in try work(db) }
-      }
+      let (found, gone) = try index.reconcile(
+        shard: shard, dryRun: dryRun,
+        listFiles: { Set(DirectoryListing.names(in: data + "/" + shard).map { shard + "/" + $0 }) },
+        unlinkOrphans: { files in
+          for file in files { try FileIO.unlinkIfPresent(layout.dataPath(file)) }
+        })
+      orphans += found
+      missing += gone
     }
     return (orphans, missing)
-  }
-}
-
-/// The first error of a concurrent unlink.
-private final class UnlinkFailures: @unchecked Sendable {
-  private let lock = NSLock()
-  private(set) var first: (any Error)?
-
-  func record(_ error: any Error) {
-    lock.lock()
-    if first == nil { first = error }
-    lock.unlock()
   }
 }

@@ -68,14 +68,19 @@ public struct DownloadRequest: Sendable {
   /// `If-Modified-Since`, for a refresh.
   public var lastModified: String?
 
+  /// Where the request stands in the start order (FIFO: lowest first); nil means its arrival.
+  public var sequence: UInt64?
+
   /// Creates a request.
   public init(
-    url: String, temporaryDirectory: String, etag: String? = nil, lastModified: String? = nil
+    url: String, temporaryDirectory: String, etag: String? = nil, lastModified: String? = nil,
+    sequence: UInt64? = nil
   ) {
     self.url = url
     self.temporaryDirectory = temporaryDirectory
     self.etag = etag
     self.lastModified = lastModified
+    self.sequence = sequence
   }
 }
 
@@ -95,6 +100,8 @@ public struct DownloadResponse: Sendable {
   public var lastModified: String?
   /// The URL after redirects.
   public var effectiveURL: String
+  /// The lowercase hex SHA-256 of the body, computed while it streamed in; nil for a 304.
+  public var sha256: String?
 }
 
 extension CacheError {

@@ -1,0 +1,87 @@
+import Foundation
+import ImgCacheKit
+
+/// Entries and bytes: `size --json`, and the totals inside `clean` and `clear` records.
+struct TotalsRecord: Codable, Equatable {
+  var entries: Int
+  var size: Int64
+  var diskSize: Int64
+
+  init(_ totals: CacheTotals) {
+    entries = totals.entries
+    size = totals.bytes
+    diskSize = totals.allocated
+  }
+}
+
+/// An entry removed (or that would be) by `remove`, `clean`.
+struct RemovedRecord: Codable {
+  @Nullable var url: String?
+  var key: String
+  var file: String
+  var size: Int64
+  var diskSize: Int64
+  @Nullable var lastAccess: Date?
+  var dryRun: Bool
+
+  init(_ entry: RemovedEntry, url: String? = nil, dryRun: Bool) {
+    self.url = url ?? entry.url
+    key = entry.key
+    file = entry.file
+    size = entry.size
+    diskSize = entry.allocated
+    lastAccess = entry.lastAccess
+    self.dryRun = dryRun
+  }
+}
+
+/// `clean --json`.
+struct CleanRecord: Codable {
+  struct Group: Codable {
+    var count: Int
+    var size: Int64
+    var entries: [RemovedRecord]
+
+    init(_ entries: [RemovedEntry], dryRun: Bool) {
+      count = entries.count
+      size = entries.reduce(0) { $0 + $1.size }
+      self.entries = entries.map { RemovedRecord($0, dryRun: dryRun) }
+    }
+  }
+
+  struct Limits: Codable {
+    var maxAgeSeconds: Double
+    var maxSize: Int64
+    var maxEntries: Int
+    var target: Double
+  }
+
+  var expired: Group
+  var trimmed: Group
+  var orphans: Int
+  var missing: Int
+  var temporaries: Int
+  var remaining: TotalsRecord
+  var dryRun: Bool
+  var limits: Limits
+
+  init(_ report: CleanReport, policy: CleanPolicy) {
+    expired = Group(report.expired, dryRun: report.dryRun)
+    trimmed = Group(report.trimmed, dryRun: report.dryRun)
+    orphans = report.orphanFiles.count
+    missing = report.missingFiles.count
+    temporaries = report.staleTemporaries.count
+    remaining = TotalsRecord(report.remaining)
+    dryRun = report.dryRun
+    limits = Limits(
+      maxAgeSeconds: policy.maxAge, maxSize: policy.maxSize, maxEntries: policy.maxEntries,
+      target: policy.target)
+  }
+}
+
+/// `clear --json` (and `clear --failed --json`, with only `failed_urls` and `dry_run`).
+struct ClearRecord: Codable {
+  @Nullable var removed: TotalsRecord?
+  var failedUrls: Int
+  var dryRun: Bool
+}

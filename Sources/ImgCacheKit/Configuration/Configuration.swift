@@ -1,0 +1,125 @@
+import Foundation
+
+/// Every policy value imgcache reads, typed. The defaults are those of the component types
+/// (``CleanPolicy``, ``TransferOptions``, ``DiskCache/defaultFailedTTL``, ``KeyFilter``).
+public struct Configuration: Sendable, Equatable {
+  /// What `clean` enforces.
+  public var clean = CleanPolicy()
+  /// How the downloader talks to servers.
+  public var transfer = TransferOptions()
+  /// How long a failed request is not sent again.
+  public var failedTTL = DiskCache.defaultFailedTTL
+  /// How URLs become cache keys.
+  public var keyFilter = KeyFilter.none
+
+  /// The defaults.
+  public init() {}
+}
+
+extension PolicyKey {
+  /// Every key, in the order `--help` lists them.
+  public static let all: [PolicyKey] = [
+    .duration(
+      "max_age", "expire entries unused this long; never, 0: all", \.clean.maxAge,
+      negativeIsNever: true),
+    .size("max_size", "trim LRU entries above this size; 0: no limit", \.clean.maxSize),
+    PolicyKey(
+      name: "target", summary: "trim to strictly below target x limit",
+      expected: "a fraction above 0 and at most 1, like 0.5",
+      apply: { config, text in
+        guard let value = Double(text), value > 0, value <= 1 else { return false }
+        config.clean.target = value
+        return true
+      }, render: { "\($0.clean.target)" }),
+    .integer(
+      "max_entries", "trim LRU entries above this count; 0: no limit", \.clean.maxEntries,
+      minimum: 0),
+    .integer("jobs", "transfers at once", \.transfer.maxConcurrent, minimum: 1),
+    .integer(
+      "max_per_host", "transfers at once per host; 0: no own limit", \.transfer.maxPerHost,
+      minimum: 0),
+    .choice("order", "start order of queued transfers: fifo, lifo", \.transfer.order),
+    .duration(
+      "connect_timeout", "time allowed to connect", \.transfer.connectTimeout, positive: true),
+    .duration(
+      "timeout", "idle timeout: time without a byte received", \.transfer.idleTimeout,
+      positive: true),
+    .duration("max_time", "time a whole transfer may take; 0s: no limit", \.transfer.maxTime),
+    .integer("retry", "retries of network failures, 5xx and 429", \.transfer.retries, minimum: 0),
+    .duration("retry_delay", "first retry delay; doubles each retry", \.transfer.retryDelay),
+    .duration("failed_ttl", "how long a failed request is not sent again", \.failedTTL),
+    .size("max_filesize", "largest body accepted", \.transfer.maxBodySize),
+    .integer("max_redirs", "redirects followed", \.transfer.maxRedirects, minimum: 0),
+    PolicyKey(
+      name: "user_agent", summary: "User-Agent header", expected: "a value",
+      apply: { config, text in
+        config.transfer.userAgent = text
+        return true
+      }, render: { $0.transfer.userAgent }),
+    .text("cacert", "CA bundle to verify servers with", \.transfer.caFile),
+    .boolean("insecure", "skip TLS verification (warns)", \.transfer.insecure),
+    .boolean("netrc", "read credentials from ~/.netrc", \.transfer.useNetrc),
+    .text("cookie_jar", "file cookies are read from and written to", \.transfer.cookieJar),
+    .choice("key_filter", "cache key filter: none or strip-query", \.keyFilter),
+  ]
+
+}
+
+/// A configuration resolved from its sources, with where each value came from.
+public struct ResolvedConfiguration: Sendable {
+  /// The typed values.
+  public var configuration = Configuration()
+  /// Each key's text and origin (`default`, a variable, `file:line`, a flag).
+  public var values: [PolicyKey: (text: String, origin: String)] = [:]
+
+  /// Resolves every key with DESIGN.md §4's precedence: `flags` > `IMGCACHE_*` in
+  /// `environment` > `cacheFile` > `userFile` > defaults. A missing file is skipped unless
+  /// `userFileRequired`; a bad line or value is an `.invalidInput` error naming its origin.
+  public init(
+    flags: [PolicyKey: String], environment: [String: String], cacheFile: String?,
+    userFile: String?, userFileRequired: Bool
+  ) throws {
+    for key in PolicyKey.all { values[key] = (key.defaultText, "default") }
+    if let userFile { try read(file: userFile, required: userFileRequired) }
+    if let cacheFile { try read(file: cacheFile, required: false) }
+    for key in PolicyKey.all {
+      if let text = environment[key.environmentName] { values[key] = (text, key.environmentName) }
+    }
+    for (key, text) in flags { values[key] = (text, key.flag) }
+    for key in PolicyKey.all {
+      guard let (text, origin) = values[key] else { continue }
+      guard key.apply(&configuration, text) else {
+        throw CacheError(
+          .invalidInput, "invalid \(key.name) '\(text)' in \(origin) (expected \(key.expected))")
+      }
+    }
+  }
+
+  private mutating func read(file path: String, required: Bool) throws {
+    guard let data = FileManager.default.contents(atPath: path) else {
+      if required || FileManager.default.fileExists(atPath: path) {
+        throw CacheError(.invalidInput, "cannot read config file \(path)")
+      }
+      return
+    }
+    let text = String(decoding: data, as: UTF8.self)
+    for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false)
+      .enumerated()
+    {
+      let line =
+        rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+        .first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+      if line.isEmpty { continue }
+      let origin = "\(path):\(index + 1)"
+      guard let equals = line.firstIndex(of: "=") else {
+        throw CacheError(.invalidInput, "\(origin): expected 'key = value', got '\(line)'")
+      }
+      let name = line[..<equals].trimmingCharacters(in: .whitespaces)
+      let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+      guard let key = PolicyKey.named(name) else {
+        throw CacheError(.invalidInput, "\(origin): unknown key '\(name)'")
+      }
+      values[key] = (value, origin)
+    }
+  }
+}

@@ -1,0 +1,118 @@
+import Foundation
+
+/// One policy key: its name, what it means, the flag that sets it, how its text becomes a
+/// typed value of ``Configuration``, and how that value is written back. The default of each
+/// key is the value of a default ``Configuration``, so it is written once, in the engine's types.
+public struct PolicyKey: Sendable, Hashable, CustomStringConvertible {
+  /// The name in files (`max_age`); the variable is `IMGCACHE_` + its uppercase.
+  public let name: String
+  /// One line of documentation.
+  public let summary: String
+  /// What a value looks like, for error messages.
+  public let expected: String
+  let apply: @Sendable (inout Configuration, String) -> Bool
+  let render: @Sendable (Configuration) -> String
+
+  public static func == (lhs: PolicyKey, rhs: PolicyKey) -> Bool { lhs.name == rhs.name }
+  public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+  public var description: String { name }
+
+  /// The environment variable that sets the key.
+  public var environmentName: String { "IMGCACHE_" + name.uppercased() }
+  /// The command-line flag that sets the key.
+  public var flag: String { "--" + name.replacingOccurrences(of: "_", with: "-") }
+  /// The built-in default, as a user would write it.
+  public var defaultText: String { render(Configuration()) }
+
+  /// The key named `name`, if there is one.
+  public static func named(_ name: String) -> PolicyKey? { all.first { $0.name == name } }
+}
+
+extension PolicyKey {
+  static func size(
+    _ name: String, _ summary: String, _ path: WritableKeyPath<Configuration, Int64> & Sendable
+  ) -> PolicyKey {
+    PolicyKey(
+      name: name, summary: summary, expected: "a size like 500K, 20M, 1.5G",
+      apply: { config, text in
+        guard let value = PolicyValue.size(text) else { return false }
+        config[keyPath: path] = value
+        return true
+      }, render: { PolicyValue.text(size: $0[keyPath: path]) })
+  }
+
+  static func duration(
+    _ name: String, _ summary: String,
+    _ path: WritableKeyPath<Configuration, TimeInterval> & Sendable, positive: Bool = false,
+    negativeIsNever: Bool = false
+  ) -> PolicyKey {
+    let expected = "a duration with a unit like 90s, 30m, 12h, 7d, 2w"
+    return PolicyKey(
+      name: name, summary: summary,
+      expected: positive ? "a positive duration (\(expected))" : expected,
+      apply: { config, text in
+        if negativeIsNever && (text == "never" || text == "-1") {
+          config[keyPath: path] = -1
+          return true
+        }
+        guard let value = PolicyValue.duration(text), value >= 0 || negativeIsNever,
+          value > 0 || !positive
+        else { return false }
+        config[keyPath: path] = value
+        return true
+      }, render: { PolicyValue.text(duration: $0[keyPath: path]) })
+  }
+
+  static func integer(
+    _ name: String, _ summary: String, _ path: WritableKeyPath<Configuration, Int> & Sendable,
+    minimum: Int
+  ) -> PolicyKey {
+    PolicyKey(
+      name: name, summary: summary, expected: "a whole number of at least \(minimum)",
+      apply: { config, text in
+        guard let value = Int(text), value >= minimum else { return false }
+        config[keyPath: path] = value
+        return true
+      }, render: { "\($0[keyPath: path])" })
+  }
+
+  static func boolean(
+    _ name: String, _ summary: String, _ path: WritableKeyPath<Configuration, Bool> & Sendable
+  ) -> PolicyKey {
+    PolicyKey(
+      name: name, summary: summary, expected: "true or false",
+      apply: { config, text in
+        switch text.lowercased() {
+        case "1", "true", "yes", "on": config[keyPath: path] = true
+        case "0", "false", "no", "off": config[keyPath: path] = false
+        default: return false
+        }
+        return true
+      }, render: { "\($0[keyPath: path])" })
+  }
+
+  static func text(
+    _ name: String, _ summary: String,
+    _ path: WritableKeyPath<Configuration, String?> & Sendable
+  ) -> PolicyKey {
+    PolicyKey(
+      name: name, summary: summary, expected: "a value",
+      apply: { config, text in
+        config[keyPath: path] = text.isEmpty ? nil : text
+        return true
+      }, render: { $0[keyPath: path] ?? "" })
+  }
+
+  static func choice<Value: RawRepresentable & CaseIterable & Sendable>(
+    _ name: String, _ summary: String, _ path: WritableKeyPath<Configuration, Value> & Sendable
+  ) -> PolicyKey where Value.RawValue == String {
+    PolicyKey(
+      name: name, summary: summary,
+      expected: Value.allCases.map(\.rawValue).joined(separator: " or "),
+      apply: { config, text in
+        guard let value = Value(rawValue: text.lowercased()) else { return false }
+        config[keyPath: path] = value
+        return true
+      }, render: { $0[keyPath: path].rawValue })
+  }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import GRDB
+
+/// The queries of `clean` and `clear`. Each batch runs in its own short write transaction, in
+/// which the caller's `unlink` removes the files of the rows being deleted.
+extension Index {
+  private typealias Columns = CacheEntry.Columns
+
+  /// The condition of entries expired at `time`: last used at or before `time − maxAge` (none
+  /// when `maxAge` is negative), or past their own expiry.
+  private func expired(maxAge: TimeInterval, at time: Date) -> SQLExpression {
+    let moment = time.timeIntervalSince1970
+    // COALESCE: a NULL expiry means "none", and must not make NOT (…) unknown.
+    let ownExpiry = SQL("COALESCE(\(Columns.expiry) <= \(moment), 0)").sqlExpression
+    guard maxAge >= 0 else { return ownExpiry }
+    return Columns.lastAccess <= moment - maxAge || ownExpiry
+  }
+
+  /// Deletes up to `limit` expired entries, least recently used first; returns them.
+  func deleteExpired(
+    maxAge: TimeInterval, at time: Date, limit: Int, unlink: ([CacheEntry]) throws -> Void
+  ) throws -> [CacheEntry] {
+    try write { db in
+      let rows = try CacheEntry.filter(expired(maxAge: maxAge, at: time))
+        .order(Columns.lastAccess).limit(limit).fetchAll(db)
+      try unlink(rows)
+      try IndexSchema.delete(rows, db)
+      return rows
+    }
+  }
+
+  /// Deletes, least recently used first among the next `limit` rows, those `choose` picks
+  /// given the current totals; returns them and whether rows remain to consider.
+  func deleteLeastRecentlyUsed(
+    limit: Int, choose: (CacheTotals, [CacheEntry]) -> [CacheEntry],
+    unlink: ([CacheEntry]) throws -> Void
+  ) throws -> (removed: [CacheEntry], exhausted: Bool) {
+    try write { db in
+      let rows = try CacheEntry.order(Columns.lastAccess, Columns.created).limit(limit)
+        .fetchAll(db)
+      let victims = choose(try IndexSchema.totals(db), rows)
+      try unlink(victims)
+      try IndexSchema.delete(victims, db)
+      return (victims, rows.count < limit)
+    }
+  }
+
+  /// The entries a clean at `time` would expire, and the others in LRU order.
+  func cleanPlan(maxAge: TimeInterval, at time: Date) throws
+    -> (expired: [CacheEntry], survivors: [CacheEntry])
+  {
+    let condition = expired(maxAge: maxAge, at: time)
+    return try read(orIfMissing: ([], [])) { db in
+      (
+        try CacheEntry.filter(condition).order(Columns.lastAccess).fetchAll(db),
+        try CacheEntry.filter(!condition).order(Columns.lastAccess, Columns.created)
+          .fetchAll(db)
+      )
+    }
+  }
+
+  /// Makes the rows of one shard equal its files: `listFiles` (called inside the transaction)
+  /// gives the files on disk as `ab/<name>`; files without a row go to `unlinkOrphans`, rows
+  /// without a file are dropped. With `dryRun` nothing changes. Returns orphans and missing.
+  func reconcile(
+    shard: String, dryRun: Bool, listFiles: () -> Set<String>,
+    unlinkOrphans: ([String]) throws -> Void
+  ) throws -> (orphans: [String], missing: [String]) {
+    let (lower, upper) = (shard + "/", shard + "0")
+    func work(_ db: Database) throws -> ([String], [String]) {
+      let onDisk = listFiles()
+      let inShard = Columns.file > lower && Columns.file < upper
+      let indexed = try String.fetchSet(db, CacheEntry.select(Columns.file).filter(inShard))
+      let orphans = onDisk.subtracting(indexed).sorted()
+      if !dryRun { try unlinkOrphans(orphans) }
+      let goneFiles = indexed.subtracting(onDisk)
+      guard !goneFiles.isEmpty else { return (orphans, []) }
+      let gone = try CacheEntry.filter(goneFiles.contains(Columns.file)).fetchAll(db)
+      if !dryRun { try IndexSchema.delete(gone, db) }
+      return (orphans, gone.map(\.file))
+    }
+    if dryRun { return try read(orIfMissing: ([], [])) { try work($0) } }
+    return try write { try work($0) }
+  }
+
+  /// Empties the index in one transaction in which `replaceData` swaps `data/` for an empty
+  /// folder; returns the totals before and the failure records dropped.
+  func clear(includingFailures: Bool, replaceData: () throws -> Void) throws
+    -> (removed: CacheTotals, failures: Int)
+  {
+    try write { db in
+      let totals = try IndexSchema.totals(db)
+      let failures = includingFailures ? try FailedURL.deleteAll(db) : 0
+      try replaceData()
+      try CacheEntry.deleteAll(db)
+      try IndexSchema.adjustTotals(
+        db,
+        by: CacheTotals(
+          entries: -totals.entries, bytes: -totals.bytes,
+          allocated: -totals.allocated))
+      return (totals, failures)
+    }
+  }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import GRDB
+
+/// Queries on the `entry` table and the running totals.
+extension Index {
+  private typealias Columns = CacheEntry.Columns
+
+  /// The row of `key`, without recording an access.
+  func entry(forKey key: String) throws -> CacheEntry? {
+    try read(orIfMissing: nil) { db in try CacheEntry.fetchOne(db, key: key) }
+  }
+
+  /// The rows of those of `keys` that exist, in one read transaction.
+  func entries(forKeys keys: [String]) throws -> [CacheEntry] {
+    try read(orIfMissing: []) { db in
+      let statement = try db.cachedStatement(sql: "SELECT * FROM entry WHERE key = ?")
+      return try keys.compactMap { try CacheEntry.fetchOne(statement, arguments: [$0]) }
+    }
+  }
+
+  /// Records a use of each of `keys` at `time` (last access, count + 1) in one transaction.
+  func touch(keys: [String], at time: Date) throws {
+    guard !keys.isEmpty else { return }
+    try write { db in
+      let statement = try db.cachedStatement(
+        sql: """
+          UPDATE entry SET \(Columns.lastAccess.name) = ?,
+            \(Columns.accessCount.name) = \(Columns.accessCount.name) + 1
+          WHERE \(Columns.key.name) = ?
+          """)
+      for key in keys { try statement.execute(arguments: [time.timeIntervalSince1970, key]) }
+      try IndexSchema.increment([.hits: Int64(keys.count)], db)
+    }
+  }
+
+  /// Drops the row of `key` when `isGone` says its file is (still) missing.
+  func dropEntry(key: String, if isGone: (CacheEntry) -> Bool) throws {
+    try writeIfExists(orIfMissing: ()) { db in
+      guard let entry = try CacheEntry.fetchOne(db, key: key), isGone(entry) else { return }
+      try IndexSchema.delete([entry], db)
+    }
+  }
+
+  /// Inserts or replaces `entries` in one write transaction. `place` moves each body (by position) into
+  /// `data/` inside the transaction, so the row and the file appear together to every process;
+  /// an entry whose body cannot be placed fails alone. A replaced entry keeps its use count;
+  /// a stored URL's failure records are forgotten.
+  func store(_ entries: [CacheEntry], place: (Int, CacheEntry) throws -> Void) throws
+    -> [Result<CacheEntry, CacheError>]
+  {
+    try write { db in
+      var delta = CacheTotals.zero
+      var stored: Int64 = 0
+      var bytes: Int64 = 0
+      let previous = try db.cachedStatement(
+        sql: "SELECT size, allocated, access_count FROM entry WHERE key = ?")
+      let names = Columns.all.map(\.name)
+      let upsert = try db.cachedStatement(
+        sql: """
+          INSERT INTO entry (\(names.joined(separator: ", ")))
+          VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))
+          ON CONFLICT(key) DO UPDATE SET
+          \(names.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
+          """)
+      let forget = try db.cachedStatement(sql: "DELETE FROM failed_request WHERE url = ?")
+      var results = [Result<CacheEntry, CacheError>]()
+      for (position, var entry) in entries.enumerated() {
+        let old = try Row.fetchOne(previous, arguments: [entry.key])
+        do { try place(position, entry) } catch {
+          results.append(.failure(CacheError.io("cannot store the body", error, url: entry.url)))
+          continue
+        }
+        if let old { entry.accessCount = old["access_count"] }
+        try upsert.execute(arguments: StatementArguments(entry.values))
+        try forget.execute(arguments: [entry.url])
+        delta.entries += old == nil ? 1 : 0
+        delta.bytes += entry.size - (old?["size"] ?? 0)
+        delta.allocated += entry.allocated - (old?["allocated"] ?? 0)
+        stored += 1
+        bytes += entry.size
+        results.append(.success(entry))
+      }
+      try IndexSchema.adjustTotals(db, by: delta)
+      try IndexSchema.increment([.stores: stored, .bytesStored: bytes], db)
+      return results
+    }
+  }
+
+  /// Removes the row of `key` (when there is one) in a write transaction in which `unlink`
+  /// removes the files; returns the row and what `unlink` said.
+  func removeEntry(key: String, unlink: () throws -> Bool) throws -> (CacheEntry?, Bool) {
+    try writeIfExists(orIfMissing: (nil, false)) { db in
+      let entry = try CacheEntry.fetchOne(db, key: key)
+      let removedFile = try unlink()
+      if let entry { try IndexSchema.delete([entry], db) }
+      return (entry, removedFile)
+    }
+  }
+
+  /// Records a revalidation (304) of `key` at `time`: new validators when the server sent them,
+  /// and a use. Returns the updated row, or nil when the entry is gone.
+  func revalidate(key: String, etag: String?, lastModified: String?, at time: Date) throws
+    -> CacheEntry?
+  {
+    try write { db in
+      guard var entry = try CacheEntry.fetchOne(db, key: key) else { return nil }
+      if let etag { entry.etag = etag }
+      if let lastModified { entry.lastModified = lastModified }
+      entry.lastAccess = time
+      entry.accessCount += 1
+      try entry.update(db)
+      try IndexSchema.increment([.revalidations: 1], db)
+      try db.execute(sql: "DELETE FROM failed_request WHERE url = ?", arguments: [entry.url])
+      return entry
+    }
+  }
+
+  /// Entries, bytes and allocated bytes, read from the running totals in O(1).
+  func totals() throws -> CacheTotals {
+    try read(orIfMissing: .zero) { db in try IndexSchema.totals(db) }
+  }
+
+  /// The persistent counters, by name.
+  func counters() throws -> [String: Int64] {
+    try read(orIfMissing: [:]) { db in
+      var result = [String: Int64]()
+      for row in try Row.fetchAll(db, sql: "SELECT name, value FROM counter") {
+        result[row[0]] = row[1]
+      }
+      return result
+    }
+  }
+
+  /// Adds `amounts` to the persistent counters.
+  func increment(_ amounts: [Counter: Int64]) throws {
+    try write { db in try IndexSchema.increment(amounts, db) }
+  }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import GRDB
+import Synchronization
+
+/// The SQLite index of one cache directory (DESIGN.md §2): its connections and transactions.
+/// Every SQL statement of imgcache lives in this folder; callers see records and totals.
+///
+/// A process that has not written reads through one read-only connection (it opens faster:
+/// no WAL set-up); the first write opens a pool, creating the cache and migrating the schema.
+///
+/// Lock rule: `connections` guards two slots and nothing else. It is never held while opening
+/// a database, migrating, running a transaction or calling any closure.
+final class Index: Sendable {
+  /// `$DIR/index.sqlite`.
+  let path: String
+  private let createDirectories: @Sendable () throws -> Void
+  private let connections = Mutex<Connections>(Connections())
+
+  private struct Connections {
+    var pool: DatabasePool?
+    var reader: DatabaseQueue?
+  }
+
+  /// The index at `path`; `createDirectories` makes the cache's folders before the first write.
+  init(path: String, createDirectories: @escaping @Sendable () throws -> Void) {
+    self.path = path
+    self.createDirectories = createDirectories
+  }
+
+  /// Whether the index file exists (the cache was ever written).
+  var exists: Bool {
+    connections.withLock { $0.pool != nil } || access(path, F_OK) == 0
+  }
+
+  /// The writable pool, opened (and the cache created) on first use.
+  func writer() throws -> DatabasePool {
+    if let pool = connections.withLock({ $0.pool }) { return pool }
+    do {
+      try createDirectories()
+      var config = GRDB.Configuration()
+      config.busyMode = .timeout(60)
+      // WAL with NORMAL sync: commits are atomic and the index never corrupts; only the last
+      // transactions before a power loss may be lost, which a cache tolerates.
+      config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+      config.label = "imgcache.index"
+      // Opening sets WAL mode and may migrate: threads and processes take turns on an flock
+      // (a file lock, released by the kernel if the holder dies), never on an in-process lock.
+      let turn = try FileLock(waitingFor: path + ".migrate-lock")
+      let opened = try DatabasePool(path: path, configuration: config)
+      try IndexSchema.migrate(opened)
+      withExtendedLifetime(turn) {}
+      // Two threads may have opened one each; the first stored wins, the other is dropped.
+      return connections.withLock { state in
+        if let pool = state.pool { return pool }
+        state.pool = opened
+        return opened
+      }
+    } catch {
+      throw CacheError.io("cannot open the index \(path)", error)
+    }
+  }
+
+  /// Runs `body` in a read transaction; returns `empty` when the cache does not exist.
+  func read<T>(orIfMissing empty: T, _ body: (Database) throws -> T) throws -> T {
+    do {
+      if let pool = connections.withLock({ $0.pool }) { return try pool.read(body) }
+      if access(path, F_OK) != 0 { return empty }
+      // An index older than this program cannot be read as it is: open the pool to migrate.
+      if let reader = readOnlyQueue(), let value = try? reader.read(body) { return value }
+      return try writer().read(body)
+    } catch {
+      throw CacheError.io("cannot read the index \(path)", error)
+    }
+  }
+
+  /// Runs `body` in an IMMEDIATE write transaction, creating the cache when needed.
+  func write<T>(_ body: (Database) throws -> T) throws -> T {
+    do {
+      return try writer().write(body)
+    } catch {
+      throw CacheError.io("cannot update the index \(path)", error)
+    }
+  }
+
+  /// Runs `body` in a write transaction when the cache exists; returns `empty` when it does not.
+  func writeIfExists<T>(orIfMissing empty: T, _ body: (Database) throws -> T) throws -> T {
+    guard exists else { return empty }
+    return try write(body)
+  }
+
+  /// The read-only connection of a process that has not written, opened once.
+  private func readOnlyQueue() -> DatabaseQueue? {
+    if let reader = connections.withLock({ $0.reader }) { return reader }
+    var config = GRDB.Configuration()
+    config.readonly = true
+    config.busyMode = .timeout(60)
+    config.label = "imgcache.index.read"
+    guard let opened = try? DatabaseQueue(path: path, configuration: config) else { return nil }
+    return connections.withLock { state in
+      if let reader = state.reader { return reader }
+      state.reader = opened
+      return opened
+    }
+  }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import Synchronization
+
+/// What makes two downloads the same: one transfer serves every caller with the same key.
+struct FlightKey: Hashable, Sendable {
+  /// The cache key.
+  var key: String
+  /// The URL requested.
+  var url: String
+  /// Whether this is a conditional refresh (its outcome differs from a plain download).
+  var conditional: Bool
+  /// The fingerprint of the request's outcome-changing options.
+  var fingerprint: String
+}
+
+/// Downloads in flight in this process: the first caller of a key leads (downloads and
+/// stores), the others wait for its result. Joining is synchronous, so a caller can join and
+/// submit its transfer in one step, in input order.
+///
+/// Lock rule: `flights` guards the table only; continuations are resumed after it is released.
+final class Flights: Sendable {
+  private typealias Waiter = CheckedContinuation<FetchResult, Never>
+
+  private struct Flight {
+    var waiters = [Waiter]()
+    /// Followers that joined but have not started waiting yet.
+    var joined = 0
+    /// The leader's result, kept until every follower that joined has taken it.
+    var result: FetchResult?
+  }
+
+  private let flights = Mutex<[FlightKey: Flight]>([:])
+
+  /// Joins the flight of `key`; true when the caller leads it (and must call ``finish``).
+  func join(_ key: FlightKey) -> Bool {
+    flights.withLock { flights in
+      guard flights[key] != nil else {
+        flights[key] = Flight()
+        return true
+      }
+      flights[key]?.joined += 1
+      return false
+    }
+  }
+
+  /// The result of the flight of `key`, which the caller joined as a follower.
+  func result(of key: FlightKey) async -> FetchResult {
+    await withCheckedContinuation { waiter in
+      let ready = flights.withLock { flights -> FetchResult? in
+        guard var flight = flights[key] else {
+          // Unreachable while every follower waits once; answer rather than hang.
+          let lost = CacheError(.cancelled, "the shared download ended", url: key.url)
+          return FetchResult(url: key.url, key: key.key, outcome: .failure(lost), bytes: 0)
+        }
+        flight.joined -= 1
+        defer { flights[key] = flight.result != nil && flight.joined == 0 ? nil : flight }
+        if let result = flight.result { return result }
+        flight.waiters.append(waiter)
+        return nil
+      }
+      if let ready { waiter.resume(returning: ready) }
+    }
+  }
+
+  /// Ends the flight of `key`, handing `result` to everyone who joined it.
+  func finish(_ key: FlightKey, with result: FetchResult) {
+    let waiters = flights.withLock { flights -> [Waiter] in
+      guard var flight = flights[key] else { return [] }
+      let waiters = flight.waiters
+      if flight.joined > 0 {
+        flight.waiters = []
+        flight.result = result
+        flights[key] = flight
+      } else {
+        flights[key] = nil
+      }
+      return waiters
+    }
+    for waiter in waiters { waiter.resume(returning: result) }
+  }
+}
+
+/// Stores completed downloads in batches: whatever completes while a batch commits goes into
+/// the next transaction, so a prefetch's index writes stay few however many transfers run.
+actor StoreBatcher {
+  typealias Waiter = CheckedContinuation<Result<CacheEntry, CacheError>, Never>
+
+  private let cache: DiskCache
+  private var pending = [(item: PendingStore, waiter: Waiter)]()
+  private var draining = false
+
+  init(cache: DiskCache) { self.cache = cache }
+
+  /// Stores `item` (its temporary file moves into `data/`) and returns its entry.
+  func store(_ item: PendingStore) async -> Result<CacheEntry, CacheError> {
+    await withCheckedContinuation { waiter in
+      pending.append((item, waiter))
+      if !draining {
+        draining = true
+        // Not a child task: a batch being committed finishes even if its callers are cancelled.
+        Task { await self.drain() }
+      }
+    }
+  }
+
+  private func drain() async {
+    while !pending.isEmpty {
+      let batch = pending
+      pending.removeAll()
+      let items = batch.map(\.item)
+      let results: [Result<CacheEntry, CacheError>]
+      do {
+        results = try await Blocking.run { [cache] in try cache.store(items) }
+      } catch {
+        for item in items { unlink(item.temporaryPath) }
+        let failure = CacheError.io("cannot store downloads", error)
+        results = Array(repeating: .failure(failure), count: items.count)
+      }
+      for (entry, result) in zip(batch, results) { entry.waiter.resume(returning: result) }
+    }
+    draining = false
+  }
+}
+
+/// The fingerprint of the options that can change a request's outcome (DESIGN.md §3): a
+/// failure recorded under one fingerprint does not refuse a request with another. Credentials
+/// enter only through the hash.
+enum RequestFingerprint {
+  static func of(_ transfer: TransferOptions, acceptAnyBody: Bool) -> String {
+    let parts = [
+      "user=\(transfer.credentials ?? "")",
+      "netrc=\(transfer.useNetrc) \(transfer.netrcFile ?? "")",
+      "headers=\(transfer.headers.joined(separator: "\n"))",
+      "agent=\(transfer.userAgent)",
+      "cacert=\(transfer.caFile ?? "")",
+      "insecure=\(transfer.insecure)",
+      "max-size=\(transfer.maxBodySize)",
+      "max-redirects=\(transfer.maxRedirects)",
+      "any=\(acceptAnyBody)",
+    ]
+    return String(SHA256.hex(of: parts.joined(separator: "\u{0}").utf8).prefix(32))
+  }
+}

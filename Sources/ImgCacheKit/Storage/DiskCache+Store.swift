@@ -1,0 +1,126 @@
+import Foundation
+
+/// A complete, validated body waiting to enter the cache.
+public struct PendingStore: Sendable {
+  /// The temporary file holding the body (in the cache's `tmp/`).
+  public var temporaryPath: String
+  /// The cache key.
+  public var key: String
+  /// The URL it came from.
+  public var url: String
+  /// Its metadata.
+  public var metadata: EntryMetadata
+
+  /// Describes a body to store.
+  public init(temporaryPath: String, key: String, url: String, metadata: EntryMetadata) {
+    self.temporaryPath = temporaryPath
+    self.key = key
+    self.url = url
+    self.metadata = metadata
+  }
+}
+
+extension DiskCache {
+  /// Creates an empty temporary file in `tmp/` for a body in progress and opens it for writing.
+  public func makeTemporaryFile() throws -> (path: String, descriptor: Int32) {
+    _ = try index.writer()
+    return try FileIO.makeTemporaryFile(in: layout.tmpDirectory.path, prefix: "part-")
+  }
+
+  /// Makes sure the cache exists (directories and index), before a download writes to `tmp/`.
+  public func prepare() throws { _ = try index.writer() }
+
+  /// Moves the complete file at `temporaryPath` into the cache under `key`, with its metadata,
+  /// replacing any previous entry and file of that key. The file is renamed, then the row
+  /// committed, in one write transaction.
+  @discardableResult
+  public func store(
+    _ temporaryPath: String, key: String, url: String, metadata: EntryMetadata
+  ) throws -> CacheEntry {
+    let item = PendingStore(temporaryPath: temporaryPath, key: key, url: url, metadata: metadata)
+    guard let result = try store([item]).first else {
+      throw CacheError(.localIO, "cannot store the body", url: url)
+    }
+    return try result.get()
+  }
+
+  /// Stores many bodies in one write transaction (a prefetch's batched index writes). Each
+  /// item succeeds or fails on its own; a failed item's temporary file is removed. Throws when
+  /// the transaction itself fails.
+  public func store(_ items: [PendingStore]) throws -> [Result<CacheEntry, CacheError>] {
+    guard !items.isEmpty else { return [] }
+    let time = now()
+    var results = [Result<CacheEntry, CacheError>?](repeating: nil, count: items.count)
+    var ready = [(Int, CacheEntry)]()
+    for (position, item) in items.enumerated() {
+      guard let sizes = FileIO.sizes(of: item.temporaryPath) else {
+        results[position] = .failure(
+          CacheError(.localIO, "cannot store the body: its temporary file is gone", url: item.url))
+        continue
+      }
+      let file = CacheLayout.relativeFile(for: item.key)
+      do { try prepareShard(of: file) } catch {
+        results[position] = .failure(CacheError.io("cannot store the body", error, url: item.url))
+        continue
+      }
+      ready.append(
+        (
+          position,
+          CacheEntry(
+            key: item.key, url: item.url, file: file, size: sizes.size,
+            allocated: sizes.allocated, metadata: item.metadata, at: time)
+        ))
+    }
+    let stored = try index.store(ready.map(\.1)) { position, entry in
+      try moveIntoPlace(items[ready[position].0].temporaryPath, file: entry.file)
+    }
+    for ((position, _), result) in zip(ready, stored) { results[position] = result }
+    var final = [Result<CacheEntry, CacheError>]()
+    for (item, result) in zip(items, results) {
+      let outcome = result ?? .failure(CacheError(.localIO, "not stored", url: item.url))
+      if case .failure = outcome { unlink(item.temporaryPath) }
+      final.append(outcome)
+    }
+    return final
+  }
+
+  /// Renames a temporary file into `data/`; re-creates the shard once if a clear in another
+  /// process removed it.
+  private func moveIntoPlace(_ temporaryPath: String, file: String) throws {
+    let destination = layout.dataPath(file)
+    do {
+      try FileIO.rename(temporaryPath, to: destination)
+    } catch {
+      forgetPreparedShards()
+      try prepareShard(of: file)
+      try FileIO.rename(temporaryPath, to: destination)
+    }
+  }
+}
+
+extension DiskCache: BlobStore {
+  public var label: String { "local \(layout.root.path)" }
+  public var isReadOnly: Bool { false }
+
+  public func lookup(keys: [String], touch: Bool) async throws -> [String: CacheHit] {
+    try hits(forKeys: keys, touch: touch)
+  }
+
+  public func store(key: String, url: String, copying path: String, metadata: EntryMetadata)
+    async throws
+  {
+    let (temporary, descriptor) = try makeTemporaryFile()
+    close(descriptor)
+    do {
+      try FileIO.copy(path, to: temporary)
+    } catch {
+      unlink(temporary)
+      throw CacheError.io("cannot copy \(path)", error, url: url)
+    }
+    try store(temporary, key: key, url: url, metadata: metadata)
+  }
+
+  public func remove(key: String) async throws -> Bool {
+    try (remove(key: key, dryRun: false) as RemovedEntry?) != nil
+  }
+}

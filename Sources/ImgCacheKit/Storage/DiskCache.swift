@@ -1,0 +1,153 @@
+import Foundation
+import Synchronization
+
+/// The local tier: one cache directory with its SQLite index (DESIGN.md §2–§3), safe for
+/// several processes at once.
+///
+/// Every change to `data/` happens inside a write transaction of the index, so a row and its
+/// file change together as seen by every other process.
+///
+/// Lock rule: `preparedShards` guards a set of names; no call leaves its locked region.
+public final class DiskCache: Sendable {
+  /// The paths of the cache.
+  public let layout: CacheLayout
+  /// The clock; tests move it.
+  let now: @Sendable () -> Date
+  /// The index.
+  let index: Index
+  private let preparedShards = Mutex<Set<String>>([])
+
+  /// Opens the cache at `directory`; nothing is created until the first write.
+  public init(directory: URL, now: @escaping @Sendable () -> Date = { Date() }) {
+    let layout = CacheLayout(root: directory)
+    self.layout = layout
+    self.now = now
+    index = Index(path: layout.indexFile.path) { try layout.prepare() }
+  }
+
+  // MARK: Lookup
+
+  /// The index row of `key`, without recording an access or checking the file.
+  public func entry(forKey key: String) throws -> CacheEntry? { try index.entry(forKey: key) }
+
+  /// Looks `key` up. A row whose file is gone is a miss and the row is dropped. A hit records
+  /// the access when `touch` is set.
+  public func lookup(key: String, touch: Bool = true) throws -> CacheHit? {
+    guard let entry = try index.entry(forKey: key) else { return nil }
+    let path = layout.dataPath(entry.file)
+    guard FileIO.isFile(path) else {
+      try index.dropEntry(key: key) { !FileIO.isFile(layout.dataPath($0.file)) }
+      return nil
+    }
+    guard touch else { return .local(entry, path: path) }
+    var touched = entry
+    touched.lastAccess = try self.touch(keys: [key])
+    touched.accessCount += 1
+    return .local(touched, path: path)
+  }
+
+  /// Looks up many keys in one read transaction; returns the hits whose file exists. With
+  /// `touch`, records every hit's use in one write transaction.
+  public func hits(forKeys keys: [String], touch: Bool) throws -> [String: CacheHit] {
+    var found = try index.entries(forKeys: keys).filter { FileIO.isFile(layout.dataPath($0.file)) }
+    if touch && !found.isEmpty {
+      let time = try self.touch(keys: found.map(\.key))
+      for i in found.indices {
+        found[i].lastAccess = time
+        found[i].accessCount += 1
+      }
+    }
+    var hits = [String: CacheHit]()
+    for entry in found { hits[entry.key] = .local(entry, path: layout.dataPath(entry.file)) }
+    return hits
+  }
+
+  /// Records a use of each of `keys` (last access = now, count + 1) in one transaction;
+  /// returns the time recorded.
+  @discardableResult
+  public func touch(keys: [String]) throws -> Date {
+    let time = now()
+    try index.touch(keys: keys, at: time)
+    return time
+  }
+
+  // MARK: Remove, totals, counters
+
+  /// Removes `key`: its row, its file and the legacy no-extension file. Returns the removed row,
+  /// or nil when nothing was there.
+  @discardableResult
+  public func remove(key: String, dryRun: Bool = false) throws -> RemovedEntry? {
+    guard index.exists else { return nil }
+    let file = CacheLayout.relativeFile(for: key)
+    let legacy = String(file.prefix(2)) + "/" + MD5.hex(of: key)
+    let paths = Set([layout.dataPath(file), layout.dataPath(legacy)])
+    if dryRun {
+      let entry = try index.entry(forKey: key)
+      let hasFile = paths.contains(where: FileIO.isFile)
+      return entry.map(RemovedEntry.init) ?? (hasFile ? RemovedEntry(key: key, file: file) : nil)
+    }
+    let (entry, removedFile) = try index.removeEntry(key: key) {
+      try paths.reduce(false) { try FileIO.unlinkIfPresent($1) || $0 }
+    }
+    if let entry { return RemovedEntry(entry) }
+    return removedFile ? RemovedEntry(key: key, file: file) : nil
+  }
+
+  /// Entries, bytes and allocated bytes, read from the running totals in O(1).
+  public func totals() throws -> CacheTotals { try index.totals() }
+
+  /// The persistent counters (hits, stores, …) for `stats`.
+  public func counters() throws -> [String: Int64] { try index.counters() }
+
+  /// Records a successful revalidation (304) of `key`: new validators when the server sent
+  /// them, and a use. Returns the updated row, or nil when the entry is gone.
+  public func revalidate(key: String, with metadata: EntryMetadata) throws -> CacheEntry? {
+    try index.revalidate(
+      key: key, etag: metadata.etag, lastModified: metadata.lastModified, at: now())
+  }
+
+  // MARK: Shards
+
+  /// Creates `data/ab/` for `file` once per process.
+  func prepareShard(of file: String) throws {
+    let shard = String(file.prefix(2))
+    if preparedShards.withLock({ $0.contains(shard) }) { return }
+    try CacheLayout.makeDirectory(layout.dataDirectory.path + "/" + shard)
+    preparedShards.withLock { _ = $0.insert(shard) }
+  }
+
+  /// Forgets which shard directories exist, after `data/` was replaced.
+  func forgetPreparedShards() { preparedShards.withLock { $0.removeAll() } }
+}
+
+/// An entry that was (or, in a dry run, would be) removed.
+public struct RemovedEntry: Sendable, Equatable {
+  /// The cache key.
+  public var key: String
+  /// The URL it was fetched from, when known.
+  public var url: String?
+  /// The file under `data/`.
+  public var file: String
+  /// Logical size in bytes.
+  public var size: Int64
+  /// Allocated size in bytes.
+  public var allocated: Int64
+  /// Last use, when known.
+  public var lastAccess: Date?
+
+  init(_ entry: CacheEntry) {
+    key = entry.key
+    url = entry.url
+    file = entry.file
+    size = entry.size
+    allocated = entry.allocated
+    lastAccess = entry.lastAccess
+  }
+
+  init(key: String, file: String) {
+    self.key = key
+    self.file = file
+    size = 0
+    allocated = 0
+  }
+}

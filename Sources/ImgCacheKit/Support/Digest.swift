@@ -1,0 +1,84 @@
+import COpenSSL
+
+/// MD5 digests through OpenSSL's EVP interface.
+public enum MD5 {
+  /// Returns the 16 bytes of the MD5 of `bytes`.
+  public static func digest<Bytes: Sequence>(of bytes: Bytes) -> [UInt8]
+  where Bytes.Element == UInt8 {
+    let input = Array(bytes)
+    var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+    var length: UInt32 = 0
+    let ok = input.withUnsafeBytes { raw in
+      EVP_Digest(raw.baseAddress, raw.count, &digest, &length, EVP_md5(), nil)
+    }
+    precondition(ok == 1 && length == 16, "OpenSSL EVP_Digest(MD5) failed")
+    return Array(digest.prefix(16))
+  }
+
+  /// Returns the lowercase hexadecimal MD5 of `bytes`.
+  public static func hex<Bytes: Sequence>(of bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    Hex.encode(digest(of: bytes))
+  }
+
+  /// Returns the lowercase hexadecimal MD5 of the UTF-8 bytes of `string`.
+  public static func hex(of string: String) -> String { hex(of: string.utf8) }
+}
+
+/// SHA-256 through OpenSSL's EVP interface.
+public enum SHA256 {
+  /// Returns the lowercase hexadecimal SHA-256 of `bytes`.
+  public static func hex<Bytes: Sequence>(of bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    let hasher = SHA256Stream()
+    let input = Array(bytes)
+    input.withUnsafeBytes { hasher.update($0) }
+    return hasher.finish()
+  }
+}
+
+/// An incremental SHA-256, fed while a body streams in so that no second read is needed.
+///
+/// Not `Sendable`: it owns an OpenSSL context and is used by one thread at a time (the
+/// downloader's loop, for a transfer).
+final class SHA256Stream {
+  private let context: OpaquePointer?
+
+  init() {
+    context = EVP_MD_CTX_new()
+    EVP_DigestInit_ex(context, EVP_sha256(), nil)
+  }
+
+  deinit { EVP_MD_CTX_free(context) }
+
+  /// Starts over, for a retried transfer.
+  func reset() { EVP_DigestInit_ex(context, EVP_sha256(), nil) }
+
+  /// Adds `bytes`.
+  func update(_ bytes: UnsafeRawBufferPointer) {
+    guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+    EVP_DigestUpdate(context, base, bytes.count)
+  }
+
+  /// The digest of everything added, as lowercase hex; the stream starts over after.
+  func finish() -> String {
+    var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+    var length: UInt32 = 0
+    EVP_DigestFinal_ex(context, &digest, &length)
+    reset()
+    return Hex.encode(digest.prefix(Int(length)))
+  }
+}
+
+/// Lowercase hexadecimal.
+enum Hex {
+  private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
+
+  static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    var out = [UInt8]()
+    out.reserveCapacity(64)
+    for byte in bytes {
+      out.append(digits[Int(byte >> 4)])
+      out.append(digits[Int(byte & 0x0f)])
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
+}

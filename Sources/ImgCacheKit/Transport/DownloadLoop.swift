@@ -1,0 +1,144 @@
+import CCurl
+import Foundation
+
+/// The downloader's event loop and the state only its thread touches: transfers waiting for a
+/// slot, running, or waiting for a retry. Not `Sendable`: it lives and dies on that thread.
+final class DownloadLoop {
+  private let downloader: Downloader
+  private let options: TransferOptions
+  private let multi: UnsafeMutableRawPointer
+  private var waiting = [CurlTransfer]()
+  private var delayed = [(due: Date, transfer: CurlTransfer)]()
+  private var active = [UnsafeMutableRawPointer: CurlTransfer]()
+  private var perHost = [String: Int]()
+  /// Results to hand back, after their transfers were released (so an easy handle is cleaned
+  /// up and a cookie jar written before its caller goes on).
+  private var finished = [(id: UInt64, result: Result<DownloadResponse, CacheError>)]()
+
+  init(downloader: Downloader) {
+    self.downloader = downloader
+    options = downloader.options
+    multi = downloader.multiHandle
+  }
+
+  /// Runs until there is nothing left to do.
+  func run() {
+    while true {
+      let idle = active.isEmpty && waiting.isEmpty && delayed.isEmpty
+      guard let turn = downloader.takeTurn(idle: idle) else { break }
+      accept(turn.incoming)
+      if turn.cancelEverything {
+        cancel { _ in true }
+      } else if !turn.cancelled.isEmpty {
+        cancel { turn.cancelled.contains($0.id) }
+      }
+      startTransfers()
+      deliverFinished()
+      var running: Int32 = 0
+      curl_multi_perform(multi, &running)
+      let completed = collectFinished()
+      deliverFinished()
+      // Slots were freed: start waiting transfers before sleeping.
+      if completed > 0 { continue }
+      // Sleep until a socket is ready, a wakeup, curl's own next timer, or a retry is due.
+      var curlTimeout = -1
+      curl_multi_timeout(multi, &curlTimeout)
+      var wait = curlTimeout >= 0 ? min(curlTimeout, 1_000) : 1_000
+      if let due = delayed.map(\.due).min() {
+        wait = min(wait, max(0, Int(due.timeIntervalSinceNow * 1000) + 1))
+      }
+      if wait > 0 { curl_multi_poll(multi, nil, 0, Int32(wait), nil) }
+    }
+  }
+
+  private func accept(_ incoming: [(id: UInt64, request: DownloadRequest)]) {
+    for (id, request) in incoming {
+      guard
+        let transfer = CurlTransfer(
+          id: id, request: request, options: options, share: downloader.shareHandle)
+      else {
+        finished.append(
+          (id, .failure(CacheError(.localIO, "cannot create a transfer", url: request.url))))
+        continue
+      }
+      // Waiting transfers stay sorted by their place in the start order, however their
+      // callers' tasks happened to reach the downloader.
+      let place = transfer.request.sequence ?? id
+      let index = waiting.firstIndex { ($0.request.sequence ?? $0.id) > place } ?? waiting.count
+      waiting.insert(transfer, at: index)
+    }
+  }
+
+  private func deliverFinished() {
+    let results = finished
+    finished.removeAll()
+    for (id, result) in results { downloader.deliver(result, to: id) }
+  }
+
+  /// Moves waiting transfers (and retries now due) into the multi handle, within the limits.
+  private func startTransfers() {
+    let now = Date()
+    let due = delayed.filter { $0.due <= now }.map(\.transfer)
+    delayed.removeAll { $0.due <= now }
+    // Retries go first: they were started before anything still waiting.
+    waiting.insert(contentsOf: due, at: options.order == .fifo ? 0 : waiting.count)
+    while active.count < max(1, options.maxConcurrent), !waiting.isEmpty {
+      let candidates = options.order == .fifo ? Array(waiting.indices) : waiting.indices.reversed()
+      guard let index = candidates.first(where: { hostHasRoom(waiting[$0].host) }) else { return }
+      let transfer = waiting.remove(at: index)
+      transfer.prepareAttempt()
+      active[transfer.handle] = transfer
+      perHost[transfer.host, default: 0] += 1
+      curl_multi_add_handle(multi, transfer.handle)
+    }
+  }
+
+  private func hostHasRoom(_ host: String) -> Bool {
+    options.maxPerHost <= 0 || perHost[host, default: 0] < options.maxPerHost
+  }
+
+  /// Collects finished transfers; a transient failure with retries left waits for its retry.
+  /// Returns how many slots were freed.
+  private func collectFinished() -> Int {
+    var freed = 0
+    var remaining: Int32 = 0
+    while let message = curl_multi_info_read(multi, &remaining) {
+      guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
+        let transfer = active.removeValue(forKey: easy)
+      else { continue }
+      freed += 1
+      perHost[transfer.host, default: 1] -= 1
+      curl_multi_remove_handle(multi, easy)
+      let result = transfer.finish(imgcache_msg_result(message))
+      if case .failure(let error) = result, error.isTransient, transfer.attempt < options.retries {
+        let delay = options.retryDelay * pow(2, Double(transfer.attempt))
+        transfer.attempt += 1
+        transfer.discardFile()
+        delayed.append((Date().addingTimeInterval(delay), transfer))
+        continue
+      }
+      finished.append((transfer.id, result))
+    }
+    return freed
+  }
+
+  /// Removes the transfers `matches` picks, wherever they are; their files are deleted.
+  private func cancel(where matches: (CurlTransfer) -> Bool) {
+    for (easy, transfer) in active where matches(transfer) {
+      curl_multi_remove_handle(multi, easy)
+      perHost[transfer.host, default: 1] -= 1
+      active[easy] = nil
+      cancelled(transfer)
+    }
+    for transfer in waiting where matches(transfer) { cancelled(transfer) }
+    waiting.removeAll(where: matches)
+    for (_, transfer) in delayed where matches(transfer) { cancelled(transfer) }
+    delayed.removeAll { matches($0.transfer) }
+  }
+
+  private func cancelled(_ transfer: CurlTransfer) {
+    transfer.discardFile()
+    finished.append(
+      (transfer.id, .failure(CacheError(.cancelled, "cancelled", url: transfer.request.url))))
+  }
+}

@@ -1,0 +1,187 @@
+import CCurl
+import Foundation
+import Synchronization
+
+/// Many transfers on one libcurl multi handle, driven by one thread: at most `maxConcurrent` at
+/// once (and `maxPerHost` per host), started in FIFO or LIFO order, retried with exponential
+/// backoff on transient failures. Connections are reused and HTTP/2 streams multiplexed.
+///
+/// Callers `await` a download; the loop thread hands each result back by resuming the caller's
+/// continuation — the one boundary between the C event loop and Swift concurrency. Cancelling
+/// the awaiting task cancels its transfer and removes its temporary file.
+///
+/// Lock rule: `state` is locked only to move requests and cancellations in and out; the loop
+/// never resumes a continuation, touches a curl handle or starts a thread while holding it.
+public final class Downloader: @unchecked Sendable {
+  // @unchecked: `multi` and `share` are libcurl handles used only by the loop thread, except
+  // curl_multi_wakeup, which libcurl documents as callable from any thread. All mutable
+  // Swift state is inside `state`, a Mutex.
+
+  /// The configuration.
+  public let options: TransferOptions
+  private let multi: UnsafeMutableRawPointer
+  private let share: UnsafeMutableRawPointer?
+  private let state = Mutex(SharedState())
+
+  typealias Continuation = CheckedContinuation<Result<DownloadResponse, CacheError>, Never>
+
+  /// What callers and the loop thread exchange.
+  private struct SharedState {
+    var nextID: UInt64 = 0
+    /// Requests the loop has not picked up yet.
+    var incoming = [(id: UInt64, request: DownloadRequest)]()
+    /// Callers waiting for a result, by request.
+    var waiting = [UInt64: Continuation]()
+    /// Results that arrived before their caller started waiting.
+    var early = [UInt64: Result<DownloadResponse, CacheError>]()
+    var cancelled = Set<UInt64>()
+    var cancelEverything = false
+    var threadRunning = false
+  }
+
+  /// Creates a downloader; its thread starts with the first request and ends when idle.
+  public init(options: TransferOptions = TransferOptions()) {
+    _ = Self.initializeCurl
+    self.options = options
+    multi = curl_multi_init()
+    imgcache_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+    imgcache_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(1, options.maxConcurrent))
+    share = curl_share_init()
+    if let share {
+      imgcache_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_DNS.rawValue))
+      imgcache_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_COOKIE.rawValue))
+      imgcache_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_SSL_SESSION.rawValue))
+    }
+  }
+
+  deinit {
+    // The loop thread holds the downloader while it runs, so it has ended here.
+    curl_multi_cleanup(multi)
+    if let share { curl_share_cleanup(share) }
+  }
+
+  private static let initializeCurl: Bool = {
+    curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+  }()
+
+  /// Downloads `request`; the result is a response whose body file the caller owns, or a
+  /// classified error. Cancelling the calling task cancels the transfer.
+  public func download(_ request: DownloadRequest) async -> Result<DownloadResponse, CacheError> {
+    await download([request])[0]
+  }
+
+  /// Queues `requests` in one step (so LIFO order among them is exact) and waits for all.
+  public func download(_ requests: [DownloadRequest]) async
+    -> [Result<DownloadResponse, CacheError>]
+  {
+    var results = [Result<DownloadResponse, CacheError>]()
+    for ticket in submit(requests) { results.append(await result(of: ticket)) }
+    return results
+  }
+
+  /// Queues `requests` at once, in their order, without waiting; returns one ticket each for
+  /// ``result(of:)``. Every ticket must be awaited (a cancelled waiter cancels its transfer).
+  public func submit(_ requests: [DownloadRequest]) -> [UInt64] { enqueue(requests) }
+
+  /// Waits for the result of the request with `ticket`; cancelling the calling task cancels
+  /// the transfer (its temporary file is removed) and returns a `.cancelled` error.
+  public func result(of ticket: UInt64) async -> Result<DownloadResponse, CacheError> {
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { continuation in
+        let early = state.withLock { state -> Result<DownloadResponse, CacheError>? in
+          if let result = state.early.removeValue(forKey: ticket) { return result }
+          state.waiting[ticket] = continuation
+          return nil
+        }
+        if let early { continuation.resume(returning: early) }
+      }
+    } onCancel: {
+      state.withLock { _ = $0.cancelled.insert(ticket) }
+      curl_multi_wakeup(multi)
+    }
+  }
+
+  /// Cancels every queued and running transfer: their temporary files are removed and their
+  /// callers get a `.cancelled` error.
+  public func cancelAll() {
+    let running = state.withLock { state in
+      state.cancelEverything = state.threadRunning || !state.incoming.isEmpty
+      return state.cancelEverything
+    }
+    if running { curl_multi_wakeup(multi) }
+  }
+
+  /// Cancels everything and waits until the loop thread has ended (connections closed, cookie
+  /// jar written).
+  public func shutdown() {
+    cancelAll()
+    while state.withLock({ $0.threadRunning }) { usleep(1_000) }
+  }
+
+  /// Hands `requests` to the loop thread, starting it when none runs; returns their ids.
+  private func enqueue(_ requests: [DownloadRequest]) -> [UInt64] {
+    let cancelledAlready = withUnsafeCurrentTask { $0?.isCancelled ?? false }
+    let (ids, startThread) = state.withLock { state -> ([UInt64], Bool) in
+      let ids = requests.map { request -> UInt64 in
+        state.nextID += 1
+        state.incoming.append((state.nextID, request))
+        return state.nextID
+      }
+      if cancelledAlready { state.cancelled.formUnion(ids) }
+      defer { state.threadRunning = true }
+      return (ids, !state.threadRunning)
+    }
+    if startThread {
+      let worker = Thread { [self] in DownloadLoop(downloader: self).run() }
+      worker.name = "imgcache.downloader"
+      worker.start()
+    } else {
+      curl_multi_wakeup(multi)
+    }
+    return ids
+  }
+
+  // MARK: For the loop thread
+
+  /// What the loop takes from callers on each turn.
+  struct Turn {
+    var incoming: [(id: UInt64, request: DownloadRequest)]
+    var cancelled: Set<UInt64>
+    var cancelEverything: Bool
+  }
+
+  /// Takes the new requests and cancellations; when `idle` and nothing new came, marks the
+  /// thread as ended (the next request starts another) and returns nil.
+  func takeTurn(idle: Bool) -> Turn? {
+    state.withLock { state in
+      if idle && state.incoming.isEmpty {
+        state.threadRunning = false
+        state.cancelled.removeAll()
+        state.cancelEverything = false
+        return nil
+      }
+      defer {
+        state.incoming.removeAll()
+        state.cancelled.removeAll()
+        state.cancelEverything = false
+      }
+      return Turn(
+        incoming: state.incoming, cancelled: state.cancelled,
+        cancelEverything: state.cancelEverything)
+    }
+  }
+
+  /// Hands `result` to the caller of request `id` (outside the lock), or keeps it for a caller
+  /// that has not started waiting yet.
+  func deliver(_ result: Result<DownloadResponse, CacheError>, to id: UInt64) {
+    let waiter = state.withLock { state -> Continuation? in
+      if let waiter = state.waiting.removeValue(forKey: id) { return waiter }
+      state.early[id] = result
+      return nil
+    }
+    waiter?.resume(returning: result)
+  }
+
+  var multiHandle: UnsafeMutableRawPointer { multi }
+  var shareHandle: UnsafeMutableRawPointer? { share }
+}
