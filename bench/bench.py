@@ -144,7 +144,7 @@ def run_all(port, floor):
         if entries != BIG:
             continue
         allocated = json.loads(subprocess.run([BIN, "size", "--json"], env=benv, capture_output=True,
-                                              check=True).stdout)["disk_bytes"]
+                                              check=True).stdout)["disk_size"]
         copy = os.path.join(WORK, "copy")
 
         def restore():

@@ -28,6 +28,11 @@ static inline CURLcode imgcache_setopt_header_function(CURL *h, imgcache_data_ca
   return curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, f);
 }
 
+typedef int (*imgcache_xferinfo_callback)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t);
+static inline CURLcode imgcache_setopt_xferinfo_function(CURL *h, imgcache_xferinfo_callback f) {
+  return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, f);
+}
+
 static inline CURLcode imgcache_getinfo_long(CURL *h, CURLINFO i, long *v) {
   return curl_easy_getinfo(h, i, v);
 }
@@ -52,6 +57,7 @@ static inline CURLcode imgcache_setopt_share(CURL *h, CURLSH *s) {
 }
 
 /* Macros Swift does not import. */
+static const int imgcache_error_size = CURL_ERROR_SIZE;
 static const long imgcache_auth_basic = (long)CURLAUTH_BASIC;
 
 /* CURLMsg.data is a union; expose the result code. */

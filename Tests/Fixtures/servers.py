@@ -139,6 +139,41 @@ class Fault(BaseHTTPRequestHandler):
             self.wfile.write(body)
             self.close_connection = True
             return
+        if path == "/trickle":
+            # A valid image, then one byte every `every` seconds: slow but never idle for long.
+            body, count, every = self.image(), int(params.get("n", "6")), float(params.get("every", "1.5"))
+            self.send_response(200)
+            self.send_header("Content-Type", "image/png")
+            self.send_header("Content-Length", str(len(body) + min(count, 20)))
+            self.end_headers()
+            self.wfile.write(body)
+            for _ in range(min(count, 20)):
+                self.wfile.flush()
+                time.sleep(min(every, 5))
+                self.wfile.write(b"\0")
+            return
+        if path == "/huge-headers":
+            self.send_response(200)
+            self.send_header("Content-Type", "image/png")
+            for i in range(2000):
+                self.send_header(f"X-Filler-{i}", "x" * 1000)
+            self.end_headers()
+            self.wfile.write(self.image())
+            return
+        if path == "/huge-header-line":
+            self.send_response(200)
+            self.send_header("X-Long", "x" * 2_000_000)
+            self.end_headers()
+            self.wfile.write(self.image())
+            return
+        if path == "/bad-chunked":
+            self.send_response(200)
+            self.send_header("Content-Type", "image/png")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            self.wfile.write(b"10\r\n0123456789abcdef\r\nzz-not-a-size\r\n")
+            self.close_connection = True
+            return
         if path == "/html":
             return self.send(200, b"<!DOCTYPE html><html><body>Hello</body></html>", "text/html")
         if path == "/empty":

@@ -117,6 +117,24 @@ struct FetcherTests {
     }
   }
 
+  @Test(
+    "a failure belongs to its request: the same one is refused, a corrected one is sent, a success clears all"
+  )
+  func failureFingerprint() async throws {
+    let url = servers.fault("/auth?fpk=\(UUID().uuidString.prefix(8))")
+    let plain = fetcher()
+    #expect(await plain.fetch(url).outcome.error?.kind == .auth)
+    #expect(await plain.fetch(url).outcome.error?.kind == .blacklisted)
+    let fixed = fetcher { $0.credentials = "user:secret" }
+    #expect(await fixed.fetch(url).outcome.path != nil)
+    #expect(try plain.cache.failure(url: url) == nil)
+    #expect(try plain.cache.failures().isEmpty)
+    guard case .hit = try await plain.fetch(url).outcome.get() else {
+      Issue.record("the stored body should now be a hit for any request")
+      return
+    }
+  }
+
   @Test("a valid image with a wrong Content-Type is stored: the bytes decide")
   func wrongContentType() async throws {
     let result = await fetcher().fetch(servers.fault("/wrong-type"))

@@ -18,7 +18,7 @@ struct PrefetcherTests {
   func run(
     _ prefetcher: Prefetcher, _ urls: [String], cancelAfter delay: Duration? = nil
   ) async -> ([PrefetchEvent], PrefetchSummary) {
-    let run = prefetcher.start(AnyIterator(urls.makeIterator()), options: FetchOptions())
+    let run = prefetcher.start(URLList(urls), options: FetchOptions())
     if let delay {
       Task {
         try? await Task.sleep(for: delay)
@@ -91,7 +91,7 @@ struct PrefetcherTests {
     let tag = UUID().uuidString.prefix(8)
     let urls = (0..<60).map { servers.fault("/image/base.png?id=bp\(tag)-\($0)") }
     let prefetcher = prefetcher { $0.maxConcurrent = 2 }
-    let run = prefetcher.start(AnyIterator(urls.makeIterator()), options: FetchOptions())
+    let run = prefetcher.start(URLList(urls), options: FetchOptions())
     var iterator = run.makeAsyncIterator()
     _ = await iterator.next()
     try? await Task.sleep(for: .seconds(1))

@@ -19,7 +19,8 @@ extension ImgCacheCommand {
     @OptionGroup var global: GlobalOptions
     @ParentCommand var parent: ImgCacheCommand
     @Option(
-      name: .long, help: "Expire entries unused this long, e.g. 7d ('never' or negative: never).")
+      name: .long, parsing: .unconditional,
+      help: "Expire entries unused this long, e.g. 7d ('never' or negative: never).")
     var maxAge: String?
     @Option(name: .long, help: "Trim above this size, e.g. 2G (0: no limit).")
     var maxSize: String?
@@ -39,13 +40,18 @@ extension ImgCacheCommand {
 
     func run(in context: CommandContext) async throws -> Int32 {
       let policy = context.configuration.clean
-      let report = try context.cache().clean(policy: policy, dryRun: dryRun)
+      let report = try context.cache.clean(policy: policy, dryRun: dryRun)
       render(report, policy: policy, context: context)
       return ExitStatus.ok
     }
 
     private func render(_ report: CleanReport, policy: CleanPolicy, context: CommandContext) {
       let sum = { (entries: [RemovedEntry]) in entries.reduce(Int64(0)) { $0 + $1.size } }
+      for path in report.foreign {
+        context.console.warning(
+          "\(context.cacheDirectory.path)/\(path) is a symlink, not a folder of the cache: "
+            + "left alone")
+      }
       if context.global.json {
         context.emit(CleanRecord(report, policy: policy))
         return

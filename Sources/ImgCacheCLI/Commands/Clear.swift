@@ -19,7 +19,7 @@ extension ImgCacheCommand {
     var dryRun = false
 
     func run(in context: CommandContext) async throws -> Int32 {
-      let cache = context.cache()
+      let cache = context.cache
       let verb = dryRun ? "would remove" : "removed"
       if failed {
         let count = try cache.clearFailedURLs(dryRun: dryRun)
@@ -31,6 +31,9 @@ extension ImgCacheCommand {
         return ExitStatus.ok
       }
       let report = try cache.clear(dryRun: dryRun)
+      if let aside = report.damagedIndex {
+        context.console.warning("the index was damaged: moved aside to \(aside), starting empty")
+      }
       if context.global.json {
         context.emit(
           ClearRecord(

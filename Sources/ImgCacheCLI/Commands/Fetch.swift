@@ -87,32 +87,3 @@ extension Result where Success == FetchOutcome {
   /// The cached path of a success.
   var successPath: String? { (try? get())?.path }
 }
-
-/// `-o FILE`: a complete copy or a hard link, never a partial file.
-enum OutputFile {
-  static func place(_ source: String, at destination: String, link: Bool) throws {
-    let target = URL(fileURLWithPath: destination).standardizedFileURL.path
-    let temporary = target + ".imgcache-\(getpid())"
-    unlink(temporary)
-    do {
-      if link {
-        guard Glibc.link(source, temporary) == 0 else {
-          let reason = String(cString: strerror(errno))
-          throw CacheError(.localIO, "cannot link \(source) to \(destination): \(reason)")
-        }
-      } else {
-        try FileManager.default.copyItem(atPath: source, toPath: temporary)
-      }
-      guard rename(temporary, target) == 0 else {
-        throw CacheError(
-          .localIO, "cannot write \(destination): \(String(cString: strerror(errno)))")
-      }
-    } catch let error as CacheError {
-      unlink(temporary)
-      throw error
-    } catch {
-      unlink(temporary)
-      throw CacheError(.localIO, "cannot write \(destination): \(error.localizedDescription)")
-    }
-  }
-}

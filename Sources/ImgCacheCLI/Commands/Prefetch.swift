@@ -43,7 +43,8 @@ extension ImgCacheCommand {
       let prefetcher = Prefetcher(
         fetcher: context.fetcher(
           readOnly: fetchFlags.roDir, transfer: try transfer.transferOptions(context)))
-      let run = prefetcher.start(try list.stream(), options: options)
+      let run = prefetcher.start(
+        try list.source(), options: options, collectUnread: saveFailed != nil)
       let interrupts = Interrupts { run.cancel() }
       var display = PrefetchDisplay(console: context.console, json: context.global.json)
       for await event in run where !display.show(event) {
@@ -63,6 +64,9 @@ extension ImgCacheCommand {
         ExitStatus.worst($0, ExitStatus.code(for: $1.error.kind))
       }
       if summary.progress.misses > 0 { status = ExitStatus.worst(status, ExitStatus.negative) }
+      if let error = summary.inputError {
+        status = ExitStatus.worst(status, context.report(error))
+      }
       if let signal { status = signal }
       guard let saveFailed else { return status }
       let lines = summary.failures.map { "# \($0.error.message)\n\($0.url)" } + summary.unfinished

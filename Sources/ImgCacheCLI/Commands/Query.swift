@@ -35,13 +35,14 @@ extension ImgCacheCommand {
       let ttl = context.configuration.failedTTL
       let fetcher = context.fetcher(readOnly: roDir)
       var status = ExitStatus.ok
-      for url in urls where !context.console.stdoutClosed {
-        let key = CacheKey.key(for: url, filter: filter)
+      for given in urls where !context.console.stdoutClosed {
+        let url = CacheKey.redacted(given)
+        let key = CacheKey.key(for: given, filter: filter)
         let hit: CacheHit?
         let failure: FailedURL?
         do {
           hit = try await fetcher.lookup(keys: [key], touch: touch)[key]
-          failure = try fetcher.cache.failure(url: url, ttl: ttl)
+          failure = try fetcher.cache.failure(url: CacheKey.withoutUserinfo(given), ttl: ttl)
         } catch let error as CacheError {
           status = ExitStatus.worst(status, context.report(error))
           continue

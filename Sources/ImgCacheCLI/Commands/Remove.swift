@@ -25,12 +25,14 @@ extension ImgCacheCommand {
 
     func run(in context: CommandContext) async throws -> Int32 {
       let filter = context.configuration.keyFilter
-      let cache = context.cache()
+      let cache = context.cache
       var status = ExitStatus.ok
-      for url in try list.stream() where !context.console.stdoutClosed {
+      let source = try list.source()
+      while !context.console.stdoutClosed, case .url(let given) = try source.next(wait: true) {
+        let url = CacheKey.redacted(given)
         do {
           let removed = try cache.remove(
-            key: CacheKey.key(for: url, filter: filter), dryRun: dryRun)
+            key: CacheKey.key(for: given, filter: filter), dryRun: dryRun)
           if let removed {
             if context.global.json {
               context.emit(RemovedRecord(removed, url: url, dryRun: dryRun))

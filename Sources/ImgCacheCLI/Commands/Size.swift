@@ -7,7 +7,9 @@ extension ImgCacheCommand {
     static let configuration = CommandConfiguration(
       abstract: "Print the number of entries and their size.",
       discussion: """
-        Prints 'N entries, X MiB (Y MiB on disk)'; --bytes prints the byte count alone. Example:
+        Prints 'N entries, X MiB (Y MiB on disk)', and the temporary files of downloads in \
+        progress or left by killed processes when there are any; --bytes prints the byte count \
+        of the entries alone. Example:
           [ "$(imgcache size --bytes)" -lt 1000000000 ] || imgcache clean --max-size 500M
         """)
 
@@ -17,15 +19,21 @@ extension ImgCacheCommand {
     var bytes = false
 
     func run(in context: CommandContext) async throws -> Int32 {
-      let totals = try context.cache().totals()
+      let totals = try context.cache.totals()
+      let temporary = try context.cache.temporaryUsage()
       if context.global.json {
-        context.emit(TotalsRecord(totals))
+        context.emit(SizeRecord(totals, temporary: temporary))
       } else if bytes {
         context.console.data("\(totals.bytes)")
       } else {
-        context.console.data(
-          "\(totals.entries) \(totals.entries == 1 ? "entry" : "entries"), \(Units.formatBytes(totals.bytes)) (\(Units.formatBytes(totals.allocated)) on disk)"
-        )
+        let entries = "\(totals.entries) \(totals.entries == 1 ? "entry" : "entries")"
+        let sizes =
+          "\(Units.formatBytes(totals.bytes)) (\(Units.formatBytes(totals.allocated)) on disk)"
+        let extra =
+          temporary.files > 0
+          ? ", and \(Units.formatBytes(temporary.bytes)) in \(temporary.files) temporary files"
+          : ""
+        context.console.data("\(entries), \(sizes)\(extra)")
       }
       return ExitStatus.ok
     }

@@ -22,7 +22,17 @@ extension CacheCommand {
 
   func run() async throws {
     let context = try CommandContext(global: global.merged(with: parent.global), flags: policyFlags)
-    let status = try await run(in: context)
+    var status: Int32
+    do {
+      status = try await run(in: context)
+      context.cache.close()
+    } catch {
+      context.cache.close()
+      throw error
+    }
+    if let error = context.console.stdoutError {
+      status = ExitStatus.worst(status, ExitStatus.report(error, to: context.console))
+    }
     if status != ExitStatus.ok { throw ExitCode(status) }
   }
 }

@@ -5,6 +5,8 @@ import ImgCacheKit
 struct CommandContext: Sendable {
   let console: Console
   let resolved: ResolvedConfiguration
+  /// The cache; nothing is opened until first use, and it is closed when the command ends.
+  let cache: DiskCache
   let cacheDirectory: URL
   let global: GlobalOptions
 
@@ -29,6 +31,7 @@ struct CommandContext: Sendable {
       }
       keyed[key] = value
     }
+    cache = DiskCache(directory: cacheDirectory)
     resolved = try ResolvedConfiguration(
       flags: keyed, environment: environment,
       cacheFile: cacheDirectory.appendingPathComponent("imgcache.conf").path, userFile: userFile,
@@ -57,13 +60,10 @@ struct CommandContext: Sendable {
     return home + "/" + fallback
   }
 
-  /// The cache.
-  func cache() -> DiskCache { DiskCache(directory: cacheDirectory) }
-
   /// The pipeline over the cache and `readOnly` directories.
   func fetcher(readOnly: [String] = [], transfer: TransferOptions? = nil) -> Fetcher {
     Fetcher(
-      cache: cache(), readOnly: readOnly.map { URL(fileURLWithPath: $0) },
+      cache: cache, readOnly: readOnly.map { URL(fileURLWithPath: $0) },
       transfer: transfer ?? configuration.transfer)
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ImgCacheKit
 import Synchronization
 
 /// stdout for data, stderr for messages (`imgcache: ...`); a closed stdout ends output quietly.
@@ -11,6 +12,7 @@ final class Console: Sendable {
   /// Whether stderr is a terminal (a progress bar is drawn only then).
   let stderrIsTerminal = isatty(STDERR_FILENO) == 1
   private let closed = Atomic<Bool>(false)
+  private let writeError = Atomic<Int32>(0)
 
   /// The console for errors reported before a command resolved its options.
   static let standard = Console(quiet: false, verbose: false, color: nil)
@@ -29,14 +31,27 @@ final class Console: Sendable {
     }
   }
 
-  /// Whether stdout's reader went away.
+  /// Whether stdout can take no more (its reader went away, or a write failed).
   var stdoutClosed: Bool { closed.load(ordering: .relaxed) }
+
+  /// The error of a failed write to stdout other than a closed pipe (disk full, I/O error),
+  /// which the command must report; a closed pipe ends output quietly.
+  var stdoutError: CacheError? {
+    let code = writeError.load(ordering: .relaxed)
+    guard code != 0 else { return nil }
+    return CacheError(
+      .localIO, "cannot write to standard output: \(String(cString: strerror(code)))")
+  }
 
   /// Writes one line of data to stdout; false once stdout is closed.
   @discardableResult
   func data(_ line: String) -> Bool {
     guard !stdoutClosed else { return false }
-    if !Self.write(STDOUT_FILENO, line + "\n") { closed.store(true, ordering: .relaxed) }
+    let code = Self.write(STDOUT_FILENO, line + "\n")
+    if code != 0 {
+      closed.store(true, ordering: .relaxed)
+      if code != EPIPE { writeError.store(code, ordering: .relaxed) }
+    }
     return !stdoutClosed
   }
 
@@ -53,18 +68,42 @@ final class Console: Sendable {
   func stderr(_ text: String) { _ = Self.write(STDERR_FILENO, text) }
 
   private func emit(_ text: String, style: String?) {
-    let line = color && style != nil ? "\u{1B}[\(style ?? "")m\(text)\u{1B}[0m" : text
+    let safe = Self.escaped(text)
+    let line = color && style != nil ? "\u{1B}[\(style ?? "")m\(safe)\u{1B}[0m" : safe
     stderr(line + "\n")
   }
 
-  private static func write(_ fd: Int32, _ text: String) -> Bool {
+  /// `text` with every control character (C0, DEL, C1) written as `\xNN` or `\u{NN}`, so a
+  /// URL or a server's words can never move the cursor, retitle or clear the terminal.
+  static func escaped(_ text: String) -> String {
+    guard text.containsControlCharacters else { return text }
+    var out = ""
+    for scalar in text.unicodeScalars {
+      switch scalar.value {
+      case 0..<0x20, 0x7F: out += "\\x" + String(scalar.value, radix: 16).leftPadded(to: 2)
+      case 0x80...0x9F: out += "\\u{" + String(scalar.value, radix: 16) + "}"
+      default: out.unicodeScalars.append(scalar)
+      }
+    }
+    return out
+  }
+
+  /// Writes all of `text`; returns 0, or the `errno` of the failed write.
+  private static func write(_ fd: Int32, _ text: String) -> Int32 {
     var bytes = Array(text.utf8)[...]
     while !bytes.isEmpty {
       let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
       if n < 0 && errno == EINTR { continue }
-      guard n > 0 else { return false }
+      guard n > 0 else { return n < 0 ? errno : EIO }
       bytes = bytes.dropFirst(n)
     }
-    return true
+    return 0
+  }
+}
+
+extension String {
+  /// The string padded with leading zeros to `width`.
+  fileprivate func leftPadded(to width: Int) -> String {
+    String(repeating: "0", count: max(0, width - count)) + self
   }
 }

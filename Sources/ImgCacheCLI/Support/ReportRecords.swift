@@ -14,6 +14,23 @@ struct TotalsRecord: Codable, Equatable {
   }
 }
 
+/// `size --json`: the entries' totals and the temporary files beside them.
+struct SizeRecord: Codable {
+  var entries: Int
+  var size: Int64
+  var diskSize: Int64
+  var temporaryFiles: Int
+  var temporarySize: Int64
+
+  init(_ totals: CacheTotals, temporary: (files: Int, bytes: Int64)) {
+    entries = totals.entries
+    size = totals.bytes
+    diskSize = totals.allocated
+    temporaryFiles = temporary.files
+    temporarySize = temporary.bytes
+  }
+}
+
 /// An entry removed (or that would be) by `remove`, `clean`.
 struct RemovedRecord: Codable {
   @Nullable var url: String?
@@ -61,6 +78,8 @@ struct CleanRecord: Codable {
   var orphans: Int
   var missing: Int
   var temporaries: Int
+  /// Links where folders of the cache belong, left alone (`data/ab`, `tmp`).
+  var foreign: [String]
   var remaining: TotalsRecord
   var dryRun: Bool
   var limits: Limits
@@ -71,6 +90,7 @@ struct CleanRecord: Codable {
     orphans = report.orphanFiles.count
     missing = report.missingFiles.count
     temporaries = report.staleTemporaries.count
+    foreign = report.foreign
     remaining = TotalsRecord(report.remaining)
     dryRun = report.dryRun
     limits = Limits(

@@ -44,9 +44,7 @@ struct TransferFlags: ParsableArguments {
   /// The downloader options: the policy, then headers and credentials from the flags.
   func transferOptions(_ context: CommandContext) throws -> TransferOptions {
     var options = context.configuration.transfer
-    for header in header where !header.contains(":") {
-      throw CacheError(.invalidInput, "invalid header '\(header)' in -H (expected 'Name: value')")
-    }
+    for header in header { try TransferOptions.checkHeader(header) }
     options.headers = header
     options.credentials = user
     if options.insecure {

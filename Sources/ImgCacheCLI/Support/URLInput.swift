@@ -15,41 +15,117 @@ struct URLListOptions: ParsableArguments {
     if urls.isEmpty && input == nil { throw ValidationError("give URLs or -i FILE") }
   }
 
-  /// The URLs, streamed.
-  func stream() throws -> AnyIterator<String> { try URLInput.urls(arguments: urls, file: input) }
+  /// The URLs, read lazily.
+  func source() throws -> URLLines { try URLLines(arguments: urls, file: input) }
 }
 
-/// URL lists: one per line, blank lines and `#` comments skipped, read lazily so millions of
-/// lines never sit in memory at once.
-enum URLInput {
-  /// The URLs of `arguments`, then of `file` (`-` is stdin), streamed.
-  static func urls(arguments: [String], file: String?) throws -> AnyIterator<String> {
-    var fromArguments = arguments.makeIterator()
-    guard let file else { return AnyIterator { fromArguments.next() } }
-    let handle: FileHandle
+/// URL lists: the arguments, then one URL a line of a file or stdin; blank lines and `#`
+/// comments skipped. Read in 64 KiB chunks as lines are needed, so memory stays flat; a line
+/// longer than ``maxLine`` stops the input with an error naming it. Waiting for input polls,
+/// so a cancelled task (Ctrl-C) stops waiting at once.
+final class URLLines: URLSource {
+  /// The longest line accepted.
+  static let maxLine = 65_536
+
+  private var arguments: IndexingIterator<[String]>
+  private let descriptor: Int32?
+  private let name: String
+  private var buffer = [UInt8]()
+  private var start = 0
+  private var finished = false
+  private var lineNumber = 0
+
+  init(arguments: [String], file: String?) throws {
+    self.arguments = arguments.makeIterator()
+    name = file == "-" ? "standard input" : file ?? ""
+    guard let file else {
+      descriptor = nil
+      return
+    }
     if file == "-" {
-      handle = .standardInput
-    } else {
-      var isDirectory: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory),
-        !isDirectory.boolValue,
-        let opened = FileHandle(forReadingAtPath: file)
-      else {
-        let reason = String(cString: strerror(access(file, R_OK) == 0 ? EISDIR : errno))
-        throw CacheError(.invalidInput, "cannot read URL list \(file): \(reason)")
-      }
-      handle = opened
+      descriptor = STDIN_FILENO
+      return
     }
-    var lines = LineReader(handle: handle)
-    return AnyIterator {
-      if let url = fromArguments.next() { return url }
-      while let line = lines.next() {
-        let trimmed = trimmingBlanks(line)
-        if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-        return trimmed
-      }
-      return nil
+    var info = stat()
+    let fd = open(file, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0, fstat(fd, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else {
+      let reason = String(cString: strerror(fd >= 0 ? EISDIR : errno))
+      if fd >= 0 { close(fd) }
+      throw CacheError(.invalidInput, "cannot read URL list \(file): \(reason)")
     }
+    descriptor = fd
+  }
+
+  deinit { if let descriptor, descriptor != STDIN_FILENO { close(descriptor) } }
+
+  func next(wait: Bool) throws -> URLSourceItem {
+    if let url = arguments.next() { return .url(url) }
+    guard let descriptor else { return .end }
+    while true {
+      if let newline = buffer[start...].firstIndex(of: 0x0A) {
+        let line = buffer[start..<newline]
+        start = newline + 1
+        lineNumber += 1
+        if let url = try url(in: line) { return .url(url) }
+        continue
+      }
+      if buffer.count - start > Self.maxLine { throw tooLong(lineNumber + 1) }
+      if finished {
+        guard start < buffer.count else { return .end }
+        let line = buffer[start...]
+        start = buffer.count
+        lineNumber += 1
+        if let url = try url(in: line) { return .url(url) }
+        return .end
+      }
+      guard try ready(descriptor, wait: wait) else { return wait ? .end : .notYet }
+      try fill(from: descriptor)
+    }
+  }
+
+  /// The URL of one line, or nil for a blank or comment line.
+  private func url(in line: ArraySlice<UInt8>) throws -> String? {
+    guard line.count <= Self.maxLine else { throw tooLong(lineNumber) }
+    let text = trimmingBlanks(
+      String(decoding: line.last == 0x0D ? line.dropLast() : line, as: UTF8.self))
+    return text.isEmpty || text.hasPrefix("#") ? nil : text
+  }
+
+  private func tooLong(_ line: Int) -> CacheError {
+    CacheError(
+      .invalidInput, "line \(line) of \(name) is longer than \(Self.maxLine / 1024) KiB")
+  }
+
+  /// Whether `descriptor` has input (or its end) to read; with `wait`, polls until it does or
+  /// the calling task is cancelled (then false).
+  private func ready(_ descriptor: Int32, wait: Bool) throws -> Bool {
+    var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+    while true {
+      let count = poll(&poller, 1, wait ? 100 : 0)
+      if count > 0 { return true }
+      if count < 0 && errno != EINTR {
+        throw CacheError.posixError("cannot read URL list \(name)", errno)
+      }
+      if !wait || Task.isCancelled { return false }
+    }
+  }
+
+  /// Reads up to 64 KiB more.
+  private func fill(from descriptor: Int32) throws {
+    buffer.removeFirst(start)
+    start = 0
+    var chunk = [UInt8](repeating: 0, count: 65_536)
+    let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+    if count < 0 && errno == EINTR { return }
+    guard count >= 0 else { throw CacheError.posixError("cannot read URL list \(name)", errno) }
+    if count == 0 { finished = true } else { buffer += chunk[..<count] }
+  }
+}
+
+extension CacheError {
+  /// A failed read of the URL list.
+  fileprivate static func posixError(_ what: String, _ code: Int32) -> CacheError {
+    CacheError(.localIO, "\(what): \(String(cString: strerror(code)))")
   }
 }
 
@@ -65,35 +141,4 @@ func trimmingBlanks(_ line: String) -> String {
     let end = utf8.lastIndex(where: { !isBlank($0) })
   else { return "" }
   return String(line[start...end])
-}
-
-/// Lines of a file handle, read in 64 KiB chunks.
-struct LineReader: IteratorProtocol {
-  let handle: FileHandle
-  private var buffer = [UInt8]()
-  private var start = 0
-  private var finished = false
-
-  init(handle: FileHandle) { self.handle = handle }
-
-  mutating func next() -> String? {
-    while true {
-      if let newline = buffer[start...].firstIndex(of: 0x0A) {
-        var line = buffer[start..<newline]
-        if line.last == 0x0D { line = line.dropLast() }
-        start = newline + 1
-        return String(decoding: line, as: UTF8.self)
-      }
-      if finished {
-        guard start < buffer.count else { return nil }
-        let line = String(decoding: buffer[start...], as: UTF8.self)
-        start = buffer.count
-        return line
-      }
-      buffer.removeFirst(start)
-      start = 0
-      let chunk = handle.readData(ofLength: 65_536)
-      if chunk.isEmpty { finished = true } else { buffer.append(contentsOf: chunk) }
-    }
-  }
 }

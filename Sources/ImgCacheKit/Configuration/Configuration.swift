@@ -33,11 +33,13 @@ extension PolicyKey {
       }, render: { "\($0.clean.target)" }),
     .integer(
       "max_entries", "trim LRU entries above this count; 0: no limit", \.clean.maxEntries,
-      minimum: 0),
-    .integer("jobs", "transfers at once", \.transfer.maxConcurrent, minimum: 1),
+      minimum: 0, maximum: Int(Int32.max)),
+    .integer(
+      "jobs", "transfers at once (at most 300, as curl)", \.transfer.maxConcurrent, minimum: 1,
+      maximum: TransferOptions.maxTransfers),
     .integer(
       "max_per_host", "transfers at once per host; 0: no own limit", \.transfer.maxPerHost,
-      minimum: 0),
+      minimum: 0, maximum: TransferOptions.maxTransfers),
     .choice("order", "start order of queued transfers: fifo, lifo", \.transfer.order),
     .duration(
       "connect_timeout", "time allowed to connect", \.transfer.connectTimeout, positive: true),
@@ -45,14 +47,19 @@ extension PolicyKey {
       "timeout", "idle timeout: time without a byte received", \.transfer.idleTimeout,
       positive: true),
     .duration("max_time", "time a whole transfer may take; 0s: no limit", \.transfer.maxTime),
-    .integer("retry", "retries of network failures, 5xx and 429", \.transfer.retries, minimum: 0),
+    .integer(
+      "retry", "retries of network failures, 5xx and 429", \.transfer.retries, minimum: 0,
+      maximum: 100),
     .duration("retry_delay", "first retry delay; doubles each retry", \.transfer.retryDelay),
     .duration("failed_ttl", "how long a failed request is not sent again", \.failedTTL),
     .size("max_filesize", "largest body accepted", \.transfer.maxBodySize),
-    .integer("max_redirs", "redirects followed", \.transfer.maxRedirects, minimum: 0),
+    .integer(
+      "max_redirs", "redirects followed", \.transfer.maxRedirects, minimum: 0, maximum: 1_000),
     PolicyKey(
-      name: "user_agent", summary: "User-Agent header", expected: "a value",
+      name: "user_agent", summary: "User-Agent header",
+      expected: "a value without control characters",
       apply: { config, text in
+        guard !text.containsControlCharacters else { return false }
         config.transfer.userAgent = text
         return true
       }, render: { $0.transfer.userAgent }),
@@ -95,6 +102,25 @@ public struct ResolvedConfiguration: Sendable {
     }
   }
 
+  /// Refuses a policy file another user could have written (ssh's StrictModes): it can turn
+  /// TLS verification off or point the cookie jar anywhere.
+  static func checkTrust(_ path: String) throws {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return }
+    if info.st_uid != geteuid() && info.st_uid != 0 {
+      throw CacheError(
+        .invalidInput,
+        "refusing config file \(path): owned by another user (uid \(info.st_uid)); "
+          + "it could change how imgcache verifies servers")
+    }
+    if info.st_mode & 0o022 != 0 {
+      throw CacheError(
+        .invalidInput,
+        "refusing config file \(path): writable by group or others (mode "
+          + String(info.st_mode & 0o777, radix: 8) + "); run chmod go-w on it")
+    }
+  }
+
   private mutating func read(file path: String, required: Bool) throws {
     guard let data = FileManager.default.contents(atPath: path) else {
       if required || FileManager.default.fileExists(atPath: path) {
@@ -102,13 +128,14 @@ public struct ResolvedConfiguration: Sendable {
       }
       return
     }
+    try Self.checkTrust(path)
     let text = String(decoding: data, as: UTF8.self)
     for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false)
       .enumerated()
     {
       let line =
         rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
-        .first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        .first.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
       if line.isEmpty { continue }
       let origin = "\(path):\(index + 1)"
       guard let equals = line.firstIndex(of: "=") else {

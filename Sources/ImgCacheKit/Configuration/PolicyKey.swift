@@ -46,7 +46,7 @@ extension PolicyKey {
     _ path: WritableKeyPath<Configuration, TimeInterval> & Sendable, positive: Bool = false,
     negativeIsNever: Bool = false
   ) -> PolicyKey {
-    let expected = "a duration with a unit like 90s, 30m, 12h, 7d, 2w"
+    let expected = "a duration with a unit like 90s, 30m, 12h, 7d, 2w, at most 100 years"
     return PolicyKey(
       name: name, summary: summary,
       expected: positive ? "a positive duration (\(expected))" : expected,
@@ -65,12 +65,12 @@ extension PolicyKey {
 
   static func integer(
     _ name: String, _ summary: String, _ path: WritableKeyPath<Configuration, Int> & Sendable,
-    minimum: Int
+    minimum: Int, maximum: Int
   ) -> PolicyKey {
     PolicyKey(
-      name: name, summary: summary, expected: "a whole number of at least \(minimum)",
+      name: name, summary: summary, expected: "a whole number from \(minimum) to \(maximum)",
       apply: { config, text in
-        guard let value = Int(text), value >= minimum else { return false }
+        guard let value = Int(text), value >= minimum, value <= maximum else { return false }
         config[keyPath: path] = value
         return true
       }, render: { "\($0[keyPath: path])" })
@@ -96,8 +96,9 @@ extension PolicyKey {
     _ path: WritableKeyPath<Configuration, String?> & Sendable
   ) -> PolicyKey {
     PolicyKey(
-      name: name, summary: summary, expected: "a value",
+      name: name, summary: summary, expected: "a value without control characters",
       apply: { config, text in
+        guard !text.containsControlCharacters else { return false }
         config[keyPath: path] = text.isEmpty ? nil : text
         return true
       }, render: { $0[keyPath: path] ?? "" })
@@ -114,5 +115,13 @@ extension PolicyKey {
         config[keyPath: path] = value
         return true
       }, render: { $0[keyPath: path].rawValue })
+  }
+}
+
+extension String {
+  /// Whether the text holds a control character (C0, DEL or C1) — never acceptable in a
+  /// header, a path given as a policy value, or a URL.
+  public var containsControlCharacters: Bool {
+    unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
   }
 }

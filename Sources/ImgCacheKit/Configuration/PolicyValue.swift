@@ -24,10 +24,21 @@ public enum PolicyValue {
     return Int64(bytes)
   }
 
+  /// The longest duration accepted: 100 years (so every duration converts to milliseconds).
+  public static let maxDuration: TimeInterval = 100 * 365 * 86_400
+
   /// Parses `90s`, `30m`, `12h`, `7d`, `2w`, `500ms`, compounds like `1d12h`, and a leading `-`
-  /// (negative ages mean "never"). A unit is required.
+  /// (negative ages mean "never"). A unit is required, except for `0`. Nil beyond
+  /// ``maxDuration``.
   public static func duration(_ text: String) -> TimeInterval? {
+    guard let seconds = unboundedDuration(text), seconds.isFinite, abs(seconds) <= maxDuration
+    else { return nil }
+    return seconds
+  }
+
+  private static func unboundedDuration(_ text: String) -> TimeInterval? {
     var rest = Substring(text.trimmingCharacters(in: .whitespaces).lowercased())
+    if rest == "0" { return 0 }
     var sign = 1.0
     if rest.hasPrefix("-") {
       sign = -1

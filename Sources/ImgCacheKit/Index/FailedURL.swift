@@ -74,11 +74,11 @@ extension Index {
     }
   }
 
-  /// The records of those of `urls` whose request with `fingerprint` failed after `cutoff`.
-  func failures(of urls: [String], fingerprint: String, after cutoff: Date) throws
+  /// The records of those `requests` (URL and fingerprint) that failed after `cutoff`.
+  func failures(of requests: [(url: String, fingerprint: String)], after cutoff: Date) throws
     -> [String: FailedURL]
   {
-    guard !urls.isEmpty else { return [:] }
+    guard !requests.isEmpty else { return [:] }
     return try read(orIfMissing: [:]) { db in
       guard try FailedURL.fetchCount(db) > 0 else { return [:] }
       let statement = try db.cachedStatement(
@@ -87,7 +87,7 @@ extension Index {
           WHERE url = ? AND fingerprint = ? AND last_failure > ?
           """)
       var records = [String: FailedURL]()
-      for url in urls {
+      for (url, fingerprint) in requests {
         let arguments: StatementArguments = [url, fingerprint, cutoff.timeIntervalSince1970]
         if let record = try FailedURL.fetchOne(statement, arguments: arguments) {
           records[url] = record

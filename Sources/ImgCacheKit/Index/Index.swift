@@ -56,7 +56,7 @@ final class Index: Sendable {
         return opened
       }
     } catch {
-      throw CacheError.io("cannot open the index \(path)", error)
+      throw failure("cannot open the index", error)
     }
   }
 
@@ -69,7 +69,7 @@ final class Index: Sendable {
       if let reader = readOnlyQueue(), let value = try? reader.read(body) { return value }
       return try writer().read(body)
     } catch {
-      throw CacheError.io("cannot read the index \(path)", error)
+      throw failure("cannot read the index", error)
     }
   }
 
@@ -78,7 +78,7 @@ final class Index: Sendable {
     do {
       return try writer().write(body)
     } catch {
-      throw CacheError.io("cannot update the index \(path)", error)
+      throw failure("cannot update the index", error)
     }
   }
 
@@ -86,6 +86,52 @@ final class Index: Sendable {
   func writeIfExists<T>(orIfMissing empty: T, _ body: (Database) throws -> T) throws -> T {
     guard exists else { return empty }
     return try write(body)
+  }
+
+  /// Checkpoints the WAL into `index.sqlite` and closes the connections, so a copy of the
+  /// file alone is complete; the next use opens them again. Called when a command ends.
+  func close() {
+    let (pool, reader) = connections.withLock { state in
+      defer { state = Connections() }
+      return (state.pool, state.reader)
+    }
+    if let pool {
+      // PASSIVE never waits for other processes; closing the last connection truncates the WAL.
+      _ = try? pool.writeWithoutTransaction { try $0.checkpoint(.passive) }
+      try? pool.close()
+    }
+    try? reader?.close()
+  }
+
+  /// Moves a corrupt index (and its WAL) aside as `index.sqlite.corrupt-<time>`; the next
+  /// write starts an empty one. Returns the new name.
+  func moveAside() throws -> String {
+    close()
+    let aside = path + ".corrupt-\(Int(Date().timeIntervalSince1970))"
+    try FileIO.rename(path, to: aside)
+    for suffix in ["-wal", "-shm"] { unlink(path + suffix) }
+    return aside
+  }
+
+  /// Whether `error` says the index file is damaged or not a database.
+  static func isCorruption(_ error: any Error) -> Bool {
+    var current: (any Error)? = error
+    while let error = current {
+      if let database = error as? DatabaseError {
+        return database.resultCode == .SQLITE_CORRUPT || database.resultCode == .SQLITE_NOTADB
+      }
+      current = (error as? CacheError)?.underlying
+    }
+    return false
+  }
+
+  /// Wraps an error of the index, pointing at `clear` when the file is damaged.
+  private func failure(_ what: String, _ error: any Error) -> CacheError {
+    guard Self.isCorruption(error) else { return CacheError.io("\(what) \(path)", error) }
+    return CacheError(
+      .localIO,
+      "the index \(path) is damaged (\(CacheError.describe(error))): run 'imgcache clear' to "
+        + "move it aside and start empty", underlying: error)
   }
 
   /// The read-only connection of a process that has not written, opened once.

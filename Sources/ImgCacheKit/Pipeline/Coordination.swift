@@ -126,9 +126,11 @@ actor StoreBatcher {
 /// failure recorded under one fingerprint does not refuse a request with another. Credentials
 /// enter only through the hash.
 enum RequestFingerprint {
-  static func of(_ transfer: TransferOptions, acceptAnyBody: Bool) -> String {
+  static func of(_ transfer: TransferOptions, acceptAnyBody: Bool, urlCredentials: String?)
+    -> String
+  {
     let parts = [
-      "user=\(transfer.credentials ?? "")",
+      "user=\(transfer.credentials ?? urlCredentials ?? "")",
       "netrc=\(transfer.useNetrc) \(transfer.netrcFile ?? "")",
       "headers=\(transfer.headers.joined(separator: "\n"))",
       "agent=\(transfer.userAgent)",

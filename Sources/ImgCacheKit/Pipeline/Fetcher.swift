@@ -10,19 +10,33 @@ public final class Fetcher: Sendable {
   public let cache: DiskCache
   /// Every tier, in lookup order; the first is ``cache``.
   public let tiers: [any BlobStore]
-  /// The downloader.
-  public let downloader: Downloader
+  /// How downloads talk to servers.
+  public let transfer: TransferOptions
+  /// The downloader, created on first use (a lookup alone never loads libcurl's state).
+  public var downloader: Downloader {
+    if let existing = downloaderSlot.withLock({ $0 }) { return existing }
+    let created = Downloader(options: transfer)
+    return downloaderSlot.withLock { slot in
+      if let existing = slot { return existing }
+      slot = created
+      return created
+    }
+  }
+  private let downloaderSlot = Mutex<Downloader?>(nil)
   private let flights = Flights()
   private let stores: StoreBatcher
   /// The start order of downloads: numbered as lookups ask for them, in input order.
   private let sequence = Atomic<UInt64>(0)
+
+  /// The next place in the start order.
+  func nextSequence() -> UInt64 { sequence.add(1, ordering: .relaxed).newValue }
 
   /// Creates a pipeline over `cache` (then `readOnly` directories) downloading with `transfer`.
   public init(cache: DiskCache, readOnly: [URL] = [], transfer: TransferOptions = TransferOptions())
   {
     self.cache = cache
     tiers = [cache] + (readOnly.isEmpty ? [] : [ReadOnlyDirectories(readOnly)])
-    downloader = Downloader(options: transfer)
+    self.transfer = transfer
     stores = StoreBatcher(cache: cache)
   }
 
@@ -34,8 +48,11 @@ public final class Fetcher: Sendable {
 
   /// A download the lookup asked for.
   struct Download: Sendable {
-    var url: String
+    /// The URL, its printed form and its credentials.
+    var request: RequestURL
     var key: String
+    /// The URL requested, without credentials.
+    var url: String { request.stripped }
     /// The stored entry whose validators make the request conditional (refresh).
     var validators: CacheEntry?
     /// Its place in the start order.
@@ -70,102 +87,6 @@ public final class Fetcher: Sendable {
     }
   }
 
-  /// Looks `urls` up without the network, in one index read per tier and one failure query
-  /// for all: each gets an answer (hit, refusal, offline miss, error) or a download to make.
-  func resolve(_ urls: [String], options: FetchOptions) async -> [Resolution] {
-    let keys = urls.map { options.key(for: $0) }
-    var answers = [Resolution?](repeating: nil, count: urls.count)
-    func answer(_ index: Int, _ outcome: Result<FetchOutcome, CacheError>) {
-      answers[index] = .answered(
-        FetchResult(url: urls[index], key: keys[index], outcome: outcome, bytes: 0))
-    }
-    for (index, url) in urls.enumerated() {
-      do { try RequestURL.validate(url) } catch {
-        answer(index, .failure(CacheError.io("bad URL", error, url: url)))
-      }
-    }
-    do {
-      if !options.retryFailed {
-        let open = urls.indices.filter { answers[$0] == nil }
-        let refused = try cache.failures(
-          of: open.map { urls[$0] }, fingerprint: fingerprint(options), ttl: options.failedTTL)
-        for index in open {
-          if let failure = refused[urls[index]] {
-            answer(index, .failure(RequestURL.refused(failure, ttl: options.failedTTL)))
-          }
-        }
-      }
-      if options.mode == .normal || options.mode == .offline {
-        let open = urls.indices.filter { answers[$0] == nil }
-        let hits = try await lookup(keys: open.map { keys[$0] }, touch: options.touch)
-        for index in open {
-          if let hit = hits[keys[index]] { answer(index, .success(.hit(hit))) }
-        }
-        if options.retryFailed {
-          for index in urls.indices where isHit(answers[index]) {
-            try cache.forgetFailure(url: urls[index])
-          }
-        }
-      }
-      var validators = [String: CacheEntry]()
-      if options.mode == .refresh {
-        let open = urls.indices.filter { answers[$0] == nil }
-        for entry in try cache.index.entries(forKeys: open.map { keys[$0] }) {
-          validators[entry.key] = entry
-        }
-      }
-      return urls.indices.map { index in
-        if let answer = answers[index] { return answer }
-        if options.mode == .offline {
-          return .answered(
-            FetchResult(
-              url: urls[index], key: keys[index], outcome: .success(.offlineMiss), bytes: 0))
-        }
-        return .download(
-          Download(
-            url: urls[index], key: keys[index], validators: validators[keys[index]],
-            sequence: sequence.add(1, ordering: .relaxed).newValue))
-      }
-    } catch {
-      let failure = CacheError.io("cannot read the cache", error)
-      return urls.indices.map { index in
-        answers[index]
-          ?? .answered(
-            FetchResult(
-              url: urls[index], key: keys[index], outcome: .failure(failure.about(urls[index])),
-              bytes: 0))
-      }
-    }
-  }
-
-  /// Walks the tiers in order for `keys`: each key's first hit. A failing local cache is an
-  /// error; a failing secondary tier is a miss, never a failed fetch.
-  public func lookup(keys: [String], touch: Bool) async throws -> [String: CacheHit] {
-    var found = [String: CacheHit]()
-    var open = keys
-    for (position, tier) in tiers.enumerated() where !open.isEmpty {
-      do {
-        found.merge(try await tier.lookup(keys: open, touch: touch)) { first, _ in first }
-      } catch  where position > 0 {
-        continue
-      }
-      open = open.filter { found[$0] == nil }
-    }
-    return found
-  }
-
-  private func isHit(_ resolution: Resolution?) -> Bool {
-    if case .answered(let result)? = resolution, case .success(.hit) = result.outcome {
-      return true
-    }
-    return false
-  }
-
-  /// The fingerprint of requests made with `options` through this pipeline.
-  func fingerprint(_ options: FetchOptions) -> String {
-    RequestFingerprint.of(downloader.options, acceptAnyBody: options.acceptAnyBody)
-  }
-
   /// A download started by ``start(_:options:)``.
   struct Started: Sendable {
     enum Role: Sendable {
@@ -186,7 +107,6 @@ public final class Fetcher: Sendable {
   /// (one transfer per request in flight), and the leaders' transfers are submitted at once,
   /// so the downloader sees them in input order. Every result must be awaited with ``finish``.
   func start(_ downloads: [Download], options: FetchOptions) -> [Started] {
-    let fingerprint = fingerprint(options)
     var cacheError: CacheError?
     do { try cache.prepare() } catch {
       cacheError = CacheError.io("cannot create the cache", error)
@@ -196,10 +116,12 @@ public final class Fetcher: Sendable {
     for download in downloads {
       let flight = FlightKey(
         key: download.key, url: download.url, conditional: download.validators != nil,
-        fingerprint: fingerprint)
+        fingerprint: fingerprint(options, download.request))
       if let cacheError {
         started.append(
-          Started(download: download, flight: flight, role: .failed(cacheError.about(download.url)))
+          Started(
+            download: download, flight: flight,
+            role: .failed(cacheError.about(download.request.display)))
         )
       } else if flights.join(flight) {
         requests.append(
@@ -208,14 +130,15 @@ public final class Fetcher: Sendable {
             DownloadRequest(
               url: download.url, temporaryDirectory: cache.layout.tmpDirectory.path,
               etag: download.validators?.etag, lastModified: download.validators?.lastModified,
-              sequence: download.sequence)
+              credentials: download.request.credentials, sequence: download.sequence)
           ))
         started.append(Started(download: download, flight: flight, role: .leader(ticket: 0)))
       } else {
         started.append(Started(download: download, flight: flight, role: .follower))
       }
     }
-    for (ticket, entry) in zip(downloader.submit(requests.map(\.request)), requests) {
+    let tickets = requests.isEmpty ? [] : downloader.submit(requests.map(\.request))
+    for (ticket, entry) in zip(tickets, requests) {
       started[entry.position].role = .leader(ticket: ticket)
     }
     return started
@@ -227,7 +150,8 @@ public final class Fetcher: Sendable {
     switch started.role {
     case .failed(let error):
       return FetchResult(
-        url: started.download.url, key: started.download.key, outcome: .failure(error), bytes: 0)
+        url: started.download.request.display, key: started.download.key,
+        outcome: .failure(error), bytes: 0)
     case .follower:
       return await flights.result(of: started.flight)
     case .leader(let ticket):
@@ -249,7 +173,13 @@ public final class Fetcher: Sendable {
   ) async -> FetchResult {
     let (url, key) = (download.url, download.key)
     func result(_ outcome: Result<FetchOutcome, CacheError>, bytes: Int64 = 0) -> FetchResult {
-      FetchResult(url: url, key: key, outcome: outcome, bytes: bytes)
+      // Printed with the userinfo as ***; stored and keyed without it.
+      let shown = outcome.mapError { error in
+        var error = error
+        error.url = download.request.display
+        return error
+      }
+      return FetchResult(url: download.request.display, key: key, outcome: shown, bytes: bytes)
     }
     let response: DownloadResponse
     switch await downloader.result(of: ticket) {

@@ -36,10 +36,13 @@ public struct PrefetchSummary: Sendable {
   public var progress: PrefetchProgress
   /// Every failure, in the order they happened.
   public var failures: [(url: String, error: CacheError)]
-  /// URLs read but not finished because of a cancel, then the input left unread.
+  /// URLs read but not finished because of a cancel, then (when asked for) the input left
+  /// unread.
   public var unfinished: [String]
   /// Whether the run was cancelled.
   public var cancelled: Bool
+  /// Why reading the input stopped early, when it did (a line too long, a read error).
+  public var inputError: CacheError?
 }
 
 /// One finished URL and where the run stands after it.
@@ -84,12 +87,16 @@ public struct Prefetcher: Sendable {
     self.batchSize = batchSize
   }
 
-  /// Starts fetching every URL `input` yields.
-  public func start(_ input: sending AnyIterator<String>, options: FetchOptions) -> PrefetchRun {
+  /// Starts fetching every URL `input` yields. With `collectUnread`, a cancelled run reads
+  /// what is left of the input (without waiting) into its summary's unfinished list.
+  public func start(
+    _ input: sending any URLSource, options: FetchOptions, collectUnread: Bool = false
+  ) -> PrefetchRun {
     let channel = AsyncChannel<PrefetchEvent>()
     let task = Task { [self] in
-      var input = input
-      let summary = await produce(&input, options: options, channel: channel)
+      var run = RunState()
+      await produce(input, into: &run, options: options, channel: channel)
+      let summary = run.summary(collecting: collectUnread ? input : nil)
       channel.finish()
       return summary
     }
@@ -97,15 +104,14 @@ public struct Prefetcher: Sendable {
   }
 
   private func produce(
-    _ input: inout AnyIterator<String>, options: FetchOptions,
+    _ input: any URLSource, into run: inout RunState, options: FetchOptions,
     channel: AsyncChannel<PrefetchEvent>
-  ) async -> PrefetchSummary {
-    var run = RunState()
-    let window = max(4, fetcher.downloader.options.maxConcurrent * 4)
+  ) async {
+    let window = max(4, fetcher.transfer.maxConcurrent * 4)
     await withTaskGroup(of: FetchResult.self) { group in
       var running = 0
       while !Task.isCancelled {
-        let batch = run.readBatch(&input, size: batchSize)
+        let batch = run.readBatch(input, size: batchSize)
         if batch.isEmpty { break }
         for resolution in await fetcher.resolve(batch, options: options) {
           switch resolution {
@@ -117,7 +123,7 @@ public struct Prefetcher: Sendable {
               await channel.send(run.record(result))
             }
             guard !Task.isCancelled else {
-              run.unfinished.append(download.url)
+              run.unfinished.append(download.request.display)
               continue
             }
             running += 1
@@ -129,13 +135,6 @@ public struct Prefetcher: Sendable {
       }
       for await result in group { await channel.send(run.record(result)) }
     }
-    let cancelled = Task.isCancelled
-    run.progress.inputFinished = !cancelled
-    if cancelled { while let url = input.next() { run.unfinished.append(url) } }
-    run.progress.elapsed = Date().timeIntervalSince(run.start)
-    return PrefetchSummary(
-      progress: run.progress, failures: run.failures, unfinished: run.unfinished,
-      cancelled: cancelled)
   }
 }
 
@@ -147,19 +146,51 @@ private struct RunState {
   var unfinished = [String]()
   var seen = Set<KeyDigest>()
 
-  /// Up to `size` new URLs (duplicates are counted and dropped).
-  mutating func readBatch(_ input: inout AnyIterator<String>, size: Int) -> [String] {
+  var inputError: CacheError?
+  var inputEnded = false
+
+  /// Up to `size` new URLs, waiting only for the first: what else is already there joins the
+  /// batch, so a URL starts as soon as its line arrives. Duplicates are counted and dropped.
+  mutating func readBatch(_ input: any URLSource, size: Int) -> [String] {
     var batch = [String]()
-    while batch.count < size, let url = input.next() {
-      progress.total += 1
-      if seen.insert(KeyDigest(url)).inserted {
-        batch.append(url)
-      } else {
-        progress.duplicates += 1
-        progress.done += 1
+    while batch.count < size && !inputEnded {
+      let item: URLSourceItem
+      do {
+        item = try input.next(wait: batch.isEmpty)
+      } catch {
+        inputError = CacheError.io("cannot read the URL list", error)
+        inputEnded = true
+        break
+      }
+      switch item {
+      case .url(let url):
+        progress.total += 1
+        if seen.insert(KeyDigest(url)).inserted {
+          batch.append(url)
+        } else {
+          progress.duplicates += 1
+          progress.done += 1
+        }
+      case .notYet: return batch
+      case .end: inputEnded = true
       }
     }
     return batch
+  }
+
+  /// The summary of the run that ends now; a cancelled run lists what `unread` still holds.
+  mutating func summary(collecting unread: (any URLSource)?) -> PrefetchSummary {
+    let cancelled = Task.isCancelled
+    progress.inputFinished = inputEnded && inputError == nil && !cancelled
+    if cancelled, let unread {
+      while case .url(let url)? = try? unread.next(wait: false) {
+        unfinished.append(CacheKey.redacted(url))
+      }
+    }
+    progress.elapsed = Date().timeIntervalSince(start)
+    return PrefetchSummary(
+      progress: progress, failures: failures, unfinished: unfinished, cancelled: cancelled,
+      inputError: inputError)
   }
 
   /// Counts `result` and returns the event to send.

@@ -16,9 +16,32 @@ public enum CacheKey {
   /// Returns the cache key of `url` under `filter`: the URL without its fragment, and without
   /// its query for `.stripQuery`.
   public static func key(for url: String, filter: KeyFilter = .none) -> String {
+    let url = withoutUserinfo(url)
     var end = url.firstIndex(of: "#") ?? url.endIndex
     if filter == .stripQuery, let query = url[..<end].firstIndex(of: "?") { end = query }
     return String(url[..<end])
+  }
+
+  /// `url` without the userinfo of its authority (`user:password@`): a credential, never part
+  /// of an image's identity.
+  public static func withoutUserinfo(_ url: String) -> String {
+    guard let (prefix, at, _) = userinfo(of: url) else { return url }
+    return String(url[..<prefix] + url[url.index(after: at)...])
+  }
+
+  /// `url` with its userinfo shown as `***`, for anything printed.
+  public static func redacted(_ url: String) -> String {
+    guard let (prefix, at, _) = userinfo(of: url) else { return url }
+    return String(url[..<prefix] + "***" + url[at...])
+  }
+
+  /// Where the userinfo of `url` starts, its `@`, and its text.
+  static func userinfo(of url: String) -> (String.Index, String.Index, Substring)? {
+    guard let schemeEnd = url.range(of: "://") else { return nil }
+    let rest = url[schemeEnd.upperBound...]
+    let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+    guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return nil }
+    return (schemeEnd.upperBound, at, rest[..<at])
   }
 
   /// Returns the file name of `key`: the lowercase MD5 of its UTF-8 bytes, plus `.ext` when the

@@ -44,32 +44,46 @@ public struct CacheLayout: Sendable, Equatable {
 
     """
 
-  /// Creates `$DIR`, `data/`, `tmp/` and CACHEDIR.TAG when missing; never world-writable.
+  /// Creates `$DIR`, `data/`, `tmp/` and CACHEDIR.TAG when missing. `$DIR` may be a link (the
+  /// user's choice); `data/` and `tmp/` must be real folders.
   func prepare() throws {
-    for directory in [root, dataDirectory, tmpDirectory] {
-      try Self.makeDirectory(directory.path)
-    }
+    try Self.makeDirectory(root.path, allowLink: true)
+    for directory in [dataDirectory, tmpDirectory] { try Self.makeDirectory(directory.path) }
     if access(tagFile.path, F_OK) != 0 {
       try FileIO.writeAtomically(
         Data(Self.tagContents.utf8), to: tagFile.path, tmpDirectory: tmpDirectory.path)
     }
   }
 
-  /// `mkdir -p` with mode 0755 (before umask), failing with a clear message.
-  static func makeDirectory(_ path: String) throws {
-    if mkdir(path, 0o755) == 0 { return }
-    var isDirectory: ObjCBool = false
-    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-      guard isDirectory.boolValue else {
-        throw CacheError(.localIO, "cannot use \(path) as a directory: a file is in the way")
+  /// Opens `$DIR`; nil when it does not exist.
+  func openRoot() throws -> OpenDirectory? { try OpenDirectory.open(root.path) }
+
+  /// `mkdir -p` (0777 before the umask), failing with a clear message when something else is
+  /// in the way — a file, or a link unless `allowLink`.
+  static func makeDirectory(_ path: String, allowLink: Bool = false) throws {
+    if mkdir(path, 0o777) == 0 { return }
+    var info = stat()
+    if errno == EEXIST, lstat(path, &info) == 0 {
+      if (info.st_mode & S_IFMT) == S_IFDIR { return }
+      if (info.st_mode & S_IFMT) == S_IFLNK {
+        guard allowLink else { throw foreign(path) }
+        if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { return }
       }
-      return
+      throw CacheError(.localIO, "cannot use \(path) as a directory: a file is in the way")
     }
     do {
       try FileManager.default.createDirectory(
-        atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        atPath: path, withIntermediateDirectories: true, attributes: nil)
     } catch {
       throw CacheError.io("cannot create directory \(path)", error)
     }
+  }
+
+  /// The error for a link where a folder of the cache belongs.
+  static func foreign(_ path: String) -> CacheError {
+    CacheError(
+      .localIO,
+      "\(path) is a symlink, not a folder of the cache: imgcache never follows it (remove it, "
+        + "or run 'imgcache clear' to start over)")
   }
 }

@@ -32,6 +32,9 @@ public struct CleanReport: Sendable, Equatable {
   public var missingFiles: [String] = []
   /// Stale files in `tmp/`, removed.
   public var staleTemporaries: [String] = []
+  /// Links found where folders of the cache belong (`data/ab`, `tmp`): left alone, never
+  /// entered.
+  public var foreign: [String] = []
   /// The totals after the clean (as they would be, in a dry run).
   public var remaining: CacheTotals = .zero
   /// Whether nothing was changed.
@@ -46,4 +49,6 @@ public struct ClearReport: Sendable, Equatable {
   public var failedURLs: Int
   /// Whether nothing was changed.
   public var dryRun: Bool
+  /// Where a damaged index was moved aside, when it was.
+  public var damagedIndex: String? = nil
 }

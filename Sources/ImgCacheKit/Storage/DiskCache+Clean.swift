@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 extension DiskCache {
   /// Rows deleted per write transaction, so other processes are never held up for long.
@@ -13,18 +12,37 @@ extension DiskCache {
     let lock = try acquireCleanLock()
     defer { withExtendedLifetime(lock) {} }
     let time = now()
+    try checkIndexMatchesData()
     if dryRun { return try planClean(policy: policy, at: time) }
     var report = CleanReport()
-    report.expired = try expire(policy: policy, at: time)
-    report.trimmed = try trim(policy: policy)
-    report.staleTemporaries = try sweepTemporaries(
-      olderThan: policy.staleTemporaryAge, at: time, dryRun: false)
-    (report.orphanFiles, report.missingFiles) = try reconcileFiles(dryRun: false)
+    report.expired = try expire(policy: policy, at: time, foreign: &report.foreign)
+    report.trimmed = try trim(policy: policy, foreign: &report.foreign)
+    let sweep = try sweepTemporaries(
+      before: time.timeIntervalSince1970 - policy.staleTemporaryAge, dryRun: false)
+    report.staleTemporaries = sweep.swept
+    let files = try reconcileFiles(dryRun: false)
+    (report.orphanFiles, report.missingFiles) = (files.orphans, files.missing)
+    report.foreign = Array(Set(report.foreign + sweep.foreign + files.foreign)).sorted()
     report.remaining = try totals()
     try index.increment([
       .evictions: Int64(report.expired.count + report.trimmed.count), .cleans: 1,
     ])
     return report
+  }
+
+  /// Refuses to go on when the index is empty while `data/` holds files: the index was lost
+  /// (deleted with its WAL, replaced), and every file would be removed as an orphan.
+  private func checkIndexMatchesData() throws {
+    guard try totals().entries == 0, let data = try dataDirectory() else { return }
+    for shard in try data.names() where shard.utf8.count == 2 {
+      guard case .directory(let directory) = try data.child(shard), try !directory.names().isEmpty
+      else { continue }
+      throw CacheError(
+        .localIO,
+        "the index of \(layout.root.path) is empty but data/ holds files: not removing them as "
+          + "orphans (was index.sqlite deleted or replaced?); restore it, or run "
+          + "'imgcache clear' to start over")
+    }
   }
 
   /// Takes the per-cache clean lock or throws `.busy`.
@@ -35,11 +53,16 @@ extension DiskCache {
     return lock
   }
 
-  private func expire(policy: CleanPolicy, at time: Date) throws -> [RemovedEntry] {
+  private func expire(policy: CleanPolicy, at time: Date, foreign: inout [String]) throws
+    -> [RemovedEntry]
+  {
     var removed = [RemovedEntry]()
     while true {
+      var skipped = [String]()
       let batch = try index.deleteExpired(
-        maxAge: policy.maxAge, at: time, limit: Self.cleanBatchSize, unlink: unlinkFiles)
+        maxAge: policy.maxAge, at: time, limit: Self.cleanBatchSize,
+        unlink: { skipped = try unlinkData($0.map(\.file)) })
+      foreign += skipped
       removed += batch.map(RemovedEntry.init)
       if batch.count < Self.cleanBatchSize { return removed }
     }
@@ -80,32 +103,18 @@ extension DiskCache {
     }
   }
 
-  private func trim(policy: CleanPolicy) throws -> [RemovedEntry] {
+  private func trim(policy: CleanPolicy, foreign: inout [String]) throws -> [RemovedEntry] {
     let goal = TrimGoal(policy: policy, totals: try totals())
     var removed = [RemovedEntry]()
     while true {
+      var skipped = [String]()
       let (batch, exhausted) = try index.deleteLeastRecentlyUsed(
         limit: Self.cleanBatchSize, choose: { goal.victims(of: $1, from: $0) },
-        unlink: unlinkFiles)
+        unlink: { skipped = try unlinkData($0.map(\.file)) })
+      foreign += skipped
       removed += batch.map(RemovedEntry.init)
       if batch.isEmpty || exhausted { return removed }
     }
-  }
-
-  /// Unlinks the files of `rows`, inside the caller's write transaction.
-  private func unlinkFiles(_ rows: [CacheEntry]) throws {
-    // Unlinking is kernel work that overlaps well across cores; the index waits for all of it.
-    let paths = rows.map { layout.dataPath($0.file) }
-    let parts = min(4, max(1, paths.count / 64))
-    let failures = Mutex<(any Error)?>(nil)
-    DispatchQueue.concurrentPerform(iterations: parts) { part in
-      for index in stride(from: part, to: paths.count, by: parts) {
-        do { try FileIO.unlinkIfPresent(paths[index]) } catch {
-          failures.withLock { first in if first == nil { first = error } }
-        }
-      }
-    }
-    if let error = failures.withLock({ $0 }) { throw error }
   }
 
   /// What a clean would do, computed without changing anything.
@@ -123,45 +132,39 @@ extension DiskCache {
       entries: totals.entries - victims.count,
       bytes: totals.bytes - victims.reduce(0) { $0 + $1.size },
       allocated: totals.allocated - victims.reduce(0) { $0 + $1.allocated })
-    report.staleTemporaries = try sweepTemporaries(
-      olderThan: policy.staleTemporaryAge, at: time, dryRun: true)
-    (report.orphanFiles, report.missingFiles) = try reconcileFiles(dryRun: true)
+    let sweep = try sweepTemporaries(
+      before: time.timeIntervalSince1970 - policy.staleTemporaryAge, dryRun: true)
+    report.staleTemporaries = sweep.swept
+    let files = try reconcileFiles(dryRun: true)
+    (report.orphanFiles, report.missingFiles) = (files.orphans, files.missing)
+    report.foreign = Array(Set(sweep.foreign + files.foreign)).sorted()
     return report
   }
 
-  /// Removes files and folders in `tmp/` last modified more than `age` before `time`.
-  private func sweepTemporaries(olderThan age: TimeInterval, at time: Date, dryRun: Bool) throws
-    -> [String]
-  {
-    let directory = layout.tmpDirectory.path
-    let cutoff = time.timeIntervalSince1970 - age
-    var swept = [String]()
-    for name in DirectoryListing.names(in: directory) {
-      let path = directory + "/" + name
-      var info = stat()
-      guard lstat(path, &info) == 0, Double(info.st_mtim.tv_sec) <= cutoff else { continue }
-      if !dryRun { try FileTree.remove(path) }
-      swept.append(name)
-    }
-    return swept
-  }
-
   /// Makes rows equal files, one shard at a time under the write lock: files without a row are
-  /// removed, rows without a file are dropped.
-  private func reconcileFiles(dryRun: Bool) throws -> (orphans: [String], missing: [String]) {
+  /// removed, rows without a file are dropped. A shard that is a link is reported, never
+  /// entered (its rows stay).
+  private func reconcileFiles(dryRun: Bool) throws
+    -> (orphans: [String], missing: [String], foreign: [String])
+  {
     var orphans = [String]()
     var missing = [String]()
-    let data = layout.dataDirectory.path
-    for shard in DirectoryListing.names(in: data).sorted() where shard.utf8.count == 2 {
+    var foreign = [String]()
+    guard let data = try dataDirectory() else { return ([], [], []) }
+    for shard in try data.names().sorted() where shard.utf8.count == 2 {
+      guard case .directory(let directory) = try data.child(shard) else {
+        foreign.append("data/" + shard)
+        continue
+      }
+      let names = try directory.names()
       let (found, gone) = try index.reconcile(
-        shard: shard, dryRun: dryRun,
-        listFiles: { Set(DirectoryListing.names(in: data + "/" + shard).map { shard + "/" + $0 }) },
+        shard: shard, dryRun: dryRun, listFiles: { Set(names.map { shard + "/" + $0 }) },
         unlinkOrphans: { files in
-          for file in files { try FileIO.unlinkIfPresent(layout.dataPath(file)) }
+          for file in files { try directory.unlink(String(file.dropFirst(3))) }
         })
       orphans += found
       missing += gone
     }
-    return (orphans, missing)
+    return (orphans, missing, foreign)
   }
 }

@@ -10,20 +10,31 @@ extension DiskCache {
     }
     let lock = try acquireCleanLock()
     defer { withExtendedLifetime(lock) {} }
+    var movedAside: String?
+    do {
+      _ = try index.totals()
+    } catch  where Index.isCorruption(error) && !dryRun {
+      // A damaged index is recovered by starting over: it is moved aside, data/ emptied.
+      movedAside = try index.moveAside()
+    }
     if dryRun {
       return ClearReport(
         removed: try index.totals(),
         failedURLs: includingFailedURLs ? try index.failureCount() : 0, dryRun: true)
     }
-    let data = layout.dataDirectory.path
-    let trash = layout.tmpDirectory.path + "/trash-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    guard let root = try layout.openRoot() else {
+      return ClearReport(removed: .zero, failedURLs: 0, dryRun: false)
+    }
+    let trash = Self.trashPrefix + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     let (removed, failures) = try index.clear(includingFailures: includingFailedURLs) {
-      if access(data, F_OK) == 0 { try FileIO.rename(data, to: trash) }
-      try CacheLayout.makeDirectory(data)
+      // A rename never follows the link it renames; the trash stays inside $DIR.
+      if root.status("data") != nil { try root.rename("data", to: trash) }
+      try CacheLayout.makeDirectory(layout.dataDirectory.path)
     }
     forgetPreparedShards()
-    try FileTree.remove(trash)
-    return ClearReport(removed: removed, failedURLs: failures, dryRun: false)
+    try root.removeTree(trash)
+    return ClearReport(
+      removed: removed, failedURLs: failures, dryRun: false, damagedIndex: movedAside)
   }
 
   /// Clears only the failed-request list; returns how many records were forgotten.

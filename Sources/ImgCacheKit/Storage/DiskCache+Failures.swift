@@ -16,16 +16,17 @@ extension DiskCache {
   ) throws -> FailedURL? {
     let cutoff = now().addingTimeInterval(-ttl)
     if let fingerprint {
-      return try index.failures(of: [url], fingerprint: fingerprint, after: cutoff)[url]
+      return try index.failures(of: [(url, fingerprint)], after: cutoff)[url]
     }
     return try index.latestFailure(url: url, after: cutoff)
   }
 
-  /// The failure records of those of `urls` whose request with `fingerprint` is refused now.
+  /// The failure records of those `requests` (URL and fingerprint) refused now, by URL.
   public func failures(
-    of urls: [String], fingerprint: String, ttl: TimeInterval = DiskCache.defaultFailedTTL
+    of requests: [(url: String, fingerprint: String)],
+    ttl: TimeInterval = DiskCache.defaultFailedTTL
   ) throws -> [String: FailedURL] {
-    try index.failures(of: urls, fingerprint: fingerprint, after: now().addingTimeInterval(-ttl))
+    try index.failures(of: requests, after: now().addingTimeInterval(-ttl))
   }
 
   /// Forgets every failure record of `url` (after a success).

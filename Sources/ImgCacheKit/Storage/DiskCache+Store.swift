@@ -24,7 +24,8 @@ extension DiskCache {
   /// Creates an empty temporary file in `tmp/` for a body in progress and opens it for writing.
   public func makeTemporaryFile() throws -> (path: String, descriptor: Int32) {
     _ = try index.writer()
-    return try FileIO.makeTemporaryFile(in: layout.tmpDirectory.path, prefix: "part-")
+    return try FileIO.makeTemporaryFile(
+      in: layout.tmpDirectory.path, prefix: ProcessTag.partPrefix)
   }
 
   /// Makes sure the cache exists (directories and index), before a download writes to `tmp/`.
@@ -110,7 +111,7 @@ extension DiskCache: BlobStore {
     async throws
   {
     let (temporary, descriptor) = try makeTemporaryFile()
-    close(descriptor)
+    Glibc.close(descriptor)
     do {
       try FileIO.copy(path, to: temporary)
     } catch {

@@ -87,7 +87,11 @@ public final class DiskCache: Sendable {
       return entry.map(RemovedEntry.init) ?? (hasFile ? RemovedEntry(key: key, file: file) : nil)
     }
     let (entry, removedFile) = try index.removeEntry(key: key) {
-      try paths.reduce(false) { try FileIO.unlinkIfPresent($1) || $0 }
+      let present = paths.contains(where: FileIO.isFile)
+      if let shard = try unlinkData(Array(Set([file, legacy]))).first {
+        throw CacheLayout.foreign(layout.root.path + "/" + shard)
+      }
+      return present
     }
     if let entry { return RemovedEntry(entry) }
     return removedFile ? RemovedEntry(key: key, file: file) : nil
@@ -98,6 +102,9 @@ public final class DiskCache: Sendable {
 
   /// The persistent counters (hits, stores, …) for `stats`.
   public func counters() throws -> [String: Int64] { try index.counters() }
+
+  /// Checkpoints and closes the index (a writing command calls this when it ends).
+  public func close() { index.close() }
 
   /// Records a successful revalidation (304) of `key`: new validators when the server sent
   /// them, and a use. Returns the updated row, or nil when the entry is gone.

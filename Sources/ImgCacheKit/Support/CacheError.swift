@@ -85,15 +85,22 @@ public struct CacheError: Error, Equatable, CustomStringConvertible {
       underlying: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO))
   }
 
-  /// A short description of an underlying error, without Swift's type dump.
+  /// A short description of an underlying error in imgcache's words: the system's reason for
+  /// a POSIX or Foundation file error, never a type dump or a `UserInfo={…}` listing.
   static func describe(_ error: any Error) -> String {
     if let cacheError = error as? CacheError { return cacheError.message }
+    if let posix = error as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
     let ns = error as NSError
+    if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))) }
     if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError,
-      let reason = String(validatingCString: strerror(Int32(underlying.code)))
+      underlying.domain == NSPOSIXErrorDomain
     {
-      return "\(ns.localizedDescription) (\(reason))"
+      return String(cString: strerror(Int32(underlying.code)))
     }
-    return "\(error)".split(separator: "\n").first.map(String.init) ?? "unknown error"
+    if ns.domain == NSCocoaErrorDomain {
+      return ns.localizedFailureReason ?? "file operation failed (code \(ns.code))"
+    }
+    let text = "\(error)".split(separator: "\n").first.map(String.init) ?? "unknown error"
+    return text.contains("UserInfo=") ? "\(ns.domain) error \(ns.code)" : text
   }
 }

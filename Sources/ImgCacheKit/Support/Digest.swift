@@ -1,4 +1,5 @@
 import COpenSSL
+import Dispatch
 
 /// MD5 digests through OpenSSL's EVP interface.
 public enum MD5 {
@@ -37,9 +38,14 @@ public enum SHA256 {
 
 /// An incremental SHA-256, fed while a body streams in so that no second read is needed.
 ///
-/// Not `Sendable`: it owns an OpenSSL context and is used by one thread at a time (the
-/// downloader's loop, for a transfer).
-final class SHA256Stream {
+/// It owns an OpenSSL context, used by one thread at a time: a transfer feeds it only through
+/// ``SHA256Stream/queue``, a serial queue, so hashing overlaps receiving on another core.
+final class SHA256Stream: @unchecked Sendable {
+  // @unchecked: the EVP context is touched only on `queue` (serial), never concurrently.
+
+  /// The serial queue every transfer's hashing runs on.
+  static let queue = DispatchQueue(label: "imgcache.sha256", qos: .userInitiated)
+
   private let context: OpaquePointer?
 
   init() {

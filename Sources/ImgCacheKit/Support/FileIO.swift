@@ -2,6 +2,20 @@ import Foundation
 
 /// Small POSIX file helpers with errors a user can act on.
 enum FileIO {
+  /// The mode new files get: 0666 less the process's umask, as every Unix tool does.
+  static let creationMode: mode_t = 0o666 & ~processUmask
+
+  /// The umask, read from /proc without changing it (changing it would race other threads).
+  static let processUmask: mode_t = {
+    if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
+      let value = mode_t(line.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8)
+    {
+      return value
+    }
+    return 0o022
+  }()
+
   /// Logical and allocated size of the file at `path`, or nil when it does not exist.
   static func sizes(of path: String) -> (size: Int64, allocated: Int64)? {
     var info = stat()
@@ -38,19 +52,24 @@ enum FileIO {
     guard fd >= 0 else {
       throw CacheError.posix("cannot create a temporary file in", path: directory)
     }
-    fchmod(fd, 0o644)
+    fchmod(fd, creationMode)
     let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     return (path, fd)
   }
 
   /// Copies the regular file at `source` over `destination` (created or truncated).
   static func copy(_ source: String, to destination: String) throws {
-    let input = open(source, O_RDONLY | O_CLOEXEC)
-    guard input >= 0 else { throw CacheError.posix("cannot open", path: source) }
-    defer { close(input) }
     let output = open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
     guard output >= 0 else { throw CacheError.posix("cannot create", path: destination) }
     defer { close(output) }
+    try copy(source, into: output, display: destination)
+  }
+
+  /// Copies the regular file at `source` into the open descriptor `output`.
+  static func copy(_ source: String, into output: Int32, display: String) throws {
+    let input = open(source, O_RDONLY | O_CLOEXEC)
+    guard input >= 0 else { throw CacheError.posix("cannot open", path: source) }
+    defer { close(input) }
     var buffer = [UInt8](repeating: 0, count: 65_536)
     while true {
       let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
@@ -63,7 +82,7 @@ enum FileIO {
           write(output, raw.baseAddress.map { $0 + done }, count - done)
         }
         if n < 0 && errno == EINTR { continue }
-        guard n > 0 else { throw CacheError.posix("cannot write", path: destination) }
+        guard n > 0 else { throw CacheError.posix("cannot write", path: display) }
         done += n
       }
     }
@@ -71,7 +90,8 @@ enum FileIO {
 
   /// Writes `data` to `path` through a temporary file in `tmpDirectory` and a rename.
   static func writeAtomically(_ data: Data, to path: String, tmpDirectory: String) throws {
-    let (tmp, fd) = try makeTemporaryFile(in: tmpDirectory, prefix: "write-")
+    let (tmp, fd) = try makeTemporaryFile(
+      in: tmpDirectory, prefix: "write-\(ProcessTag.current)-")
     defer { close(fd) }
     let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     guard written == data.count else {

@@ -29,7 +29,8 @@ enum FileTree {
     try removeDirectory(at: AT_FDCWD, name: path, display: path)
   }
 
-  private static func removeDirectory(at parent: Int32, name: String, display: String) throws {
+  /// Removes the directory `name` in `parent` and everything under it, never following a link.
+  static func removeDirectory(at parent: Int32, name: String, display: String) throws {
     let fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else {
       if errno == ENOENT { return }

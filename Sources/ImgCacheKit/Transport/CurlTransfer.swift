@@ -11,7 +11,14 @@ final class CurlTransfer {
   let host: String
   var attempt = 0
   private let maxBodySize: Int64
+  private let idleNanoseconds: UInt64
   private let hasher = SHA256Stream()
+  /// Received bytes not yet handed to the hashing queue (handed over 256 KiB at a time).
+  private var pendingHash = Data()
+  /// libcurl's own words for a failure, which tell a malformed response from a reset.
+  private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(imgcache_error_size))
+  /// When the last byte (of headers or body) arrived, on the monotonic clock.
+  private var lastActivity = DispatchTime.now().uptimeNanoseconds
   private var headerList: UnsafeMutablePointer<curl_slist>?
   private var file: (path: String, descriptor: Int32)?
   private(set) var bytes: Int64 = 0
@@ -31,12 +38,15 @@ final class CurlTransfer {
     self.request = request
     self.handle = handle
     self.maxBodySize = options.maxBodySize
+    self.idleNanoseconds = UInt64(options.idleTimeout * 1e9)
+    errorBuffer.initialize(repeating: 0, count: Int(imgcache_error_size))
     self.host = Self.host(of: request.url)
     configure(options: options, share: share)
   }
 
   deinit {
     curl_easy_cleanup(handle)
+    errorBuffer.deallocate()
     curl_slist_free_all(headerList)
     discardFile()
   }
@@ -58,8 +68,10 @@ final class CurlTransfer {
     imgcache_setopt_long(h, CURLOPT_MAXREDIRS, options.maxRedirects)
     imgcache_setopt_long(h, CURLOPT_NOSIGNAL, 1)
     imgcache_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout * 1000))
-    imgcache_setopt_long(h, CURLOPT_LOW_SPEED_LIMIT, 1)
-    imgcache_setopt_long(h, CURLOPT_LOW_SPEED_TIME, max(1, Int(options.idleTimeout.rounded(.up))))
+    imgcache_setopt_pointer(h, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
+    // The idle timeout is time without a byte (checked from the progress callback), not an
+    // average speed: a server sending a byte a second is slow, not dead.
+    imgcache_setopt_long(h, CURLOPT_NOPROGRESS, 0)
     if options.maxTime > 0 {
       imgcache_setopt_long(h, CURLOPT_TIMEOUT_MS, Int(options.maxTime * 1000))
     }
@@ -72,7 +84,7 @@ final class CurlTransfer {
       imgcache_setopt_long(h, CURLOPT_SSL_VERIFYHOST, 0)
     }
     if let caFile = options.caFile { imgcache_setopt_string(h, CURLOPT_CAINFO, caFile) }
-    if let credentials = options.credentials {
+    if let credentials = options.credentials ?? request.credentials {
       imgcache_setopt_string(h, CURLOPT_USERPWD, credentials)
       imgcache_setopt_long(h, CURLOPT_HTTPAUTH, imgcache_auth_basic)
     }
@@ -96,6 +108,11 @@ final class CurlTransfer {
     imgcache_setopt_pointer(h, CURLOPT_WRITEDATA, me)
     imgcache_setopt_pointer(h, CURLOPT_HEADERDATA, me)
     imgcache_setopt_pointer(h, CURLOPT_PRIVATE, me)
+    imgcache_setopt_pointer(h, CURLOPT_XFERINFODATA, me)
+    imgcache_setopt_xferinfo_function(h) { user, _, _, _, _ in
+      guard let user else { return 0 }
+      return Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue().checkIdle()
+    }
     imgcache_setopt_write_function(h) { data, size, count, user in
       guard let user, let data else { return 0 }
       return Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue().receive(
@@ -112,7 +129,10 @@ final class CurlTransfer {
   /// Resets the per-attempt state before a (re)try.
   func prepareAttempt() {
     discardFile()
-    hasher.reset()
+    pendingHash.removeAll(keepingCapacity: true)
+    SHA256Stream.queue.sync { hasher.reset() }
+    lastActivity = DispatchTime.now().uptimeNanoseconds
+    errorBuffer[0] = 0
     bytes = 0
     status = 0
     abortReason = nil
@@ -124,6 +144,7 @@ final class CurlTransfer {
   /// Parses one header line: a status line resets the fields (redirects, 100 Continue); only
   /// the three headers the cache keeps are decoded.
   private func header(_ data: UnsafeMutablePointer<CChar>, _ length: Int) {
+    lastActivity = DispatchTime.now().uptimeNanoseconds
     let bytes = UnsafeRawBufferPointer(start: data, count: length)
     if bytes.starts(with: "HTTP/".utf8) {
       let parts = bytes.split(separator: UInt8(ascii: " "), maxSplits: 2)
@@ -148,7 +169,31 @@ final class CurlTransfer {
     }
   }
 
+  /// Hands the bytes received so far to the hashing queue, which runs on another core while
+  /// the loop goes on receiving.
+  private func hashPending() {
+    let chunk = pendingHash
+    pendingHash = Data()
+    SHA256Stream.queue.async { [hasher] in chunk.withUnsafeBytes { hasher.update($0) } }
+  }
+
+  /// The SHA-256 of the whole body, once the hashing queue has caught up.
+  private func finishHash() -> String {
+    hashPending()
+    return SHA256Stream.queue.sync { hasher.finish() }
+  }
+
+  /// Aborts the transfer (returns non-zero) after the idle timeout without a byte.
+  private func checkIdle() -> Int32 {
+    let idle = DispatchTime.now().uptimeNanoseconds &- lastActivity
+    guard idle > idleNanoseconds else { return 0 }
+    abortReason = CacheError(
+      .network, "timed out: no data for \(idleNanoseconds / 1_000_000_000) s", url: request.url)
+    return 1
+  }
+
   private func receive(_ data: UnsafeMutablePointer<CChar>, _ length: Int) -> Int {
+    lastActivity = DispatchTime.now().uptimeNanoseconds
     if !(200..<300).contains(status) {
       // An error page is not worth downloading: stop at its first byte.
       abortReason = Self.statusError(status, url: request.url)
@@ -160,7 +205,8 @@ final class CurlTransfer {
         .protocolError, "body exceeds the limit of \(maxBodySize) bytes", url: request.url)
       return 0
     }
-    hasher.update(UnsafeRawBufferPointer(start: data, count: length))
+    pendingHash.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: length)
+    if pendingHash.count >= 262_144 { hashPending() }
     do {
       let fd = try openFile()
       var done = 0
@@ -180,7 +226,7 @@ final class CurlTransfer {
   private func openFile() throws -> Int32 {
     if let file { return file.descriptor }
     let (path, descriptor) = try FileIO.makeTemporaryFile(
-      in: request.temporaryDirectory, prefix: "part-")
+      in: request.temporaryDirectory, prefix: ProcessTag.partPrefix)
     let created = (path: path, descriptor: descriptor)
     file = created
     return created.descriptor
@@ -210,7 +256,8 @@ final class CurlTransfer {
     imgcache_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effective)
     let effectiveURL = effective.map { String(cString: $0) } ?? request.url
     guard code == CURLE_OK else {
-      return .failure(abortReason ?? Self.error(for: code, handle: handle, url: request.url))
+      let detail = String(cString: errorBuffer)
+      return .failure(abortReason ?? Self.error(for: code, detail: detail, url: request.url))
     }
     let conditional = request.etag != nil || request.lastModified != nil
     if status == 304 && conditional {
@@ -238,46 +285,6 @@ final class CurlTransfer {
     return .success(
       DownloadResponse(
         status: status, file: body.path, bytes: bytes, contentType: contentType, etag: etag,
-        lastModified: lastModified, effectiveURL: effectiveURL, sha256: hasher.finish()))
-  }
-
-  static func statusError(_ status: Int, url: String) -> CacheError {
-    if status == 401 || status == 407 {
-      return CacheError(
-        .auth, "authentication refused (HTTP \(status))", url: url, httpStatus: status)
-    }
-    return CacheError(.httpStatus, "HTTP \(status)", url: url, httpStatus: status)
-  }
-
-  /// Classifies a libcurl failure (reference §2.3's mapping).
-  static func error(for code: CURLcode, handle: UnsafeMutableRawPointer, url: String) -> CacheError
-  {
-    let text = String(cString: curl_easy_strerror(code))
-    switch code {
-    case CURLE_UNSUPPORTED_PROTOCOL:
-      return CacheError(
-        .protocolError, "scheme not allowed (only http and https): \(text)", url: url)
-    case CURLE_URL_MALFORMAT:
-      return CacheError(.invalidInput, "malformed URL", url: url)
-    case CURLE_TOO_MANY_REDIRECTS:
-      return CacheError(.protocolError, "too many redirects", url: url)
-    case CURLE_FILESIZE_EXCEEDED:
-      return CacheError(.protocolError, "body exceeds the size limit", url: url)
-    case CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_CONTENT_ENCODING, CURLE_RANGE_ERROR:
-      return CacheError(.protocolError, "bad response: \(text)", url: url)
-    case CURLE_LOGIN_DENIED:
-      return CacheError(.auth, "login denied", url: url)
-    case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM,
-      CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR,
-      CURLE_SSL_PINNEDPUBKEYNOTMATCH,
-      CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_CRL_BADFILE:
-      return CacheError(.tls, "TLS failure: \(text)", url: url)
-    case CURLE_OPERATION_TIMEDOUT:
-      return CacheError(.network, "timed out", url: url)
-    case CURLE_ABORTED_BY_CALLBACK:
-      return CacheError(.cancelled, "cancelled", url: url)
-    default:
-      return CacheError(.network, "\(text)", url: url)
-    }
+        lastModified: lastModified, effectiveURL: effectiveURL, sha256: finishHash()))
   }
 }

@@ -16,6 +16,9 @@ public struct TransferOptions: Sendable, Equatable {
     case lifo
   }
 
+  /// The most transfers allowed at once (curl's `--parallel-max` cap).
+  public static let maxTransfers = 300
+
   /// Transfers running at once. The default is 6.
   public var maxConcurrent = 6
   /// Transfers running at once to one host; 0 (the default) means no limit of its own.
@@ -55,6 +58,28 @@ public struct TransferOptions: Sendable, Equatable {
 
   /// The defaults.
   public init() {}
+
+  /// Checks an extra header `Name: value`: a token name and a value without control
+  /// characters (a CR or LF would smuggle in header lines).
+  public static func checkHeader(_ header: String) throws {
+    guard let colon = header.firstIndex(of: ":") else {
+      throw CacheError(.invalidInput, "invalid header '\(header)' (expected 'Name: value')")
+    }
+    let name = header[..<colon]
+    let tokenCharacters = CharacterSet(charactersIn: "!#$%&'*+-.^_`|~").union(.alphanumerics)
+    guard !name.isEmpty,
+      name.unicodeScalars.allSatisfy({ $0.isASCII && tokenCharacters.contains($0) })
+    else {
+      throw CacheError(.invalidInput, "invalid header name in '\(header)'")
+    }
+    let value = header[header.index(after: colon)...]
+    guard
+      !value.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F })
+    else {
+      throw CacheError(
+        .invalidInput, "invalid header '\(name)': its value holds a control character")
+    }
+  }
 }
 
 /// One download: where from, where the body goes, and validators for a conditional GET.
@@ -70,13 +95,17 @@ public struct DownloadRequest: Sendable {
 
   /// Where the request stands in the start order (FIFO: lowest first); nil means its arrival.
   public var sequence: UInt64?
+  /// `user:password` from the URL's userinfo (the URL itself carries none); the transfer's
+  /// own credentials (`-u`) win over it.
+  public var credentials: String?
 
   /// Creates a request.
   public init(
     url: String, temporaryDirectory: String, etag: String? = nil, lastModified: String? = nil,
-    sequence: UInt64? = nil
+    credentials: String? = nil, sequence: UInt64? = nil
   ) {
     self.url = url
+    self.credentials = credentials
     self.temporaryDirectory = temporaryDirectory
     self.etag = etag
     self.lastModified = lastModified

@@ -1,0 +1,106 @@
+import Foundation
+
+extension Fetcher {
+  /// Looks `urls` up without the network, in one index read per tier and one failure query
+  /// for all: each gets an answer (hit, refusal, offline miss, error) or a download to make.
+  /// The lookup order of DESIGN.md §3, written once.
+  func resolve(_ urls: [String], options: FetchOptions) async -> [Resolution] {
+    var answers = [Resolution?](repeating: nil, count: urls.count)
+    var requests = [RequestURL?](repeating: nil, count: urls.count)
+    var keys = [String](repeating: "", count: urls.count)
+    func answer(_ index: Int, _ outcome: Result<FetchOutcome, CacheError>) {
+      let shown = requests[index]?.display ?? RequestURL.redacted(urls[index])
+      answers[index] = .answered(
+        FetchResult(url: shown, key: keys[index], outcome: outcome, bytes: 0))
+    }
+    for (index, url) in urls.enumerated() {
+      do {
+        let request = try RequestURL(url)
+        requests[index] = request
+        keys[index] = options.key(for: request.stripped)
+      } catch {
+        answer(index, .failure(CacheError.io("bad URL", error)))
+      }
+    }
+    let open = { urls.indices.filter { answers[$0] == nil } }
+    do {
+      if !options.retryFailed {
+        let asked = open().compactMap { index in
+          requests[index].map { (url: $0.stripped, fingerprint: fingerprint(options, $0)) }
+        }
+        let refused = try cache.failures(of: asked, ttl: options.failedTTL)
+        for index in open() {
+          guard let request = requests[index], let failure = refused[request.stripped] else {
+            continue
+          }
+          answer(
+            index,
+            .failure(
+              RequestURL.refused(failure, display: request.display, ttl: options.failedTTL)))
+        }
+      }
+      if options.mode == .normal || options.mode == .offline {
+        let asked = open()
+        let hits = try await lookup(keys: asked.map { keys[$0] }, touch: options.touch)
+        for index in asked {
+          if let hit = hits[keys[index]] { answer(index, .success(.hit(hit))) }
+          if options.retryFailed, let request = requests[index], hits[keys[index]] != nil {
+            try cache.forgetFailure(url: request.stripped)
+          }
+        }
+      }
+      var validators = [String: CacheEntry]()
+      if options.mode == .refresh {
+        for entry in try cache.index.entries(forKeys: open().map { keys[$0] }) {
+          validators[entry.key] = entry
+        }
+      }
+      for index in open() {
+        guard let request = requests[index] else { continue }
+        if options.mode == .offline {
+          answer(index, .success(.offlineMiss))
+          continue
+        }
+        answers[index] = .download(
+          Download(
+            request: request, key: keys[index], validators: validators[keys[index]],
+            sequence: nextSequence()))
+      }
+    } catch {
+      let failure = CacheError.io("cannot read the cache", error)
+      for index in open() {
+        answer(index, .failure(failure.about(requests[index]?.display ?? urls[index])))
+      }
+    }
+    return answers.enumerated().map { index, resolution in
+      resolution
+        ?? .answered(
+          FetchResult(
+            url: RequestURL.redacted(urls[index]), key: keys[index],
+            outcome: .failure(CacheError(.localIO, "not looked up")), bytes: 0))
+    }
+  }
+
+  /// Walks the tiers in order for `keys`: each key's first hit. A failing local cache is an
+  /// error; a failing secondary tier is a miss, never a failed fetch.
+  public func lookup(keys: [String], touch: Bool) async throws -> [String: CacheHit] {
+    var found = [String: CacheHit]()
+    var open = keys
+    for (position, tier) in tiers.enumerated() where !open.isEmpty {
+      do {
+        found.merge(try await tier.lookup(keys: open, touch: touch)) { first, _ in first }
+      } catch  where position > 0 {
+        continue
+      }
+      open = open.filter { found[$0] == nil }
+    }
+    return found
+  }
+
+  /// The fingerprint of `request` made with `options` through this pipeline.
+  func fingerprint(_ options: FetchOptions, _ request: RequestURL? = nil) -> String {
+    RequestFingerprint.of(
+      transfer, acceptAnyBody: options.acceptAnyBody,
+      urlCredentials: request?.credentials)
+  }
+}
