@@ -48,7 +48,7 @@ extension PolicyKey {
       positive: true),
     .duration("max_time", "time a whole transfer may take; 0s: no limit", \.transfer.maxTime),
     .integer(
-      "retry", "retries of network failures, 5xx and 429", \.transfer.retries, minimum: 0,
+      "retry", "retries of network failures, 5xx, 408 and 429", \.transfer.retries, minimum: 0,
       maximum: 100),
     .duration("retry_delay", "first retry delay; doubles each retry", \.transfer.retryDelay),
     .duration("failed_ttl", "how long a failed request is not sent again", \.failedTTL),

@@ -95,12 +95,13 @@ final class Index: Sendable {
       defer { state = Connections() }
       return (state.pool, state.reader)
     }
+    // The read-only connection first: the pool's last connection can then remove the WAL.
+    try? reader?.close()
     if let pool {
-      // PASSIVE never waits for other processes; closing the last connection truncates the WAL.
+      // PASSIVE never waits for other processes; closing the last connection removes the WAL.
       _ = try? pool.writeWithoutTransaction { try $0.checkpoint(.passive) }
       try? pool.close()
     }
-    try? reader?.close()
   }
 
   /// Moves a corrupt index (and its WAL) aside as `index.sqlite.corrupt-<time>`; the next
