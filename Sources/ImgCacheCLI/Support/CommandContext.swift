@@ -8,6 +8,9 @@ struct CommandContext: Sendable {
   /// The cache; nothing is opened until first use, and it is closed when the command ends.
   let cache: DiskCache
   let cacheDirectory: URL
+  /// The policy files consulted: the per-cache file, then the user file.
+  let cacheFile: String
+  let userFile: String?
   let global: GlobalOptions
 
   /// The typed policy.
@@ -19,11 +22,8 @@ struct CommandContext: Sendable {
     console = Console(quiet: global.quiet, verbose: global.verbose, color: global.color)
     let environment = ProcessInfo.processInfo.environment
     cacheDirectory = try Self.directory(global.dir, environment: environment)
-    let userFile =
-      global.config ?? environment["IMGCACHE_CONFIG"]
-      ?? Self.base(environment["XDG_CONFIG_HOME"], fallback: ".config").map {
-        $0 + "/imgcache/config"
-      }
+    cacheFile = Self.cacheFile(in: cacheDirectory)
+    userFile = Self.userFile(global: global, environment: environment)
     var keyed = [PolicyKey: String]()
     for (name, value) in flags {
       guard let key = PolicyKey.named(name) else {
@@ -34,7 +34,7 @@ struct CommandContext: Sendable {
     cache = DiskCache(directory: cacheDirectory)
     resolved = try ResolvedConfiguration(
       flags: keyed, environment: environment,
-      cacheFile: cacheDirectory.appendingPathComponent("imgcache.conf").path, userFile: userFile,
+      cacheFile: cacheFile, userFile: userFile,
       userFileRequired: global.config != nil || environment["IMGCACHE_CONFIG"] != nil)
   }
 
@@ -51,6 +51,17 @@ struct CommandContext: Sendable {
         .invalidInput, "cannot find a cache directory: set --dir, IMGCACHE_DIR or HOME")
     }
     return URL(fileURLWithPath: base + "/imgcache")
+  }
+
+  /// `$DIR/imgcache.conf`.
+  static func cacheFile(in directory: URL) -> String {
+    directory.appendingPathComponent("imgcache.conf").path
+  }
+
+  /// `--config` > `IMGCACHE_CONFIG` > `$XDG_CONFIG_HOME/imgcache/config` > `~/.config/…`.
+  static func userFile(global: GlobalOptions, environment: [String: String]) -> String? {
+    global.config ?? environment["IMGCACHE_CONFIG"]
+      ?? base(environment["XDG_CONFIG_HOME"], fallback: ".config").map { $0 + "/imgcache/config" }
   }
 
   /// An XDG base directory: the variable when absolute, else `$HOME/fallback`.

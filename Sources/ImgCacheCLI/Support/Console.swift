@@ -43,11 +43,11 @@ final class Console: Sendable {
       .localIO, "cannot write to standard output: \(String(cString: strerror(code)))")
   }
 
-  /// Writes one line of data to stdout; false once stdout is closed.
+  /// Writes one line of data (or several, joined) to stdout; false once stdout is closed.
   @discardableResult
-  func data(_ line: String) -> Bool {
+  func data(_ line: String, terminator: String = "\n") -> Bool {
     guard !stdoutClosed else { return false }
-    let code = Self.write(STDOUT_FILENO, line + "\n")
+    let code = Self.write(STDOUT_FILENO, line + terminator)
     if code != 0 {
       closed.store(true, ordering: .relaxed)
       if code != EPIPE { writeError.store(code, ordering: .relaxed) }

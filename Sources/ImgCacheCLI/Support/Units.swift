@@ -27,4 +27,14 @@ enum Units {
     if h > 0 { return m > 0 ? "\(h)h \(m)m" : "\(h)h" }
     return s > 0 ? "\(m)m \(s)s" : "\(m)m"
   }
+
+  /// `2026-11-22T10:00:00Z` (RFC 3339, UTC, whole seconds), without a formatter.
+  static func formatTime(_ date: Date) -> String {
+    var time = time_t(date.timeIntervalSince1970.rounded(.down))
+    var parts = tm()
+    gmtime_r(&time, &parts)
+    return String(
+      format: "%04d-%02d-%02dT%02d:%02d:%02dZ", parts.tm_year + 1900, parts.tm_mon + 1,
+      parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec)
+  }
 }

@@ -25,22 +25,27 @@ extension Index {
         .order(Columns.lastAccess).limit(limit).fetchAll(db)
       try unlink(rows)
       try IndexSchema.delete(rows, db)
+      try IndexSchema.increment([.evictionsAge: Int64(rows.count)], db)
       return rows
     }
   }
 
   /// Deletes, least recently used first among the next `limit` rows, those `choose` picks
-  /// given the current totals; returns them and whether rows remain to consider.
+  /// given the current totals (with the eviction counter of each); returns them and whether
+  /// rows remain to consider.
   func deleteLeastRecentlyUsed(
-    limit: Int, choose: (CacheTotals, [CacheEntry]) -> [CacheEntry],
+    limit: Int, choose: (CacheTotals, [CacheEntry]) -> [(CacheEntry, Counter)],
     unlink: ([CacheEntry]) throws -> Void
   ) throws -> (removed: [CacheEntry], exhausted: Bool) {
     try write { db in
       let rows = try CacheEntry.order(Columns.lastAccess, Columns.created).limit(limit)
         .fetchAll(db)
-      let victims = choose(try IndexSchema.totals(db), rows)
+      let chosen = choose(try IndexSchema.totals(db), rows)
+      let victims = chosen.map(\.0)
       try unlink(victims)
       try IndexSchema.delete(victims, db)
+      try IndexSchema.increment(
+        Dictionary(chosen.map { ($0.1, Int64(1)) }, uniquingKeysWith: +), db)
       return (victims, rows.count < limit)
     }
   }
@@ -72,7 +77,10 @@ extension Index {
       let inShard = Columns.file > lower && Columns.file < upper
       let indexed = try String.fetchSet(db, CacheEntry.select(Columns.file).filter(inShard))
       let orphans = onDisk.subtracting(indexed).sorted()
-      if !dryRun { try unlinkOrphans(orphans) }
+      if !dryRun {
+        try unlinkOrphans(orphans)
+        try IndexSchema.increment([.orphansSwept: Int64(orphans.count)], db)
+      }
       let goneFiles = indexed.subtracting(onDisk)
       guard !goneFiles.isEmpty else { return (orphans, []) }
       let gone = try CacheEntry.filter(goneFiles.contains(Columns.file)).fetchAll(db)
@@ -93,6 +101,7 @@ extension Index {
       let failures = includingFailures ? try FailedURL.deleteAll(db) : 0
       try replaceData()
       try CacheEntry.deleteAll(db)
+      try IndexSchema.increment([.evictionsClear: Int64(totals.entries)], db)
       try IndexSchema.adjustTotals(
         db,
         by: CacheTotals(

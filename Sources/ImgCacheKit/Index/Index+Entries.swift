@@ -29,7 +29,7 @@ extension Index {
           WHERE \(Columns.key.name) = ?
           """)
       for key in keys { try statement.execute(arguments: [time.timeIntervalSince1970, key]) }
-      try IndexSchema.increment([.hits: Int64(keys.count)], db)
+      try IndexSchema.increment([.hitsLocal: Int64(keys.count)], db)
     }
   }
 
@@ -81,7 +81,7 @@ extension Index {
         results.append(.success(entry))
       }
       try IndexSchema.adjustTotals(db, by: delta)
-      try IndexSchema.increment([.stores: stored, .bytesStored: bytes], db)
+      try IndexSchema.increment([.downloads: stored, .bytesDownloaded: bytes], db)
       return results
     }
   }
@@ -92,7 +92,10 @@ extension Index {
     try writeIfExists(orIfMissing: (nil, false)) { db in
       let entry = try CacheEntry.fetchOne(db, key: key)
       let removedFile = try unlink()
-      if let entry { try IndexSchema.delete([entry], db) }
+      if let entry {
+        try IndexSchema.delete([entry], db)
+        try IndexSchema.increment([.evictionsRemove: 1], db)
+      }
       return (entry, removedFile)
     }
   }
@@ -109,7 +112,7 @@ extension Index {
       entry.lastAccess = time
       entry.accessCount += 1
       try entry.update(db)
-      try IndexSchema.increment([.revalidations: 1], db)
+      try IndexSchema.increment([.notModified: 1], db)
       try db.execute(sql: "DELETE FROM failed_request WHERE url = ?", arguments: [entry.url])
       return entry
     }
@@ -118,17 +121,6 @@ extension Index {
   /// Entries, bytes and allocated bytes, read from the running totals in O(1).
   func totals() throws -> CacheTotals {
     try read(orIfMissing: .zero) { db in try IndexSchema.totals(db) }
-  }
-
-  /// The persistent counters, by name.
-  func counters() throws -> [String: Int64] {
-    try read(orIfMissing: [:]) { db in
-      var result = [String: Int64]()
-      for row in try Row.fetchAll(db, sql: "SELECT name, value FROM counter") {
-        result[row[0]] = row[1]
-      }
-      return result
-    }
   }
 
   /// Adds `amounts` to the persistent counters.

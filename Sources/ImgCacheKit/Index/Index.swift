@@ -8,13 +8,16 @@ import Synchronization
 /// A process that has not written reads through one read-only connection (it opens faster:
 /// no WAL set-up); the first write opens a pool, creating the cache and migrating the schema.
 ///
-/// Lock rule: `connections` guards two slots and nothing else. It is never held while opening
-/// a database, migrating, running a transaction or calling any closure.
+/// Lock rule: `connections` guards two slots and `noted` a dictionary, and nothing else. They
+/// are never held while opening a database, migrating, running a transaction or calling any
+/// closure.
 final class Index: Sendable {
   /// `$DIR/index.sqlite`.
   let path: String
   private let createDirectories: @Sendable () throws -> Void
   private let connections = Mutex<Connections>(Connections())
+  /// Counts noted in memory, added to the `counter` table by the next write transaction.
+  private let noted = Mutex<[Counter: Int64]>([:])
 
   private struct Connections {
     var pool: DatabasePool?
@@ -73,14 +76,33 @@ final class Index: Sendable {
     }
   }
 
-  /// Runs `body` in an IMMEDIATE write transaction, creating the cache when needed.
+  /// Runs `body` in an IMMEDIATE write transaction, creating the cache when needed. The
+  /// counts noted so far are added in the same transaction (and noted again if it fails).
   func write<T>(_ body: (Database) throws -> T) throws -> T {
+    let counts = noted.withLock { counts in
+      defer { counts = [:] }
+      return counts
+    }
     do {
-      return try writer().write(body)
+      return try writer().write { db in
+        let value = try body(db)
+        try IndexSchema.increment(counts, db)
+        return value
+      }
     } catch {
+      note(counts)
       throw failure("cannot update the index", error)
     }
   }
+
+  /// Notes `counts` for the next write transaction (see ``Counter``).
+  func note(_ counts: [Counter: Int64]) {
+    guard !counts.isEmpty else { return }
+    noted.withLock { noted in noted.merge(counts, uniquingKeysWith: +) }
+  }
+
+  /// Forgets the counts noted and not yet written (before zeroing the counters).
+  func discardNotedCounts() { noted.withLock { $0 = [:] } }
 
   /// Runs `body` in a write transaction when the cache exists; returns `empty` when it does not.
   func writeIfExists<T>(orIfMissing empty: T, _ body: (Database) throws -> T) throws -> T {
@@ -89,8 +111,10 @@ final class Index: Sendable {
   }
 
   /// Checkpoints the WAL into `index.sqlite` and closes the connections, so a copy of the
-  /// file alone is complete; the next use opens them again. Called when a command ends.
+  /// file alone is complete; the next use opens them again. Counts still noted are written
+  /// first. Called when a command ends.
   func close() {
+    if noted.withLock({ !$0.isEmpty }) && exists { _ = try? write { _ in } }
     let (pool, reader) = connections.withLock { state in
       defer { state = Connections() }
       return (state.pool, state.reader)

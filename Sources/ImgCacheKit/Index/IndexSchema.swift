@@ -83,6 +83,19 @@ enum IndexSchema {
         t.column("updated", .double).notNull()
       }
     }
+    migrator.registerMigration("v3") { db in
+      // Counters by cause (stats): the four of v1 with a clear meaning keep their counts.
+      for (old, new) in [
+        ("hits", "hits_local"), ("stores", "downloads"), ("bytes_stored", "bytes_downloaded"),
+        ("revalidations", "not_modified"),
+      ] {
+        try db.execute(sql: "UPDATE counter SET name = ? WHERE name = ?", arguments: [new, old])
+      }
+      try db.execute(sql: "DELETE FROM counter WHERE name = 'evictions'")
+      try db.execute(
+        sql: "INSERT OR IGNORE INTO counter (name, value) VALUES (?, ?)",
+        arguments: [Counter.sinceName, Int64(Date().timeIntervalSince1970)])
+    }
     return migrator
   }
 
@@ -138,21 +151,4 @@ enum IndexSchema {
       try statement.execute(arguments: [name.rawValue, amount])
     }
   }
-}
-
-/// The persistent counters kept in the `counter` table, each updated in the transaction of the
-/// change it counts.
-public enum Counter: String, Sendable, CaseIterable {
-  /// Lookups served from this cache.
-  case hits
-  /// Bodies stored.
-  case stores
-  /// Bytes stored.
-  case bytesStored = "bytes_stored"
-  /// Successful revalidations (304).
-  case revalidations
-  /// Entries removed by `clean`.
-  case evictions
-  /// `clean` runs.
-  case cleans
 }

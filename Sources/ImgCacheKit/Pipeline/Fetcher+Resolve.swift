@@ -37,11 +37,13 @@ extension Fetcher {
             index,
             .failure(
               RequestURL.refused(failure, display: request.display, ttl: options.failedTTL)))
+          cache.note([.blacklisted: 1])
         }
       }
       if options.mode == .normal || options.mode == .offline {
         let asked = open()
         let hits = try await lookup(keys: asked.map { keys[$0] }, touch: options.touch)
+        cache.note(Self.lookupCounts(asked: asked.count, hits: hits.values, touched: options.touch))
         for index in asked {
           if let hit = hits[keys[index]] { answer(index, .success(.hit(hit))) }
           if options.retryFailed, let request = requests[index], hits[keys[index]] != nil {
@@ -95,6 +97,25 @@ extension Fetcher {
       open = open.filter { found[$0] == nil }
     }
     return found
+  }
+
+  /// The counts of one batch of lookups; the local hits of a touching lookup were counted
+  /// in the transaction that recorded their use.
+  static func lookupCounts(asked: Int, hits: some Collection<CacheHit>, touched: Bool)
+    -> [Counter: Int64]
+  {
+    var counts: [Counter: Int64] = [.lookups: Int64(asked), .misses: Int64(asked - hits.count)]
+    for hit in hits {
+      switch hit {
+      case .local(let entry, _):
+        counts[.bytesServed, default: 0] += entry.size
+        if !touched { counts[.hitsLocal, default: 0] += 1 }
+      case .readOnly(let path):
+        counts[.bytesServed, default: 0] += FileIO.sizes(of: path)?.size ?? 0
+        counts[.hitsReadOnly, default: 0] += 1
+      }
+    }
+    return counts
   }
 
   /// The fingerprint of `request` made with `options` through this pipeline.

@@ -24,15 +24,13 @@ extension DiskCache {
     (report.orphanFiles, report.missingFiles) = (files.orphans, files.missing)
     report.foreign = Array(Set(report.foreign + sweep.foreign + files.foreign)).sorted()
     report.remaining = try totals()
-    try index.increment([
-      .evictions: Int64(report.expired.count + report.trimmed.count), .cleans: 1,
-    ])
+    try index.increment([.cleans: 1, .temporariesSwept: Int64(sweep.swept.count)])
     return report
   }
 
   /// Refuses to go on when the index is empty while `data/` holds files: the index was lost
   /// (deleted with its WAL, replaced), and every file would be removed as an orphan.
-  private func checkIndexMatchesData() throws {
+  func checkIndexMatchesData() throws {
     guard try totals().entries == 0, let data = try dataDirectory() else { return }
     for shard in try data.names() where shard.utf8.count == 2 {
       guard case .directory(let directory) = try data.child(shard), try !directory.names().isEmpty
@@ -89,12 +87,14 @@ extension DiskCache {
       return true
     }
 
-    /// The first of `rows` (in LRU order) to remove until the goal is met, from `totals`.
-    func victims(of rows: [CacheEntry], from totals: CacheTotals) -> [CacheEntry] {
+    /// The first of `rows` (in LRU order) to remove until the goal is met, from `totals`, each
+    /// with its cause: the size limit while it is exceeded, else the entry limit.
+    func victims(of rows: [CacheEntry], from totals: CacheTotals) -> [(CacheEntry, Counter)] {
       var remaining = totals
-      var victims = [CacheEntry]()
+      var victims = [(CacheEntry, Counter)]()
       for row in rows where !isMet(by: remaining) {
-        victims.append(row)
+        let overSize = size.map { Double(remaining.allocated) >= $0 } ?? false
+        victims.append((row, overSize ? .evictionsSize : .evictionsCount))
         remaining.entries -= 1
         remaining.bytes -= row.size
         remaining.allocated -= row.allocated
@@ -126,7 +126,7 @@ extension DiskCache {
       entries: survivors.count, bytes: survivors.reduce(0) { $0 + $1.size },
       allocated: survivors.reduce(0) { $0 + $1.allocated })
     let goal = TrimGoal(policy: policy, totals: totals)
-    let victims = goal.victims(of: survivors, from: totals)
+    let victims = goal.victims(of: survivors, from: totals).map(\.0)
     report.trimmed = victims.map(RemovedEntry.init)
     report.remaining = CacheTotals(
       entries: totals.entries - victims.count,

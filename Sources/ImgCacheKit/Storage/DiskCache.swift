@@ -71,6 +71,15 @@ public final class DiskCache: Sendable {
     return time
   }
 
+  /// One page of a listing: up to `limit` entries matching `filter` in `order`, after `after`
+  /// (the last entry of the previous page). Never reads the data directory.
+  public func entries(
+    matching filter: EntryFilter, order: EntryOrder = .access, reverse: Bool = false,
+    after: CacheEntry? = nil, limit: Int = 1_000
+  ) throws -> [CacheEntry] {
+    try index.entries(matching: filter, order: order, reverse: reverse, after: after, limit: limit)
+  }
+
   // MARK: Remove, totals, counters
 
   /// Removes `key`: its row, its file and the legacy no-extension file. Returns the removed row,
@@ -100,8 +109,19 @@ public final class DiskCache: Sendable {
   /// Entries, bytes and allocated bytes, read from the running totals in O(1).
   public func totals() throws -> CacheTotals { try index.totals() }
 
-  /// The persistent counters (hits, stores, …) for `stats`.
-  public func counters() throws -> [String: Int64] { try index.counters() }
+  /// The entries grouped by format or host, largest first.
+  public func breakdown(by breakdown: SizeBreakdown) throws -> [SizeGroup] {
+    try index.breakdown(by: breakdown)
+  }
+
+  /// The persistent counters for `stats`.
+  public func statistics() throws -> CacheStatistics { try index.statistics() }
+
+  /// Zeroes the counters (not the totals) and records when.
+  public func zeroStatistics() throws { try index.zeroStatistics(at: now()) }
+
+  /// Notes counts with no write of their own; the next write transaction adds them.
+  public func note(_ counts: [Counter: Int64]) { index.note(counts) }
 
   /// Checkpoints and closes the index (a writing command calls this when it ends).
   public func close() { index.close() }

@@ -1,5 +1,6 @@
 import COpenSSL
 import Dispatch
+import Glibc
 
 /// MD5 digests through OpenSSL's EVP interface.
 public enum MD5 {
@@ -33,6 +34,20 @@ public enum SHA256 {
     let input = Array(bytes)
     input.withUnsafeBytes { hasher.update($0) }
     return hasher.finish()
+  }
+
+  /// Returns the lowercase hexadecimal SHA-256 of what is left to read from `descriptor`,
+  /// read 256 KiB at a time.
+  static func hex(readingFrom descriptor: Int32) throws -> String {
+    let hasher = SHA256Stream()
+    var buffer = [UInt8](repeating: 0, count: 256 * 1024)
+    while true {
+      let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+      if count < 0 && errno == EINTR { continue }
+      if count < 0 { throw CacheError.posix("cannot read", path: "descriptor \(descriptor)") }
+      if count == 0 { return hasher.finish() }
+      buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+    }
   }
 }
 

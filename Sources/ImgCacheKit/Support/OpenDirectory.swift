@@ -78,6 +78,15 @@ final class OpenDirectory {
     return info
   }
 
+  /// Opens the file `name` for reading, never through a link; nil when it is gone. The caller
+  /// closes the descriptor.
+  func openFile(_ name: String) throws -> Int32? {
+    let fd = openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    if fd >= 0 { return fd }
+    if errno == ENOENT { return nil }
+    throw CacheError.posix("cannot open", path: path + "/" + name)
+  }
+
   /// Removes the file (or link) `name`; false when it was not there.
   @discardableResult
   func unlink(_ name: String) throws -> Bool {

@@ -1,0 +1,129 @@
+import ArgumentParser
+import Foundation
+import ImgCacheKit
+
+extension ImgCacheCommand {
+  /// `imgcache stats`: the persistent counters, like `ccache -s`.
+  struct Stats: CacheCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Print hit, miss, download, failure and eviction counters.",
+      discussion: """
+        Counters are kept in the index by every process (fetch, prefetch, clean, remove, \
+        clear) and survive restarts; --zero starts them again (the sizes stay) and records \
+        when. A query is not a lookup. Example:
+          imgcache stats --json | jq .hit_ratio
+        """)
+
+    @OptionGroup var global: GlobalOptions
+    @ParentCommand var parent: ImgCacheCommand
+    @Flag(name: [.customShort("z"), .long], help: "Zero the counters (not the sizes).")
+    var zero = false
+
+    func run(in context: CommandContext) async throws -> Int32 {
+      if zero {
+        try context.cache.zeroStatistics()
+        context.console.detail("statistics zeroed")
+        return ExitStatus.ok
+      }
+      let statistics = try context.cache.statistics()
+      let totals = try context.cache.totals()
+      if context.global.json {
+        context.emit(StatsRecord(statistics, totals: totals))
+      } else {
+        for line in StatsTable.lines(statistics, totals: totals) { context.console.data(line) }
+      }
+      return ExitStatus.ok
+    }
+  }
+}
+
+/// `stats --json`.
+struct StatsRecord: Codable {
+  /// Every counter by name (``Counter``'s raw values), zero when never counted.
+  var counters: [String: Int64]
+  /// Hits / lookups, or null before the first lookup.
+  @Nullable var hitRatio: Double?
+  @Nullable var since: Date?
+  @Nullable var zeroed: Date?
+  var totals: TotalsRecord
+
+  init(_ statistics: CacheStatistics, totals: CacheTotals) {
+    counters = Dictionary(uniqueKeysWithValues: Counter.allCases.map { ($0.rawValue, statistics[$0]) })
+    hitRatio = StatsTable.hitRatio(statistics)
+    since = statistics.since
+    zeroed = statistics.zeroed
+    self.totals = TotalsRecord(totals)
+  }
+}
+
+/// The `stats` table.
+enum StatsTable {
+  /// Hits over lookups, when there were lookups.
+  static func hitRatio(_ s: CacheStatistics) -> Double? {
+    let lookups = s[.lookups]
+    guard lookups > 0 else { return nil }
+    return Double(s[.hitsLocal] + s[.hitsReadOnly]) / Double(lookups)
+  }
+
+  static func lines(_ s: CacheStatistics, totals: CacheTotals) -> [String] {
+    func row(_ label: String, _ value: String, _ extra: String = "") -> String {
+      let padded = label.padding(toLength: 28, withPad: " ", startingAt: 0)
+      let number = String(repeating: " ", count: max(0, 12 - value.count)) + value
+      return padded + number + (extra.isEmpty ? "" : "  " + extra)
+    }
+    func count(_ counter: Counter) -> String { grouped(s[counter]) }
+    func percent(_ part: Int64) -> String {
+      s[.lookups] > 0 ? String(format: "(%.1f %%)", Double(part) * 100 / Double(s[.lookups])) : ""
+    }
+    let hits = s[.hitsLocal] + s[.hitsReadOnly]
+    let failures: [(String, Counter)] = [
+      ("network", .failuresNetwork), ("TLS", .failuresTLS), ("authentication", .failuresAuth),
+      ("protocol", .failuresProtocol), ("HTTP status", .failuresHTTP),
+      ("not an image", .failuresNotImage), ("local I/O", .failuresLocal),
+    ]
+    let evictions: [(String, Counter)] = [
+      ("age (clean)", .evictionsAge), ("size (clean)", .evictionsSize),
+      ("count (clean)", .evictionsCount), ("remove", .evictionsRemove), ("clear", .evictionsClear),
+    ]
+    let since = s.since.map { (s.zeroed == nil ? "since " : "since zeroed ") + Units.formatTime($0) }
+    var lines = ["Statistics " + (since ?? "(none yet)")]
+    lines.append(row("Lookups", count(.lookups)))
+    lines.append(row("  Hits", grouped(hits), percent(hits)))
+    lines.append(row("    local", count(.hitsLocal)))
+    lines.append(row("    read-only directories", count(.hitsReadOnly)))
+    lines.append(row("  Misses", count(.misses), percent(s[.misses])))
+    lines.append(row("Blacklisted refusals", count(.blacklisted)))
+    lines.append(row("Downloads", count(.downloads), Units.formatBytes(s[.bytesDownloaded])))
+    lines.append(row("Not modified (304)", count(.notModified)))
+    lines.append(row("Served from the cache", Units.formatBytes(s[.bytesServed])))
+    lines.append(row("Failures", grouped(failures.reduce(0) { $0 + s[$1.1] })))
+    for (label, counter) in failures where s[counter] > 0 { lines.append(row("  " + label, count(counter))) }
+    lines.append(row("Evictions", grouped(evictions.reduce(0) { $0 + s[$1.1] })))
+    for (label, counter) in evictions { lines.append(row("  " + label, count(counter))) }
+    lines.append(row("Orphan files swept", count(.orphansSwept)))
+    lines.append(row("Temporary files swept", count(.temporariesSwept)))
+    lines.append(row("Cleans", count(.cleans)))
+    lines.append(
+      row(
+        "Remote", "",
+        "hits \(count(.remoteHits)), misses \(count(.remoteMisses)), "
+          + "errors \(count(.remoteErrors)), timeouts \(count(.remoteTimeouts))"))
+    lines.append(
+      row(
+        "Cache size", grouped(Int64(totals.entries)),
+        "entries, \(Units.formatBytes(totals.bytes)) (\(Units.formatBytes(totals.allocated)) on disk)"
+      ))
+    return lines
+  }
+
+  /// `12,345`.
+  static func grouped(_ value: Int64) -> String {
+    let digits = String(value.magnitude)
+    var result = ""
+    for (offset, digit) in digits.enumerated() {
+      if offset > 0 && (digits.count - offset) % 3 == 0 { result.append(",") }
+      result.append(digit)
+    }
+    return (value < 0 ? "-" : "") + result
+  }
+}

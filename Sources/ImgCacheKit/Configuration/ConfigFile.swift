@@ -1,0 +1,91 @@
+import Foundation
+
+/// A policy file (`key = value` lines and `#` comments) edited in place: `config set` and
+/// `config unset` change one key's line and keep every other line, comment and blank as it was.
+public enum ConfigFile {
+  /// Sets `name` to `value` in the file at `path` (created when missing, with its folder):
+  /// the key's first line is replaced, later lines of the same key are removed, or a line is
+  /// appended. The value is checked first; a bad key or value is an `.invalidInput` error.
+  public static func set(_ name: String, to value: String, in path: String) throws {
+    let key = try policyKey(name)
+    var scratch = Configuration()
+    guard !value.contains("#"), key.apply(&scratch, value) else {
+      throw CacheError(
+        .invalidInput, "invalid \(key.name) '\(value)' (expected \(key.expected))")
+    }
+    var lines = try read(path)
+    let line = "\(key.name) = \(value)"
+    if let first = lines.firstIndex(where: { Self.key(of: $0) == key.name }) {
+      // A comment at the end of the old line stays.
+      let comment = lines[first].firstIndex(of: "#").map { "  " + lines[first][$0...] } ?? ""
+      lines[first] = line + comment
+      lines = lines.enumerated().filter { $0.offset <= first || Self.key(of: $0.element) != key.name }
+        .map(\.element)
+    } else {
+      if lines.last == "" { lines.removeLast() }
+      lines.append(line)
+    }
+    try write(lines, to: path)
+  }
+
+  /// Removes every line of `name` from the file at `path`; returns whether there was one.
+  @discardableResult
+  public static func unset(_ name: String, in path: String) throws -> Bool {
+    let key = try policyKey(name)
+    let lines = try read(path)
+    let kept = lines.filter { Self.key(of: $0) != key.name }
+    guard kept.count != lines.count else { return false }
+    try write(kept, to: path)
+    return true
+  }
+
+  /// The key named `name`, or an `.invalidInput` error listing the known keys.
+  public static func policyKey(_ name: String) throws -> PolicyKey {
+    guard let key = PolicyKey.named(name) else {
+      let known = PolicyKey.all.map(\.name).joined(separator: ", ")
+      throw CacheError(.invalidInput, "unknown policy key '\(name)' (known: \(known))")
+    }
+    return key
+  }
+
+  /// The key a line sets, if it sets one.
+  static func key(of line: String) -> String? {
+    let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+      .first ?? ""
+    guard let equals = content.firstIndex(of: "=") else { return nil }
+    return content[..<equals].trimmingCharacters(in: .whitespaces)
+  }
+
+  private static func read(_ path: String) throws -> [String] {
+    guard let data = FileManager.default.contents(atPath: path) else {
+      guard !FileManager.default.fileExists(atPath: path) else {
+        throw CacheError(.localIO, "cannot read config file \(path)")
+      }
+      return []
+    }
+    let text = String(decoding: data, as: UTF8.self)
+    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
+      $0.hasSuffix("\r") ? String($0.dropLast()) : String($0)
+    }
+    if lines.last == "" { lines.removeLast() }
+    return lines
+  }
+
+  /// Writes atomically (a temporary file beside it, then a rename), keeping the file's mode;
+  /// a new file is 0600.
+  private static func write(_ lines: [String], to path: String) throws {
+    let folder = (path as NSString).deletingLastPathComponent
+    do {
+      try FileManager.default.createDirectory(
+        atPath: folder.isEmpty ? "." : folder, withIntermediateDirectories: true)
+      var info = stat()
+      let mode = stat(path, &info) == 0 ? info.st_mode & 0o777 : 0o600
+      let text = lines.map { $0 + "\n" }.joined()
+      try FileIO.writeAtomically(
+        Data(text.utf8), to: path, tmpDirectory: folder.isEmpty ? "." : folder)
+      chmod(path, mode)
+    } catch {
+      throw CacheError.io("cannot write config file \(path)", error)
+    }
+  }
+}

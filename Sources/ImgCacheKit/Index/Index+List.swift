@@ -1,0 +1,160 @@
+import Foundation
+import GRDB
+
+/// Which entries `list` shows. Every condition is optional; all given must hold.
+public struct EntryFilter: Sendable, Equatable {
+  /// A shell glob (`*`, `?`, `[…]`) the URL must match, case-sensitive.
+  public var urlGlob: String?
+  /// Image format names (``ImageFormat`` raw values); empty: any.
+  public var formats: [String] = []
+  /// Size strictly above, in bytes.
+  public var largerThan: Int64?
+  /// Size strictly below, in bytes.
+  public var smallerThan: Int64?
+  /// Last used at or before.
+  public var lastAccessAtOrBefore: Date?
+  /// Last used after.
+  public var lastAccessAfter: Date?
+  /// Stored before.
+  public var createdBefore: Date?
+  /// Stored after.
+  public var createdAfter: Date?
+
+  /// No condition: every entry.
+  public init() {}
+}
+
+/// The order of `list`.
+public enum EntryOrder: String, Sendable, CaseIterable {
+  /// Last use, least recently used first (what `clean` removes first).
+  case access
+  /// Logical size, smallest first.
+  case size
+  /// Time stored, oldest first.
+  case created
+  /// URL, in byte order.
+  case url
+  /// Use count, least used first.
+  case hits
+}
+
+extension Index {
+  private typealias Columns = CacheEntry.Columns
+
+  /// Up to `limit` entries matching `filter` in `order` (or its reverse), after the entry
+  /// `after` in that order: pages of a listing that never holds more than one page, each read in
+  /// its own short transaction (keyset pagination on the order's column and the key).
+  func entries(
+    matching filter: EntryFilter, order: EntryOrder, reverse: Bool, after: CacheEntry?,
+    limit: Int
+  ) throws -> [CacheEntry] {
+    let column = Self.column(of: order)
+    var request = CacheEntry.filter(Self.condition(filter))
+    if let after {
+      let value = Self.value(of: order, in: after)
+      let comparison = reverse ? "<" : ">"
+      request = request.filter(
+        SQL("(\(column), \(Columns.key)) \(sql: comparison) (\(value), \(after.key))"))
+    }
+    let ordering = reverse ? [column.desc, Columns.key.desc] : [column.asc, Columns.key.asc]
+    return try read(orIfMissing: []) { db in
+      try request.order(ordering).limit(limit).fetchAll(db)
+    }
+  }
+
+  private static func column(of order: EntryOrder) -> Column {
+    switch order {
+    case .access: Columns.lastAccess
+    case .size: Columns.size
+    case .created: Columns.created
+    case .url: Columns.url
+    case .hits: Columns.accessCount
+    }
+  }
+
+  private static func value(of order: EntryOrder, in entry: CacheEntry) -> any SQLExpressible {
+    switch order {
+    case .access: entry.lastAccess.timeIntervalSince1970
+    case .size: entry.size
+    case .created: entry.created.timeIntervalSince1970
+    case .url: entry.url
+    case .hits: entry.accessCount
+    }
+  }
+
+  private static func condition(_ filter: EntryFilter) -> SQLExpression {
+    var parts = [SQLExpression]()
+    if let glob = filter.urlGlob { parts.append(SQL("\(Columns.url) GLOB \(glob)").sqlExpression) }
+    if !filter.formats.isEmpty { parts.append(filter.formats.contains(Columns.format)) }
+    if let size = filter.largerThan { parts.append(Columns.size > size) }
+    if let size = filter.smallerThan { parts.append(Columns.size < size) }
+    if let time = filter.lastAccessAtOrBefore {
+      parts.append(Columns.lastAccess <= time.timeIntervalSince1970)
+    }
+    if let time = filter.lastAccessAfter {
+      parts.append(Columns.lastAccess > time.timeIntervalSince1970)
+    }
+    if let time = filter.createdBefore { parts.append(Columns.created < time.timeIntervalSince1970) }
+    if let time = filter.createdAfter { parts.append(Columns.created > time.timeIntervalSince1970) }
+    return parts.joined(operator: .and)
+  }
+}
+
+/// How `size --by` groups the entries.
+public enum SizeBreakdown: String, Sendable, CaseIterable {
+  /// By image format (`none` for bodies stored with "any body").
+  case format
+  /// By the URL's host (and port).
+  case host
+}
+
+/// One group of `size --by`.
+public struct SizeGroup: Sendable, Equatable {
+  /// The format or host.
+  public var name: String
+  /// Entries, bytes and allocated bytes in the group.
+  public var totals: CacheTotals
+}
+
+extension Index {
+  /// The entries grouped by `breakdown`, largest first (by allocated size), in one read.
+  func breakdown(by breakdown: SizeBreakdown) throws -> [SizeGroup] {
+    try read(orIfMissing: []) { db in
+      var groups = [String: CacheTotals]()
+      switch breakdown {
+      case .format:
+        let rows = try Row.fetchCursor(
+          db,
+          sql: """
+            SELECT COALESCE(format, 'none'), COUNT(*), SUM(size), SUM(allocated)
+            FROM entry GROUP BY format
+            """)
+        while let row = try rows.next() {
+          groups[row[0]] = CacheTotals(entries: row[1], bytes: row[2], allocated: row[3])
+        }
+      case .host:
+        let rows = try Row.fetchCursor(db, sql: "SELECT url, size, allocated FROM entry")
+        while let row = try rows.next() {
+          let host = Self.host(of: row[0])
+          var totals = groups[host] ?? .zero
+          totals.entries += 1
+          totals.bytes += row[1]
+          totals.allocated += row[2]
+          groups[host] = totals
+        }
+      }
+      return groups.map { SizeGroup(name: $0.key, totals: $0.value) }.sorted {
+        ($0.totals.allocated, $1.name) > ($1.totals.allocated, $0.name)
+      }
+    }
+  }
+
+  /// `host[:port]` of a stored URL (which never holds userinfo).
+  static func host(of url: String) -> String {
+    let utf8 = url.utf8
+    guard let scheme = url.range(of: "://") else { return url }
+    let rest = utf8[scheme.upperBound...]
+    let end = rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+    return String(decoding: rest[..<(end ?? rest.endIndex)], as: UTF8.self).lowercased()
+  }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import GRDB
+
+/// The persistent counters of `stats`, kept in the `counter` table. A counter that counts a
+/// change of the index is added in that change's transaction; one that counts something with
+/// no write of its own (a miss, a refusal, a network failure) is noted in memory and added in
+/// the process's next write transaction, at the latest when the command closes the index.
+/// Every addition is an upsert (`value = value + n`), so concurrent processes never lose one.
+public enum Counter: String, Sendable, CaseIterable, Codable {
+  /// URLs looked up by `fetch` and `prefetch` (not `query`, which does not use the cache).
+  case lookups
+  /// Lookups served by this cache.
+  case hitsLocal = "hits_local"
+  /// Lookups served by a read-only directory.
+  case hitsReadOnly = "hits_read_only"
+  /// Lookups that found nothing (then downloaded, or an offline miss).
+  case misses
+  /// Bodies downloaded and stored.
+  case downloads
+  /// Bytes of the bodies downloaded and stored.
+  case bytesDownloaded = "bytes_downloaded"
+  /// Bytes of the bodies served from this cache or a read-only directory.
+  case bytesServed = "bytes_served"
+  /// Revalidations answered 304 Not Modified.
+  case notModified = "not_modified"
+  /// Requests refused without the network because they failed recently.
+  case blacklisted
+  /// Failed downloads, by class (the exit status they give).
+  case failuresNetwork = "failures_network"
+  case failuresTLS = "failures_tls"
+  case failuresAuth = "failures_auth"
+  case failuresProtocol = "failures_protocol"
+  case failuresHTTP = "failures_http"
+  case failuresNotImage = "failures_not_image"
+  case failuresLocal = "failures_local"
+  /// Entries removed by `clean`: expired by age.
+  case evictionsAge = "evictions_age"
+  /// Entries removed by `clean` to get under `max_size`.
+  case evictionsSize = "evictions_size"
+  /// Entries removed by `clean` to get under `max_entries`.
+  case evictionsCount = "evictions_count"
+  /// Entries removed by `remove`.
+  case evictionsRemove = "evictions_remove"
+  /// Entries removed by `clear`.
+  case evictionsClear = "evictions_clear"
+  /// Files without an index row deleted by `clean` or `verify --repair`.
+  case orphansSwept = "orphans_swept"
+  /// Stale temporary files deleted by `clean`.
+  case temporariesSwept = "temporaries_swept"
+  /// `clean` runs that completed.
+  case cleans
+  /// Remote tier (filled when the remote tier lands).
+  case remoteHits = "remote_hits"
+  case remoteMisses = "remote_misses"
+  case remoteErrors = "remote_errors"
+  case remoteTimeouts = "remote_timeouts"
+
+  /// The counter of a failed download of `kind`, if it is one that is counted.
+  public static func failure(_ kind: CacheError.Kind) -> Counter? {
+    switch kind {
+    case .network: .failuresNetwork
+    case .tls: .failuresTLS
+    case .auth: .failuresAuth
+    case .protocolError: .failuresProtocol
+    case .httpStatus: .failuresHTTP
+    case .notAnImage: .failuresNotImage
+    case .localIO: .failuresLocal
+    case .invalidInput, .blacklisted, .busy, .cancelled: nil
+    }
+  }
+
+  /// The row holding when counting started (the cache's creation, or the last zeroing).
+  static let sinceName = "stats_since"
+  /// The row holding when the counters were last zeroed.
+  static let zeroedName = "stats_zeroed"
+}
+
+/// The counters of a cache and when they started.
+public struct CacheStatistics: Sendable, Equatable {
+  /// Every counter (zero when never counted).
+  public var counts: [Counter: Int64]
+  /// When counting started: the cache's creation, or the last `stats --zero`.
+  public var since: Date?
+  /// When the counters were last zeroed, if ever.
+  public var zeroed: Date?
+
+  /// The value of `counter`.
+  public subscript(counter: Counter) -> Int64 { counts[counter] ?? 0 }
+}
+
+extension Index {
+  /// The counters, read in one transaction.
+  func statistics() throws -> CacheStatistics {
+    try read(orIfMissing: CacheStatistics(counts: [:])) { db in
+      var statistics = CacheStatistics(counts: [:])
+      for row in try Row.fetchAll(db, sql: "SELECT name, value FROM counter") {
+        let name: String = row[0]
+        let value: Int64 = row[1]
+        switch name {
+        case Counter.sinceName: statistics.since = Date(timeIntervalSince1970: Double(value))
+        case Counter.zeroedName: statistics.zeroed = Date(timeIntervalSince1970: Double(value))
+        default: if let counter = Counter(rawValue: name) { statistics.counts[counter] = value }
+        }
+      }
+      return statistics
+    }
+  }
+
+  /// Zeroes every counter (not the totals) and records `time` as the start of counting.
+  func zeroStatistics(at time: Date) throws {
+    discardNotedCounts()
+    try writeIfExists(orIfMissing: ()) { db in
+      try db.execute(sql: "DELETE FROM counter")
+      let moment = Int64(time.timeIntervalSince1970)
+      for name in [Counter.sinceName, Counter.zeroedName] {
+        try db.execute(
+          sql: "INSERT INTO counter (name, value) VALUES (?, ?)", arguments: [name, moment])
+      }
+    }
+  }
+}

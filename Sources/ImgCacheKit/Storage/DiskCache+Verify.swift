@@ -1,0 +1,159 @@
+import Foundation
+
+/// What `verify` found (and, with repair, fixed): each class of problem with its count and
+/// its first examples.
+public struct VerifyReport: Sendable, Equatable {
+  /// One class of problem.
+  public struct Problem: Sendable, Equatable {
+    /// How many.
+    public var count = 0
+    /// The first few, as URLs or files.
+    public var examples = [String]()
+
+    mutating func add(_ example: String) {
+      count += 1
+      if examples.count < VerifyReport.exampleLimit { examples.append(example) }
+    }
+  }
+
+  static let exampleLimit = 10
+
+  /// Rows checked.
+  public var entries = 0
+  /// Rows whose file is missing.
+  public var missing = Problem()
+  /// Files without a row (`data/ab/<name>`).
+  public var orphans = Problem()
+  /// Rows whose size or allocated size differs from the file's.
+  public var sizeMismatches = Problem()
+  /// Bodies that are no longer images (`full` only).
+  public var notImages = Problem()
+  /// Bodies whose SHA-256 differs from the recorded one (`full` only).
+  public var hashMismatches = Problem()
+  /// Rows with no recorded hash, which `full` could not compare (and `repair` records).
+  public var unhashed = 0
+  /// The running totals and the sums of the rows, when they differ.
+  public var totals: (recorded: CacheTotals, actual: CacheTotals)?
+  /// Links where folders of the cache belong, never entered.
+  public var foreign = [String]()
+  /// Whether bodies were read.
+  public var full = false
+  /// Whether the problems were fixed.
+  public var repaired = false
+
+  /// The number of problems found.
+  public var problems: Int {
+    missing.count + orphans.count + sizeMismatches.count + notImages.count
+      + hashMismatches.count + (totals == nil ? 0 : 1) + foreign.count
+  }
+
+  public static func == (lhs: VerifyReport, rhs: VerifyReport) -> Bool {
+    lhs.problems == rhs.problems && lhs.entries == rhs.entries && lhs.missing == rhs.missing
+      && lhs.orphans == rhs.orphans && lhs.sizeMismatches == rhs.sizeMismatches
+      && lhs.notImages == rhs.notImages && lhs.hashMismatches == rhs.hashMismatches
+      && lhs.totals?.recorded == rhs.totals?.recorded && lhs.totals?.actual == rhs.totals?.actual
+  }
+}
+
+extension DiskCache {
+  /// Reconciles the index with the disk: rows without files, files without rows, sizes, and
+  /// the totals; with `full`, reads every body (image check, SHA-256). With `repair`, fixes
+  /// each: drops rows, deletes orphans, updates sizes, drops corrupt bodies, recomputes the
+  /// totals. Takes the maintenance lock (`.busy` while a clean or clear runs); processes
+  /// storing meanwhile keep working, and nothing they store is reported or touched.
+  public func verify(full: Bool = false, repair: Bool = false) throws -> VerifyReport {
+    var report = VerifyReport(full: full, repaired: repair)
+    guard index.exists else { return report }
+    let lock = try acquireCleanLock()
+    defer { withExtendedLifetime(lock) {} }
+    if repair { try checkIndexMatchesData() }
+    if let data = try dataDirectory() {
+      for shard in try data.names().sorted() where shard.utf8.count == 2 {
+        guard case .directory(let directory) = try data.child(shard) else {
+          report.foreign.append("data/" + shard)
+          continue
+        }
+        try verify(shard: shard, in: directory, repair: repair, into: &report)
+      }
+    }
+    if full { try verifyBodies(repair: repair, into: &report) }
+    let (recorded, actual) = try index.verifyTotals(repair: repair)
+    if recorded != actual { report.totals = (recorded, actual) }
+    return report
+  }
+
+  private func verify(
+    shard: String, in directory: OpenDirectory, repair: Bool, into report: inout VerifyReport
+  ) throws {
+    let findings = try index.verify(shard: shard, repair: repair) { rows in
+      var findings = ShardFindings(checked: rows.count)
+      let names = Set(try directory.names())
+      var indexed = Set<String>()
+      for row in rows {
+        let name = String(row.file.dropFirst(3))
+        indexed.insert(name)
+        guard names.contains(name), let info = directory.status(name),
+          info.st_mode & S_IFMT == S_IFREG
+        else {
+          findings.missing.append(row)
+          continue
+        }
+        let (size, allocated) = (Int64(info.st_size), Int64(info.st_blocks) * 512)
+        if size != row.size || allocated != row.allocated {
+          findings.resized.append((row, size, allocated))
+        }
+      }
+      findings.orphans = names.subtracting(indexed).sorted().map { shard + "/" + $0 }
+      if repair {
+        for orphan in findings.orphans { try directory.unlink(String(orphan.dropFirst(3))) }
+      }
+      return findings
+    }
+    report.entries += findings.checked
+    for entry in findings.missing { report.missing.add(entry.url) }
+    for orphan in findings.orphans { report.orphans.add("data/" + orphan) }
+    for (entry, size, _) in findings.resized {
+      report.sizeMismatches.add("\(entry.url) (\(entry.size) bytes recorded, \(size) on disk)")
+    }
+  }
+
+  /// Reads every body, a page of rows at a time outside any transaction; a corrupt body is
+  /// dropped only if its row is still the one that was read.
+  private func verifyBodies(repair: Bool, into report: inout VerifyReport) throws {
+    var last: CacheEntry?
+    while true {
+      let page = try entries(matching: EntryFilter(), order: .url, after: last, limit: 500)
+      guard let final = page.last else { return }
+      last = final
+      for entry in page where !Task.isCancelled {
+        guard let body = try inspectBody(of: entry) else { continue }
+        if entry.sha256 == nil {
+          report.unhashed += 1
+          if repair { try index.recordHash(body.sha256, of: entry) }
+        }
+        let wrongHash = entry.sha256.map { $0 != body.sha256 } ?? false
+        let notImage = entry.format != nil && !body.isImage
+        guard wrongHash || notImage else { continue }
+        if wrongHash { report.hashMismatches.add(entry.url) } else { report.notImages.add(entry.url) }
+        if repair {
+          _ = try index.dropIfUnchanged(entry) { _ = try unlinkData([entry.file]) }
+        }
+      }
+    }
+  }
+
+  /// The SHA-256 of an entry's body and whether it is still an image; nil when the file is
+  /// gone (a concurrent remove or clean) or not a regular file.
+  private func inspectBody(of entry: CacheEntry) throws -> (sha256: String, isImage: Bool)? {
+    guard let data = try dataDirectory(),
+      case .directory(let shard) = try data.child(String(entry.file.prefix(2))),
+      let fd = try shard.openFile(String(entry.file.dropFirst(3)))
+    else { return nil }
+    defer { Glibc.close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+    let sha256 = try SHA256.hex(readingFrom: fd)
+    let isImage = ImageSniffer.sniff(path: layout.dataPath(entry.file))?.hasPixels ?? false
+    return (sha256, isImage)
+  }
+}
