@@ -189,13 +189,13 @@ _imgcache() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    fetch|prefetch|query|remove|clean|size|clear|help)
+    fetch|prefetch|query|remove|clean|size|clear|list|stats|verify|config|help)
         # Offer subcommand argument completions
         "_imgcache_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'fetch prefetch query remove clean size clear help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'fetch prefetch query remove clean size clear list stats verify config help' -- "${cur}"))
         ;;
     esac
 }
@@ -458,6 +458,34 @@ _imgcache_size() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json -b --bytes --version -h --help)
     repeating_options=()
+    non_repeating_options=(-d --dir --config --color --by)
+    __imgcache_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '-d'|'--dir')
+        __imgcache_add_completions -d
+        return
+        ;;
+    '--config')
+        __imgcache_add_completions -f
+        return
+        ;;
+    '--color')
+        __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--by')
+        __imgcache_add_completions -W 'format'$'\n''host'
+        return
+        ;;
+    esac
+}
+
+_imgcache_clear() {
+    repeating_flags=()
+    non_repeating_flags=(--quiet -q --verbose -v --json --failed --dry-run --version -h --help)
+    repeating_options=()
     non_repeating_options=(-d --dir --config --color)
     __imgcache_offer_flags_options 0
 
@@ -478,9 +506,231 @@ _imgcache_size() {
     esac
 }
 
-_imgcache_clear() {
+_imgcache_list() {
     repeating_flags=()
-    non_repeating_flags=(--quiet -q --verbose -v --json --failed --dry-run --version -h --help)
+    non_repeating_flags=(--quiet -q --verbose -v --json --failed -r --reverse --urls --paths -0 --print0 --version -h --help)
+    repeating_options=()
+    non_repeating_options=(-d --dir --config --color --url-glob --format --larger-than --smaller-than --unused-for --used-within --created-before --created-after --sort -n --limit)
+    __imgcache_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '-d'|'--dir')
+        __imgcache_add_completions -d
+        return
+        ;;
+    '--config')
+        __imgcache_add_completions -f
+        return
+        ;;
+    '--color')
+        __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--url-glob')
+        return
+        ;;
+    '--format')
+        return
+        ;;
+    '--larger-than')
+        return
+        ;;
+    '--smaller-than')
+        return
+        ;;
+    '--unused-for')
+        return
+        ;;
+    '--used-within')
+        return
+        ;;
+    '--created-before')
+        return
+        ;;
+    '--created-after')
+        return
+        ;;
+    '--sort')
+        __imgcache_add_completions -W 'access'$'\n''size'$'\n''created'$'\n''url'$'\n''hits'
+        return
+        ;;
+    '-n'|'--limit')
+        return
+        ;;
+    esac
+}
+
+_imgcache_stats() {
+    repeating_flags=()
+    non_repeating_flags=(--quiet -q --verbose -v --json -z --zero --version -h --help)
+    repeating_options=()
+    non_repeating_options=(-d --dir --config --color)
+    __imgcache_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '-d'|'--dir')
+        __imgcache_add_completions -d
+        return
+        ;;
+    '--config')
+        __imgcache_add_completions -f
+        return
+        ;;
+    '--color')
+        __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    esac
+}
+
+_imgcache_verify() {
+    repeating_flags=()
+    non_repeating_flags=(--quiet -q --verbose -v --json --full --repair --dry-run --version -h --help)
+    repeating_options=()
+    non_repeating_options=(-d --dir --config --color)
+    __imgcache_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '-d'|'--dir')
+        __imgcache_add_completions -d
+        return
+        ;;
+    '--config')
+        __imgcache_add_completions -f
+        return
+        ;;
+    '--color')
+        __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    esac
+}
+
+_imgcache_config() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __imgcache_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    show|get|set|unset|path)
+        # Offer subcommand argument completions
+        "_imgcache_config_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'show get set unset path' -- "${cur}"))
+        ;;
+    esac
+}
+
+_imgcache_config_show() {
+    repeating_flags=()
+    non_repeating_flags=(--quiet -q --verbose -v --json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(-d --dir --config --color)
+    __imgcache_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '-d'|'--dir')
+        __imgcache_add_completions -d
+        return
+        ;;
+    '--config')
+        __imgcache_add_completions -f
+        return
+        ;;
+    '--color')
+        __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    esac
+}
+
+_imgcache_config_get() {
+    repeating_flags=()
+    non_repeating_flags=(--quiet -q --verbose -v --json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(-d --dir --config --color)
+    __imgcache_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '-d'|'--dir')
+        __imgcache_add_completions -d
+        return
+        ;;
+    '--config')
+        __imgcache_add_completions -f
+        return
+        ;;
+    '--color')
+        __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    esac
+}
+
+_imgcache_config_set() {
+    repeating_flags=()
+    non_repeating_flags=(--quiet -q --verbose -v --json --user --version -h --help)
+    repeating_options=()
+    non_repeating_options=(-d --dir --config --color)
+    __imgcache_offer_flags_options 2
+
+    # Offer option value completions
+    case "${prev}" in
+    '-d'|'--dir')
+        __imgcache_add_completions -d
+        return
+        ;;
+    '--config')
+        __imgcache_add_completions -f
+        return
+        ;;
+    '--color')
+        __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    esac
+}
+
+_imgcache_config_unset() {
+    repeating_flags=()
+    non_repeating_flags=(--quiet -q --verbose -v --json --user --version -h --help)
+    repeating_options=()
+    non_repeating_options=(-d --dir --config --color)
+    __imgcache_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '-d'|'--dir')
+        __imgcache_add_completions -d
+        return
+        ;;
+    '--config')
+        __imgcache_add_completions -f
+        return
+        ;;
+    '--color')
+        __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    esac
+}
+
+_imgcache_config_path() {
+    repeating_flags=()
+    non_repeating_flags=(--quiet -q --verbose -v --json --version -h --help)
     repeating_options=()
     non_repeating_options=(-d --dir --config --color)
     __imgcache_offer_flags_options 0

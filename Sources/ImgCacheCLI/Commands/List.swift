@@ -21,7 +21,8 @@ extension ImgCacheCommand {
     @OptionGroup var filters: ListFilters
     @Flag(name: .long, help: "List the failed-request records instead of entries.")
     var failed = false
-    @Option(name: .long, help: "Order: access (least recently used first), size, created, url, hits.")
+    @Option(
+      name: .long, help: "Order: access (least recently used first), size, created, url, hits.")
     var sort: ListOrder = .access
     @Flag(name: [.customShort("r"), .long], help: "Reverse the order.")
     var reverse = false
@@ -31,7 +32,9 @@ extension ImgCacheCommand {
     var urls = false
     @Flag(name: .long, help: "Print only the absolute paths of the files.")
     var paths = false
-    @Flag(name: [.customShort("0"), .customLong("print0")], help: "End each item with NUL, not a newline.")
+    @Flag(
+      name: [.customShort("0"), .customLong("print0")],
+      help: "End each item with NUL, not a newline.")
     var print0 = false
 
     func validate() throws {

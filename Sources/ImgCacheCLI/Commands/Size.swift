@@ -57,7 +57,9 @@ extension ImgCacheCommand {
         Units.formatBytes(group.totals.allocated), String(format: "%.1f%%", share * 100),
       ]
       let widths = [9, 11, 11, 7]
-      let padded = zip(columns, widths).map { String(repeating: " ", count: max(0, $1 - $0.count)) + $0 }
+      let padded = zip(columns, widths).map {
+        String(repeating: " ", count: max(0, $1 - $0.count)) + $0
+      }
       return padded.joined() + "  " + Console.escaped(group.name)
     }
   }

@@ -48,7 +48,8 @@ struct StatsRecord: Codable {
   var totals: TotalsRecord
 
   init(_ statistics: CacheStatistics, totals: CacheTotals) {
-    counters = Dictionary(uniqueKeysWithValues: Counter.allCases.map { ($0.rawValue, statistics[$0]) })
+    counters = Dictionary(
+      uniqueKeysWithValues: Counter.allCases.map { ($0.rawValue, statistics[$0]) })
     hitRatio = StatsTable.hitRatio(statistics)
     since = statistics.since
     zeroed = statistics.zeroed
@@ -85,7 +86,9 @@ enum StatsTable {
       ("age (clean)", .evictionsAge), ("size (clean)", .evictionsSize),
       ("count (clean)", .evictionsCount), ("remove", .evictionsRemove), ("clear", .evictionsClear),
     ]
-    let since = s.since.map { (s.zeroed == nil ? "since " : "since zeroed ") + Units.formatTime($0) }
+    let since = s.since.map {
+      (s.zeroed == nil ? "since " : "since zeroed ") + Units.formatTime($0)
+    }
     var lines = ["Statistics " + (since ?? "(none yet)")]
     lines.append(row("Lookups", count(.lookups)))
     lines.append(row("  Hits", grouped(hits), percent(hits)))
@@ -97,7 +100,9 @@ enum StatsTable {
     lines.append(row("Not modified (304)", count(.notModified)))
     lines.append(row("Served from the cache", Units.formatBytes(s[.bytesServed])))
     lines.append(row("Failures", grouped(failures.reduce(0) { $0 + s[$1.1] })))
-    for (label, counter) in failures where s[counter] > 0 { lines.append(row("  " + label, count(counter))) }
+    for (label, counter) in failures where s[counter] > 0 {
+      lines.append(row("  " + label, count(counter)))
+    }
     lines.append(row("Evictions", grouped(evictions.reduce(0) { $0 + s[$1.1] })))
     for (label, counter) in evictions { lines.append(row("  " + label, count(counter))) }
     lines.append(row("Orphan files swept", count(.orphansSwept)))

@@ -45,7 +45,8 @@ struct ListFilters: ParsableArguments {
   private func size(_ text: String?, _ option: String) throws -> Int64? {
     guard let text else { return nil }
     guard let value = PolicyValue.size(text) else {
-      throw CacheError(.invalidInput, "\(option): invalid size '\(text)' (expected 500K, 20M, 1.5G)")
+      throw CacheError(
+        .invalidInput, "\(option): invalid size '\(text)' (expected 500K, 20M, 1.5G)")
     }
     return value
   }

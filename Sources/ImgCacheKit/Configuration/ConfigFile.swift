@@ -19,8 +19,10 @@ public enum ConfigFile {
       // A comment at the end of the old line stays.
       let comment = lines[first].firstIndex(of: "#").map { "  " + lines[first][$0...] } ?? ""
       lines[first] = line + comment
-      lines = lines.enumerated().filter { $0.offset <= first || Self.key(of: $0.element) != key.name }
-        .map(\.element)
+      lines = lines.enumerated().filter {
+        $0.offset <= first || Self.key(of: $0.element) != key.name
+      }
+      .map(\.element)
     } else {
       if lines.last == "" { lines.removeLast() }
       lines.append(line)
@@ -50,7 +52,8 @@ public enum ConfigFile {
 
   /// The key a line sets, if it sets one.
   static func key(of line: String) -> String? {
-    let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+    let content =
+      line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
       .first ?? ""
     guard let equals = content.firstIndex(of: "=") else { return nil }
     return content[..<equals].trimmingCharacters(in: .whitespaces)

@@ -94,7 +94,9 @@ extension Index {
     if let time = filter.lastAccessAfter {
       parts.append(Columns.lastAccess > time.timeIntervalSince1970)
     }
-    if let time = filter.createdBefore { parts.append(Columns.created < time.timeIntervalSince1970) }
+    if let time = filter.createdBefore {
+      parts.append(Columns.created < time.timeIntervalSince1970)
+    }
     if let time = filter.createdAfter { parts.append(Columns.created > time.timeIntervalSince1970) }
     return parts.joined(operator: .and)
   }
@@ -154,7 +156,9 @@ extension Index {
     let utf8 = url.utf8
     guard let scheme = url.range(of: "://") else { return url }
     let rest = utf8[scheme.upperBound...]
-    let end = rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+    let end = rest.firstIndex {
+      $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+    }
     return String(decoding: rest[..<(end ?? rest.endIndex)], as: UTF8.self).lowercased()
   }
 }

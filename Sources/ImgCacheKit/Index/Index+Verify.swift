@@ -79,7 +79,8 @@ extension Index {
   func recordHash(_ sha256: String, of entry: CacheEntry) throws {
     try writeIfExists(orIfMissing: ()) { db in
       try db.execute(
-        sql: "UPDATE entry SET sha256 = ? WHERE key = ? AND file = ? AND size = ? AND sha256 IS NULL",
+        sql:
+          "UPDATE entry SET sha256 = ? WHERE key = ? AND file = ? AND size = ? AND sha256 IS NULL",
         arguments: [sha256, entry.key, entry.file, entry.size])
     }
   }

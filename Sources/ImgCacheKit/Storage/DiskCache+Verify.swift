@@ -134,7 +134,11 @@ extension DiskCache {
         let wrongHash = entry.sha256.map { $0 != body.sha256 } ?? false
         let notImage = entry.format != nil && !body.isImage
         guard wrongHash || notImage else { continue }
-        if wrongHash { report.hashMismatches.add(entry.url) } else { report.notImages.add(entry.url) }
+        if wrongHash {
+          report.hashMismatches.add(entry.url)
+        } else {
+          report.notImages.add(entry.url)
+        }
         if repair {
           _ = try index.dropIfUnchanged(entry) { _ = try unlinkData([entry.file]) }
         }
