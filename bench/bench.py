@@ -101,6 +101,8 @@ def cold_prefetch(label, lst, count, total, jobs):
 
 
 def run_all(port, floor):
+    if os.environ.get("BENCH_ONLY") == "maintenance":
+        return maintenance(floor_wall=None)
     small, n_small, b_small = url_list("small", port)
     large, n_large, b_large = url_list("large", port)
     for jobs in (6, 16):
@@ -131,6 +133,31 @@ def run_all(port, floor):
         rows.append(("hit (one URL)", f"imgcache {cmd}", f"{w * 1000:.1f} ms", f"{r / 1024:.1f} MiB",
                      f"{w / floor_wall:.2f} x floor"))
 
+    maintenance(floor_wall)
+
+
+def management(big, benv, label):
+    """list, stats, verify against find -printf, du and sha256sum answering the same question."""
+    data = os.path.join(big, "data")
+    list_w, list_r = median_run(lambda: None, [BIN, "list"], env=benv)
+    find_w, _ = median_run(lambda: None, ["find", data, "-type", "f", "-printf", "%A@ %s %p\n"])
+    rows.append((label, "imgcache list (every entry)", f"{list_w * 1000:.0f} ms", f"{list_r / 1024:.1f} MiB",
+                 f"{list_w / find_w:.2f} x find -printf ({find_w * 1000:.0f} ms)"))
+    stats_w, stats_r = median_run(lambda: None, [BIN, "stats"], runs=10, env=benv)
+    du_w, _ = median_run(lambda: None, ["du", "-sb", data])
+    rows.append((label, "imgcache stats", f"{stats_w * 1000:.1f} ms", f"{stats_r / 1024:.1f} MiB",
+                 f"{stats_w / du_w:.3f} x du -sb ({du_w * 1000:.0f} ms)"))
+    verify_w, verify_r = median_run(lambda: None, [BIN, "verify"], env=benv)
+    rows.append((label, "imgcache verify", f"{verify_w * 1000:.0f} ms", f"{verify_r / 1024:.1f} MiB",
+                 f"{verify_w / find_w:.2f} x find -printf"))
+    full_w, full_r = median_run(lambda: None, [BIN, "verify", "--full"], env=benv)
+    sums = f"find {data} -type f -print0 | xargs -0 sha256sum > /dev/null"
+    sums_w, _ = median_run(lambda: None, ["bash", "-c", sums])
+    rows.append((label, "imgcache verify --full", f"{full_w * 1000:.0f} ms", f"{full_r / 1024:.1f} MiB",
+                 f"{full_w / sums_w:.2f} x find|sha256sum ({sums_w * 1000:.0f} ms)"))
+
+
+def maintenance(floor_wall):
     # Maintenance at 10,000 and BIG entries.
     for entries in (10_000, BIG):
         big = os.path.join(WORK, f"big{entries}")
@@ -143,6 +170,7 @@ def run_all(port, floor):
                      f"{size_w / du_w:.3f} x du -sb ({du_w * 1000:.0f} ms)"))
         if entries != BIG:
             continue
+        management(big, benv, label)
         allocated = json.loads(subprocess.run([BIN, "size", "--json"], env=benv, capture_output=True,
                                               check=True).stdout)["disk_size"]
         copy = os.path.join(WORK, "copy")

@@ -45,6 +45,15 @@ run $bin fetch --offline "$origin/not-fetched.png"
 run $bin fetch "$origin/missing.png"
 run $bin size
 run $bin size --json
+run $bin size --by format
+run $bin list
+run $bin list --sort size --reverse --limit 3 --urls
+run $bin list --failed
+run $bin stats
+run $bin verify
+run $bin config set max_size 2M
+run $bin config
+run $bin config path
 run $bin remove "$origin/rose.jpg"
 run $bin clean --dry-run --max-size 100K
 run $bin clean -v --max-size 100K
