@@ -8,7 +8,7 @@ extension ImgCacheCommand {
     static let configuration = CommandConfiguration(
       abstract: "Print the cached path of each URL; exit 0 if all are cached, 1 if any is not.",
       discussion: """
-        Does not count as a use (the LRU clock) unless --touch. With --json, one record per URL \
+        Not a use (the LRU clock, stats) unless --touch. With --json, one record per URL \
         with the stored metadata. Example:
           imgcache query https://example.com/a.png || echo "not cached yet"
         """)

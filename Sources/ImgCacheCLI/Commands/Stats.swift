@@ -10,7 +10,7 @@ extension ImgCacheCommand {
       discussion: """
         Counters are kept in the index by every process (fetch, prefetch, clean, remove, \
         clear) and survive restarts; --zero starts them again (the sizes stay) and records \
-        when. A query is not a lookup. Example:
+        when. A query is not a lookup unless --touch. Example:
           imgcache stats --json | jq .hit_ratio
         """)
 

@@ -43,7 +43,6 @@ extension Fetcher {
       if options.mode == .normal || options.mode == .offline {
         let asked = open()
         let hits = try await lookup(keys: asked.map { keys[$0] }, touch: options.touch)
-        cache.note(Self.lookupCounts(asked: asked.count, hits: hits.values, touched: options.touch))
         for index in asked {
           if let hit = hits[keys[index]] { answer(index, .success(.hit(hit))) }
           if options.retryFailed, let request = requests[index], hits[keys[index]] != nil {
@@ -84,8 +83,15 @@ extension Fetcher {
   }
 
   /// Walks the tiers in order for `keys`: each key's first hit. A failing local cache is an
-  /// error; a failing secondary tier is a miss, never a failed fetch.
+  /// error; a failing secondary tier is a miss, never a failed fetch. A lookup that `touch`es
+  /// is a use, and counted (lookups, hits, misses); one that does not is an inspection.
   public func lookup(keys: [String], touch: Bool) async throws -> [String: CacheHit] {
+    let found = try await lookupInTiers(keys: keys, touch: touch)
+    if touch { cache.note(Self.lookupCounts(asked: keys.count, hits: found.values)) }
+    return found
+  }
+
+  private func lookupInTiers(keys: [String], touch: Bool) async throws -> [String: CacheHit] {
     var found = [String: CacheHit]()
     var open = keys
     for (position, tier) in tiers.enumerated() where !open.isEmpty {
@@ -99,17 +105,14 @@ extension Fetcher {
     return found
   }
 
-  /// The counts of one batch of lookups; the local hits of a touching lookup were counted
-  /// in the transaction that recorded their use.
-  static func lookupCounts(asked: Int, hits: some Collection<CacheHit>, touched: Bool)
-    -> [Counter: Int64]
-  {
+  /// The counts of one batch of lookups; the local hits were counted in the transaction that
+  /// recorded their use.
+  static func lookupCounts(asked: Int, hits: some Collection<CacheHit>) -> [Counter: Int64] {
     var counts: [Counter: Int64] = [.lookups: Int64(asked), .misses: Int64(asked - hits.count)]
     for hit in hits {
       switch hit {
       case .local(let entry, _):
         counts[.bytesServed, default: 0] += entry.size
-        if !touched { counts[.hitsLocal, default: 0] += 1 }
       case .readOnly(let path):
         counts[.bytesServed, default: 0] += FileIO.sizes(of: path)?.size ?? 0
         counts[.hitsReadOnly, default: 0] += 1
