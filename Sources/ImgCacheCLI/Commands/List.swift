@@ -47,17 +47,21 @@ extension ImgCacheCommand {
       let filter = try filters.filter(now: Date())
       if failed { return try listFailures(filter, in: context) }
       var remaining = limit ?? Int.max
-      var last: CacheEntry?
-      while remaining > 0 && !context.console.stdoutClosed && !Task.isCancelled {
+      var cursor: EntryCursor?
+      let order = sort.order
+      repeat {
+        guard remaining > 0, !context.console.stdoutClosed, !Task.isCancelled else { break }
         let page = try context.cache.entries(
-          matching: filter, order: sort.order, reverse: reverse, after: last,
-          limit: min(remaining, 1_000))
-        guard let final = page.last else { break }
-        let text = page.map { render($0, layout: context.cache.layout, json: context.global.json) }
+          matching: filter, order: order, reverse: reverse, after: cursor,
+          limit: min(remaining, order.pageSize))
+        guard !page.entries.isEmpty else { break }
+        let text = page.entries.map {
+          render($0, layout: context.cache.layout, json: context.global.json)
+        }
         context.console.data(text.joined(separator: terminator), terminator: terminator)
-        remaining -= page.count
-        last = final
-      }
+        remaining -= page.entries.count
+        cursor = page.next
+      } while cursor != nil
       return ExitStatus.ok
     }
 
@@ -71,12 +75,11 @@ extension ImgCacheCommand {
       }
       if urls { return entry.url }
       if paths { return path }
-      let size = Units.formatBytes(entry.size)
-      let dimensions = entry.width.map { w in entry.height.map { "\(w)x\($0)" } ?? "\(w)x?" }
-      let format = [entry.format ?? "-", dimensions].compactMap { $0 }.joined(separator: " ")
+      var format = entry.format ?? "-"
+      if let width = entry.width { format += " \(width)x" + (entry.height.map { "\($0)" } ?? "?") }
       return Units.formatTime(entry.lastAccess) + "  "
-        + String(repeating: " ", count: max(0, 10 - size.count)) + size + "  "
-        + format.padding(toLength: max(format.count, 14), withPad: " ", startingAt: 0) + "  "
+        + Units.padded(Units.formatBytes(entry.size), 10)
+        + "  " + format + String(repeating: " ", count: max(0, 14 - format.count)) + "  "
         + Console.escaped(entry.url)
     }
 

@@ -28,13 +28,19 @@ enum Units {
     return s > 0 ? "\(m)m \(s)s" : "\(m)m"
   }
 
-  /// `2026-11-22T10:00:00Z` (RFC 3339, UTC, whole seconds), without a formatter.
+  /// `2026-11-22T10:00:00Z` (RFC 3339, UTC, whole seconds), without a formatter (`list` prints
+  /// one per entry).
   static func formatTime(_ date: Date) -> String {
     var time = time_t(date.timeIntervalSince1970.rounded(.down))
     var parts = tm()
     gmtime_r(&time, &parts)
-    return String(
-      format: "%04d-%02d-%02dT%02d:%02d:%02dZ", parts.tm_year + 1900, parts.tm_mon + 1,
-      parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec)
+    func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+    return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+      + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+  }
+
+  /// `text` right-aligned in `width` columns.
+  static func padded(_ text: String, _ width: Int) -> String {
+    String(repeating: " ", count: max(0, width - text.count)) + text
   }
 }

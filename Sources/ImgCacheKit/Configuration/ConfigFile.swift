@@ -67,9 +67,9 @@ public enum ConfigFile {
       return []
     }
     let text = String(decoding: data, as: UTF8.self)
-    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
-      $0.hasSuffix("\r") ? String($0.dropLast()) : String($0)
-    }
+    // `isNewline`, not "\n": a CRLF is one Character. Lines are written back with LF.
+    var lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(
+      String.init)
     if lines.last == "" { lines.removeLast() }
     return lines
   }

@@ -36,29 +36,70 @@ public enum EntryOrder: String, Sendable, CaseIterable {
   case url
   /// Use count, least used first.
   case hits
+  /// Storage order (the table's rowid): the cheapest walk over every entry.
+  case stored
+
+  /// Rows a listing should ask for per page: orders served by an index take small pages;
+  /// the others (`url`, `hits`) sort the table once per page, so they take large ones.
+  public var pageSize: Int {
+    switch self {
+    case .access, .size, .created, .stored: 1_000
+    case .url, .hits: 10_000
+    }
+  }
+}
+
+/// Where a listing stopped: the last row's sort value and rowid (opaque to callers).
+public struct EntryCursor: Sendable {
+  fileprivate let value: DatabaseValue
+  fileprivate let rowid: Int64
+}
+
+/// One page of a listing and where the next one starts (nil after the last).
+public struct EntryPage: Sendable {
+  /// The entries, in order.
+  public var entries: [CacheEntry]
+  /// Where the next page starts, or nil when this was the last.
+  public var next: EntryCursor?
 }
 
 extension Index {
   private typealias Columns = CacheEntry.Columns
 
-  /// Up to `limit` entries matching `filter` in `order` (or its reverse), after the entry
-  /// `after` in that order: pages of a listing that never holds more than one page, each read in
-  /// its own short transaction (keyset pagination on the order's column and the key).
+  /// Up to `limit` entries matching `filter` in `order` (or its reverse), after `cursor`: pages
+  /// of a listing that never holds more than one page, each read in its own short transaction
+  /// (keyset pagination on the order's column and the rowid, which every index of the table
+  /// ends with, so `access`, `size`, `created` and `stored` pages are index range scans).
   func entries(
-    matching filter: EntryFilter, order: EntryOrder, reverse: Bool, after: CacheEntry?,
+    matching filter: EntryFilter, order: EntryOrder, reverse: Bool, after cursor: EntryCursor?,
     limit: Int
-  ) throws -> [CacheEntry] {
+  ) throws -> EntryPage {
     let column = Self.column(of: order)
-    var request = CacheEntry.filter(Self.condition(filter))
-    if let after {
-      let value = Self.value(of: order, in: after)
+    var request = CacheEntry.select(Columns.all + [Column.rowID]).filter(Self.condition(filter))
+    if let cursor {
       let comparison = reverse ? "<" : ">"
       request = request.filter(
-        SQL("(\(column), \(Columns.key)) \(sql: comparison) (\(value), \(after.key))"))
+        order == .stored
+          ? SQL("rowid \(sql: comparison) \(cursor.rowid)")
+          : SQL("(\(column), rowid) \(sql: comparison) (\(cursor.value), \(cursor.rowid))"))
     }
-    let ordering = reverse ? [column.desc, Columns.key.desc] : [column.asc, Columns.key.asc]
-    return try read(orIfMissing: []) { db in
-      try request.order(ordering).limit(limit).fetchAll(db)
+    let terms = order == .stored ? [Column.rowID] : [column, Column.rowID]
+    let ordering = terms.map { reverse ? $0.desc : $0.asc }
+    // Read by position from the statement (named lookups in copied rows cost more than SQLite).
+    let rowidAt = Columns.all.count
+    let valueAt = Columns.all.firstIndex { $0.name == column.name } ?? rowidAt
+    return try read(orIfMissing: EntryPage(entries: [], next: nil)) { db in
+      var entries = [CacheEntry]()
+      var next: EntryCursor?
+      let rows = try Row.fetchCursor(db, request.order(ordering).limit(limit))
+      while let row = try rows.next() {
+        entries.append(try CacheEntry(row: row))
+        if entries.count == limit {
+          let value: DatabaseValue = row[valueAt]
+          next = EntryCursor(value: value, rowid: row[rowidAt])
+        }
+      }
+      return EntryPage(entries: entries, next: next)
     }
   }
 
@@ -69,16 +110,7 @@ extension Index {
     case .created: Columns.created
     case .url: Columns.url
     case .hits: Columns.accessCount
-    }
-  }
-
-  private static func value(of order: EntryOrder, in entry: CacheEntry) -> any SQLExpressible {
-    switch order {
-    case .access: entry.lastAccess.timeIntervalSince1970
-    case .size: entry.size
-    case .created: entry.created.timeIntervalSince1970
-    case .url: entry.url
-    case .hits: entry.accessCount
+    case .stored: Column.rowID
     }
   }
 

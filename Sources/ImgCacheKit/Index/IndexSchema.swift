@@ -92,6 +92,9 @@ enum IndexSchema {
         try db.execute(sql: "UPDATE counter SET name = ? WHERE name = ?", arguments: [new, old])
       }
       try db.execute(sql: "DELETE FROM counter WHERE name = 'evictions'")
+      // `list --sort size|created` page through these (values change only when stored).
+      try db.create(index: "entry_size", on: "entry", columns: ["size"])
+      try db.create(index: "entry_created", on: "entry", columns: ["created"])
       try db.execute(
         sql: "INSERT OR IGNORE INTO counter (name, value) VALUES (?, ?)",
         arguments: [Counter.sinceName, Int64(Date().timeIntervalSince1970)])

@@ -120,13 +120,13 @@ extension DiskCache {
   /// Reads every body, a page of rows at a time outside any transaction; a corrupt body is
   /// dropped only if its row is still the one that was read.
   private func verifyBodies(repair: Bool, into report: inout VerifyReport) throws {
-    var last: CacheEntry?
-    while true {
-      let page = try entries(matching: EntryFilter(), order: .url, after: last, limit: 500)
-      guard let final = page.last else { return }
-      last = final
-      for entry in page where !Task.isCancelled {
-        guard let body = try inspectBody(of: entry) else { continue }
+    var cursor: EntryCursor?
+    var shards = ShardDirectories(data: try dataDirectory())
+    repeat {
+      let page = try entries(matching: EntryFilter(), order: .stored, after: cursor, limit: 500)
+      cursor = page.next
+      for entry in page.entries where !Task.isCancelled {
+        guard let body = try Self.inspectBody(of: entry, in: &shards) else { continue }
         if entry.sha256 == nil {
           report.unhashed += 1
           if repair { try index.recordHash(body.sha256, of: entry) }
@@ -143,21 +143,43 @@ extension DiskCache {
           _ = try index.dropIfUnchanged(entry) { _ = try unlinkData([entry.file]) }
         }
       }
-    }
+    } while cursor != nil
   }
 
   /// The SHA-256 of an entry's body and whether it is still an image; nil when the file is
-  /// gone (a concurrent remove or clean) or not a regular file.
-  private func inspectBody(of entry: CacheEntry) throws -> (sha256: String, isImage: Bool)? {
-    guard let data = try dataDirectory(),
-      case .directory(let shard) = try data.child(String(entry.file.prefix(2))),
+  /// gone (a concurrent remove or clean) or not a regular file. The image check reads the
+  /// first block hashed, and the file again only when its headers are longer.
+  private static func inspectBody(of entry: CacheEntry, in shards: inout ShardDirectories)
+    throws -> (sha256: String, isImage: Bool)?
+  {
+    guard let shard = try shards.directory(String(entry.file.prefix(2))),
       let fd = try shard.openFile(String(entry.file.dropFirst(3)))
     else { return nil }
     defer { Glibc.close(fd) }
     var info = stat()
     guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-    let sha256 = try SHA256.hex(readingFrom: fd)
-    let isImage = ImageSniffer.sniff(path: layout.dataPath(entry.file))?.hasPixels ?? false
-    return (sha256, isImage)
+    var head = [UInt8]()
+    let sha256 = try SHA256.hex(readingFrom: fd) { if head.isEmpty { head = Array($0) } }
+    var image = ImageSniffer.sniff(data: head)
+    if image == nil && Int64(head.count) < Int64(info.st_size) {
+      image = ImageSniffer.sniff(path: shard.path + "/" + entry.file.dropFirst(3))
+    }
+    return (sha256, image?.hasPixels ?? false)
+  }
+}
+
+/// The shard directories of `data/`, each opened once (never through a link).
+private struct ShardDirectories {
+  let data: OpenDirectory?
+  var opened = [String: OpenDirectory?]()
+
+  init(data: OpenDirectory?) { self.data = data }
+
+  mutating func directory(_ shard: String) throws -> OpenDirectory? {
+    if let known = opened[shard] { return known }
+    var found: OpenDirectory?
+    if let data, case .directory(let directory) = try data.child(shard) { found = directory }
+    opened[shard] = found
+    return found
   }
 }

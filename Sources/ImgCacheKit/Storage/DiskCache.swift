@@ -71,13 +71,13 @@ public final class DiskCache: Sendable {
     return time
   }
 
-  /// One page of a listing: up to `limit` entries matching `filter` in `order`, after `after`
-  /// (the last entry of the previous page). Never reads the data directory.
+  /// One page of a listing: up to `limit` entries matching `filter` in `order`, after `cursor`
+  /// (the previous page's `next`). Never reads the data directory.
   public func entries(
     matching filter: EntryFilter, order: EntryOrder = .access, reverse: Bool = false,
-    after: CacheEntry? = nil, limit: Int = 1_000
-  ) throws -> [CacheEntry] {
-    try index.entries(matching: filter, order: order, reverse: reverse, after: after, limit: limit)
+    after cursor: EntryCursor? = nil, limit: Int = 1_000
+  ) throws -> EntryPage {
+    try index.entries(matching: filter, order: order, reverse: reverse, after: cursor, limit: limit)
   }
 
   // MARK: Remove, totals, counters

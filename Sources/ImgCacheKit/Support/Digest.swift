@@ -37,8 +37,10 @@ public enum SHA256 {
   }
 
   /// Returns the lowercase hexadecimal SHA-256 of what is left to read from `descriptor`,
-  /// read 256 KiB at a time.
-  static func hex(readingFrom descriptor: Int32) throws -> String {
+  /// read 256 KiB at a time; `inspect` sees each block (its own code, called with no lock).
+  static func hex(
+    readingFrom descriptor: Int32, inspect: (UnsafeRawBufferPointer) -> Void = { _ in }
+  ) throws -> String {
     let hasher = SHA256Stream()
     var buffer = [UInt8](repeating: 0, count: 256 * 1024)
     while true {
@@ -46,7 +48,11 @@ public enum SHA256 {
       if count < 0 && errno == EINTR { continue }
       if count < 0 { throw CacheError.posix("cannot read", path: "descriptor \(descriptor)") }
       if count == 0 { return hasher.finish() }
-      buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+      buffer.withUnsafeBytes { bytes in
+        let block = UnsafeRawBufferPointer(rebasing: bytes[..<count])
+        inspect(block)
+        hasher.update(block)
+      }
     }
   }
 }
