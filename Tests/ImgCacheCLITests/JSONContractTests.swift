@@ -1,0 +1,166 @@
+import Foundation
+import ImgCacheKit
+import ImgCacheTestSupport
+import Testing
+
+/// docs/json.md is the contract of `--json`: each `## \`command --json\`` section lists every
+/// field in a `| field | type | meaning |` table. The commands are run in scenarios that make
+/// every shape of their records; a printed field the doc does not list, a listed field never
+/// printed, or a value of another type fails.
+@Suite("docs/json.md matches what every --json prints", .serialized)
+struct JSONContractTests {
+  let env = CLIEnvironment()
+  let servers = TestServers.shared
+
+  /// A documented field: its type words (`string`, `integer`, …, `null`).
+  typealias Contract = [String: Set<String>]
+
+  /// The sections of docs/json.md, by title (`fetch --json`), each field with its types.
+  static func contracts() throws -> [String: Contract] {
+    let text = try String(
+      contentsOf: repositoryRoot.appendingPathComponent("docs/json.md"), encoding: .utf8)
+    var sections = [String: Contract]()
+    var current: String?
+    for line in text.split(separator: "\n").map(String.init) {
+      if line.hasPrefix("## `") {
+        current = line.dropFirst(4).prefix { $0 != "`" }.description
+        sections[current ?? ""] = [:]
+      } else if let section = current, line.hasPrefix("| `") {
+        let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+        let name = cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+        let types = Set(cells[1].components(separatedBy: " or "))
+        sections[section]?[name] = types
+      }
+    }
+    return sections
+  }
+
+  /// Every field of `value` as a dotted path (`[]` for array elements), with its values.
+  static func flatten(_ value: Any, _ prefix: String = "", into fields: inout [String: [Any]]) {
+    guard let object = value as? [String: Any] else {
+      if let array = value as? [Any] {
+        for element in array where element is [String: Any] {
+          flatten(element, prefix + "[]", into: &fields)
+        }
+      }
+      return
+    }
+    for (key, child) in object {
+      let path = prefix.isEmpty ? key : prefix + "." + key
+      fields[path, default: []].append(child)
+      flatten(child, path, into: &fields)
+    }
+  }
+
+  static func matches(_ value: Any, _ types: Set<String>) -> Bool {
+    switch value {
+    case is NSNull: return types.contains("null")
+    case let text as String:
+      if types.contains("time") {
+        return text.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$"#, options: .regularExpression)
+          != nil
+      }
+      return types.contains("string")
+    case is [String: Any]: return types.contains("object")
+    case is [Any]: return types.contains("array")
+    case is NSNumber: return !types.isDisjoint(with: ["integer", "number", "boolean"])
+    default: return false
+    }
+  }
+
+  /// Runs `arguments` and returns the records it printed.
+  func records(_ arguments: [String], status: Int32 = 0, environment: [String: String] = [:])
+    -> [[String: Any]]
+  {
+    let output = env.run(arguments, environment: environment)
+    #expect(output.status == status, "\(arguments): \(output.stderr)")
+    let lines = output.stdout.split(separator: "\n")
+    let parsed = CLIEnvironment.records(output)
+    #expect(parsed.count == lines.count, "\(arguments): a line is not a JSON object")
+    return parsed
+  }
+
+  /// Scenarios that print every shape of each section's records.
+  func scenarios() throws -> [String: [[String: Any]]] {
+    let png = servers.nginx("base.png?json=1")
+    let missing = servers.fault("/status/404?json=1")
+    var made = [String: [[String: Any]]]()
+    made["fetch --json"] =
+      records(["fetch", "--json", png]) + records(["fetch", "--json", png])
+      + records(["fetch", "--json", missing], status: 8)
+      + records(["fetch", "--json", "--offline", servers.nginx("base.gif?never")], status: 1)
+    made["prefetch --json"] = records(
+      ["prefetch", "--json", "-q", servers.nginx("base.jpg?json=1"), missing, png], status: 11)
+    made["query --json"] =
+      records(["query", "--json", png]) + records(["query", "--json", missing], status: 1)
+    made["list --json"] = records(["list", "--json"])
+    made["list --failed --json"] = records(["list", "--failed", "--json"])
+    made["remove --json"] = records(["remove", "--json", png])
+    #expect(env.run(["fetch", png]).status == 0)
+    made["clean --json"] =
+      records(["clean", "--json", "--dry-run", "--max-age", "0"])
+      + records(["clean", "--json", "--dry-run", "--max-age", "never", "--max-entries", "1"])
+    made["clear --json"] =
+      records(["clear", "--json", "--dry-run"])
+      + records(["clear", "--json", "--failed", "--dry-run"])
+    made["size --json"] = records(["size", "--json"])
+    made["size --by --json"] =
+      records(["size", "--json", "--by", "format"]) + records(["size", "--json", "--by", "host"])
+    made["stats --json"] = records(["stats", "--json"])
+    let index = env.cacheDirectory + "/index.sqlite"
+    #expect(
+      run("/usr/bin/sqlite3", [index, "UPDATE totals SET entries = entries + 1"]).status == 0)
+    made["verify --json"] =
+      records(["verify", "--json", "--full"], status: 1)
+      + records(["verify", "--json", "--repair"])
+    // Its keys are the policy keys: each stands for `<key>`.
+    made["config --json"] = records(["config", "--json"]).flatMap { record in
+      record.values.map { ["<key>": $0] }
+    }
+    made["config get --json"] = records(["config", "get", "--json", "jobs"])
+    made["config path --json"] = records(["config", "path", "--json"])
+    return made
+  }
+
+  @Test("every section's fields are printed, and every printed field is documented, typed right")
+  func contract() throws {
+    let contracts = try Self.contracts()
+    let produced = try scenarios()
+    #expect(Set(contracts.keys) == Set(produced.keys), "sections of docs/json.md vs scenarios")
+    for (section, records) in produced {
+      let contract = contracts[section] ?? [:]
+      #expect(!records.isEmpty, "\(section): no record printed")
+      var fields = [String: [Any]]()
+      for record in records { Self.flatten(record, into: &fields) }
+      let undocumented = Set(fields.keys).subtracting(contract.keys)
+      #expect(undocumented.isEmpty, "\(section): printed but not in docs/json.md: \(undocumented)")
+      let unseen = Set(contract.keys).subtracting(fields.keys)
+      #expect(unseen.isEmpty, "\(section): documented but never printed: \(unseen)")
+      for (field, values) in fields {
+        guard let types = contract[field] else { continue }
+        for value in values where !Self.matches(value, types) {
+          Issue.record("\(section): \(field) = \(value) is not \(types.sorted())")
+        }
+      }
+    }
+  }
+
+  @Test("a record's keys are the same whatever its outcome (null, never absent)")
+  func stableKeys() throws {
+    let hit = servers.nginx("base.gif?json=2")
+    #expect(env.run(["fetch", hit]).status == 0)
+    let a = try #require(records(["query", "--json", hit]).first)
+    let b = try #require(
+      records(["query", "--json", servers.nginx("x.png?json=2")], status: 1).first)
+    let entryFields: Set<String> = [
+      "size", "disk_size", "format", "width", "height", "scale", "content_type", "etag",
+      "last_modified", "sha256", "created", "last_access", "access_count", "expiry",
+    ]
+    #expect(Set(a.keys).subtracting(entryFields) == Set(b.keys))
+    let error = try #require(
+      records(["fetch", "--json", servers.fault("/html?json=2")], status: 9).first)
+    let offline = try #require(
+      records(["fetch", "--json", "--offline", servers.nginx("y.png?json=2")], status: 1).first)
+    #expect(Set(error.keys) == Set(offline.keys))
+  }
+}
