@@ -53,8 +53,14 @@ public struct ImgCacheCommand: AsyncParsableCommand {
         print(message)
         return 0
       }
-      let text = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
-      Console.standard.error(text)
+      // One line: the parser's first line, and where help is (not its multi-line usage).
+      let lines = message.split(whereSeparator: \.isNewline).map {
+        $0.trimmingCharacters(in: .whitespaces)
+      }
+      let first = lines.first ?? "invalid arguments"
+      let text = first.hasPrefix("Error: ") ? String(first.dropFirst(7)) : first
+      let help = lines.first { $0.hasPrefix("See '") }?.split(separator: "'").dropFirst().first
+      Console.standard.error(text + (help.map { " (see '\($0)')" } ?? ""))
       return code == 64 || code == 1 ? ExitStatus.usage : code
     }
   }

@@ -3,8 +3,10 @@ import ImgCacheKit
 import ImgCacheTestSupport
 import Testing
 
-/// The built `imgcache` binary, next to the test runner.
+/// The built `imgcache` binary, next to the test runner (or `IMGCACHE_TEST_BINARY`, to check
+/// that a test fails against another build).
 let imgcacheBinary: String = {
+  if let binary = ProcessInfo.processInfo.environment["IMGCACHE_TEST_BINARY"] { return binary }
   var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
   while url.path != "/"
     && !FileManager.default.isExecutableFile(atPath: url.appendingPathComponent("imgcache").path)

@@ -130,9 +130,11 @@ public struct ResolvedConfiguration: Sendable {
     }
     try Self.checkTrust(path)
     let text = String(decoding: data, as: UTF8.self)
-    for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false)
-      .enumerated()
-    {
+    // `isNewline`, not "\n": a CRLF is one Character in Swift and would never split.
+    for (index, rawLine) in text.split(
+      omittingEmptySubsequences: false, whereSeparator: \.isNewline
+    )
+    .enumerated() {
       let line =
         rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
         .first.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""

@@ -62,8 +62,9 @@ public struct CacheLayout: Sendable, Equatable {
   /// in the way — a file, or a link unless `allowLink`.
   static func makeDirectory(_ path: String, allowLink: Bool = false) throws {
     if mkdir(path, 0o777) == 0 { return }
+    let code = errno
     var info = stat()
-    if errno == EEXIST, lstat(path, &info) == 0 {
+    if code == EEXIST, lstat(path, &info) == 0 {
       if (info.st_mode & S_IFMT) == S_IFDIR { return }
       if (info.st_mode & S_IFMT) == S_IFLNK {
         guard allowLink else { throw foreign(path) }
@@ -71,12 +72,17 @@ public struct CacheLayout: Sendable, Equatable {
       }
       throw CacheError(.localIO, "cannot use \(path) as a directory: a file is in the way")
     }
-    do {
-      try FileManager.default.createDirectory(
-        atPath: path, withIntermediateDirectories: true, attributes: nil)
-    } catch {
-      throw CacheError.io("cannot create directory \(path)", error)
+    // A missing parent is made first (parents above the cache are the user's: links are fine);
+    // any other reason is reported as the system gives it (ENOTDIR, EACCES, EROFS, ENOSPC).
+    let parent = (path as NSString).deletingLastPathComponent
+    guard code == ENOENT, !parent.isEmpty, parent != path else {
+      throw CacheError.posix("cannot create directory", path: path, code: code)
     }
+    try makeDirectory(parent, allowLink: true)
+    if mkdir(path, 0o777) == 0 { return }
+    // Made meanwhile by another process: check what it is.
+    if errno == EEXIST { return try makeDirectory(path, allowLink: allowLink) }
+    throw CacheError.posix("cannot create directory", path: path)
   }
 
   /// The error for a link where a folder of the cache belongs.

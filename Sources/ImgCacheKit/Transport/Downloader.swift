@@ -61,7 +61,10 @@ public final class Downloader: @unchecked Sendable {
   }
 
   private static let initializeCurl: Bool = {
-    curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+    // URLs reach libcurl as UTF-8 whatever the user's locale; its IDN conversion (libidn2)
+    // reads host names in the character type of the locale, so that must be UTF-8 too.
+    if setlocale(LC_CTYPE, "C.UTF-8") == nil { setlocale(LC_CTYPE, "") }
+    return curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
   }()
 
   /// Downloads `request`; the result is a response whose body file the caller owns, or a
