@@ -11,7 +11,7 @@ extension ImgCacheCommand {
         Reports rows whose file is missing, files with no row (orphans), sizes that differ \
         from the file, and totals that differ from the sum of the rows; --full also reads \
         every body (still an image, same SHA-256 as stored). Without --repair nothing changes. \
-        Exit 0 when clean (or repaired), 1 when problems were found and not repaired, 10 when \
+        Exit 0 when clean (or repaired), 1 when problems remain, 10 when \
         a clean or clear holds the cache. Safe while other processes fetch. Example:
           imgcache verify --full || imgcache verify --full --repair
         """)
@@ -36,7 +36,9 @@ extension ImgCacheCommand {
       } else {
         render(report, console: context.console)
       }
-      return report.problems == 0 || report.repaired ? ExitStatus.ok : ExitStatus.negative
+      // A link where a folder belongs is never repaired: it stays a problem.
+      let fixed = report.repaired && report.foreign.isEmpty
+      return report.problems == 0 || fixed ? ExitStatus.ok : ExitStatus.negative
     }
 
     private func render(_ report: VerifyReport, console: Console) {

@@ -44,15 +44,22 @@ public struct CacheLayout: Sendable, Equatable {
 
     """
 
-  /// Creates `$DIR`, `data/`, `tmp/` and CACHEDIR.TAG when missing. `$DIR` may be a link (the
-  /// user's choice); `data/` and `tmp/` must be real folders.
-  func prepare() throws {
+  /// Creates `$DIR` and CACHEDIR.TAG when missing: what the index needs. `$DIR` may be a link
+  /// (the user's choice). Maintenance (`clean`, `clear`, `verify`) needs no more, so a link
+  /// where `data/` or `tmp/` belongs is reported by them, not in their way.
+  func prepareRoot() throws {
     try Self.makeDirectory(root.path, allowLink: true)
-    for directory in [dataDirectory, tmpDirectory] { try Self.makeDirectory(directory.path) }
     if access(tagFile.path, F_OK) != 0 {
       try FileIO.writeAtomically(
-        Data(Self.tagContents.utf8), to: tagFile.path, tmpDirectory: tmpDirectory.path)
+        Data(Self.tagContents.utf8), to: tagFile.path, tmpDirectory: root.path)
     }
+  }
+
+  /// Creates `$DIR`, `data/`, `tmp/` and CACHEDIR.TAG when missing, before anything is written
+  /// to `tmp/` or `data/`: those must be real folders, never links.
+  func prepare() throws {
+    try prepareRoot()
+    for directory in [dataDirectory, tmpDirectory] { try Self.makeDirectory(directory.path) }
   }
 
   /// Opens `$DIR`; nil when it does not exist.

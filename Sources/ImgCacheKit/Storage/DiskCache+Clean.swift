@@ -8,7 +8,11 @@ extension DiskCache {
   /// entries to strictly below `target × limit`, then sweep stale temporaries and orphans.
   /// Throws a `.busy` error at once when another clean or clear holds the lock.
   public func clean(policy: CleanPolicy, dryRun: Bool = false) throws -> CleanReport {
-    guard index.exists else { return CleanReport(dryRun: dryRun) }
+    guard index.exists else {
+      // No index at all (deleted?) while data/ holds files: say so rather than do nothing.
+      try checkIndexMatchesData()
+      return CleanReport(dryRun: dryRun)
+    }
     let lock = try acquireCleanLock()
     defer { withExtendedLifetime(lock) {} }
     let time = now()
@@ -37,8 +41,8 @@ extension DiskCache {
       else { continue }
       throw CacheError(
         .localIO,
-        "the index of \(layout.root.path) is empty but data/ holds files: not removing them as "
-          + "orphans (was index.sqlite deleted or replaced?); restore it, or run "
+        "the index of \(layout.root.path) is empty or missing but data/ holds files: not removing "
+          + "them as orphans (was index.sqlite deleted or replaced?); restore it, or run "
           + "'imgcache clear' to start over")
     }
   }

@@ -33,6 +33,11 @@ extension DiskCache {
     }
     forgetPreparedShards()
     try root.removeTree(trash)
+    // Starting over includes a link or file where tmp/ belongs: removed, never followed.
+    if case .foreign = try root.child("tmp") {
+      try root.unlink("tmp")
+      try CacheLayout.makeDirectory(layout.tmpDirectory.path)
+    }
     return ClearReport(
       removed: removed, failedURLs: failures, dryRun: false, damagedIndex: movedAside)
   }

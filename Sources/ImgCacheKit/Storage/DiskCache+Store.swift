@@ -23,13 +23,17 @@ public struct PendingStore: Sendable {
 extension DiskCache {
   /// Creates an empty temporary file in `tmp/` for a body in progress and opens it for writing.
   public func makeTemporaryFile() throws -> (path: String, descriptor: Int32) {
-    _ = try index.writer()
+    try prepare()
     return try FileIO.makeTemporaryFile(
       in: layout.tmpDirectory.path, prefix: ProcessTag.partPrefix)
   }
 
-  /// Makes sure the cache exists (directories and index), before a download writes to `tmp/`.
-  public func prepare() throws { _ = try index.writer() }
+  /// Makes sure the cache exists (index, and `data/` and `tmp/` as real folders), before a
+  /// download writes to `tmp/`.
+  public func prepare() throws {
+    _ = try index.writer()
+    try layout.prepare()
+  }
 
   /// Moves the complete file at `temporaryPath` into the cache under `key`, with its metadata,
   /// replacing any previous entry and file of that key. The file is renamed, then the row

@@ -63,7 +63,10 @@ extension DiskCache {
   /// storing meanwhile keep working, and nothing they store is reported or touched.
   public func verify(full: Bool = false, repair: Bool = false) throws -> VerifyReport {
     var report = VerifyReport(full: full, repaired: repair)
-    guard index.exists else { return report }
+    guard index.exists else {
+      try checkIndexMatchesData()
+      return report
+    }
     let lock = try acquireCleanLock()
     defer { withExtendedLifetime(lock) {} }
     if repair { try checkIndexMatchesData() }

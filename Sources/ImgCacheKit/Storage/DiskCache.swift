@@ -22,7 +22,7 @@ public final class DiskCache: Sendable {
     let layout = CacheLayout(root: directory)
     self.layout = layout
     self.now = now
-    index = Index(path: layout.indexFile.path) { try layout.prepare() }
+    index = Index(path: layout.indexFile.path) { try layout.prepareRoot() }
   }
 
   // MARK: Lookup
