@@ -27,7 +27,7 @@ extension ImgCacheCommand {
     @Option(name: .long, help: "Cache key to use instead of one made from the URL (one URL only).")
     var key: String?
     @Argument(help: "http or https URLs.")
-    var urls: [String]
+    var urls: [String] = []
 
     func validate() throws {
       if urls.isEmpty { throw ValidationError("give at least one URL") }

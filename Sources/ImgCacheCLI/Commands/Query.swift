@@ -22,7 +22,7 @@ extension ImgCacheCommand {
       name: .long, help: "Extra read-only cache directory (repeatable).", completion: .directory)
     var roDir: [String] = []
     @Argument(help: "URLs to look up.")
-    var urls: [String]
+    var urls: [String] = []
 
     func validate() throws {
       if urls.isEmpty { throw ValidationError("give at least one URL") }
