@@ -146,7 +146,6 @@ struct RobustnessTests {
 }
 
 // MARK: - Helpers
-
 extension RobustnessTests {
   /// Starts `program arguments...` with the environment's variables (and `extra`).
   func launch(

@@ -87,7 +87,7 @@ extension ImgCacheCommand {
       var failures = try context.cache.failures()
       if let glob = filter.urlGlob { failures = failures.filter { fnmatch(glob, $0.url, 0) == 0 } }
       let lines = failures.prefix(limit ?? Int.max).map { failure in
-        if context.global.json { return Records.line(FailedRecord(failure)) }
+        if context.global.json { return Records.line(FailureRecord(failure)) }
         if urls { return failure.url }
         let status = failure.httpStatus.map { " \($0)" } ?? ""
         return Units.formatTime(failure.lastFailure) + "  " + failure.kind + status + "  "
@@ -114,26 +114,5 @@ enum ListOrder: String, ExpressibleByArgument, CaseIterable {
     case .url: .url
     case .hits: .hits
     }
-  }
-}
-
-/// One record of `list --failed --json`.
-struct FailedRecord: Codable {
-  var url: String
-  var reason: String
-  var kind: String
-  @Nullable var httpStatus: Int?
-  var count: Int
-  var firstFailure: Date
-  var lastFailure: Date
-
-  init(_ failure: FailedURL) {
-    url = failure.url
-    reason = failure.reason
-    kind = failure.kind
-    httpStatus = failure.httpStatus
-    count = failure.count
-    firstFailure = failure.firstFailure
-    lastFailure = failure.lastFailure
   }
 }

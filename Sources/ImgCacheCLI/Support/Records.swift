@@ -205,8 +205,10 @@ struct QueryRecord: Codable {
   }
 }
 
-/// A recent failure of a URL, in `query --json`.
+/// A failed-request record: the `failure` of `query --json`, and each line of
+/// `list --failed --json`.
 struct FailureRecord: Codable {
+  var url: String
   var reason: String
   var kind: String
   @Nullable var httpStatus: Int?
@@ -215,6 +217,7 @@ struct FailureRecord: Codable {
   var lastFailure: Date
 
   init(_ failure: FailedURL) {
+    url = failure.url
     reason = failure.reason
     kind = failure.kind
     httpStatus = failure.httpStatus
