@@ -18,8 +18,9 @@ extension Index {
     }
   }
 
-  /// Records a use of each of `keys` at `time` (last access, count + 1) in one transaction.
-  func touch(keys: [String], at time: Date) throws {
+  /// Records a use of each of `keys` at `time` (last access, count + 1) in one transaction,
+  /// with the hits and the `served` bytes counted.
+  func touch(keys: [String], served: Int64 = 0, at time: Date) throws {
     guard !keys.isEmpty else { return }
     try write { db in
       let statement = try db.cachedStatement(
@@ -29,7 +30,7 @@ extension Index {
           WHERE \(Columns.key.name) = ?
           """)
       for key in keys { try statement.execute(arguments: [time.timeIntervalSince1970, key]) }
-      try IndexSchema.increment([.hitsLocal: Int64(keys.count)], db)
+      try IndexSchema.increment([.hitsLocal: Int64(keys.count), .bytesServed: served], db)
     }
   }
 

@@ -97,6 +97,7 @@ final class Index: Sendable {
 
   /// Notes `counts` for the next write transaction (see ``Counter``).
   func note(_ counts: [Counter: Int64]) {
+    let counts = counts.filter { $0.value != 0 }
     guard !counts.isEmpty else { return }
     noted.withLock { noted in noted.merge(counts, uniquingKeysWith: +) }
   }

@@ -86,6 +86,9 @@ extension Fetcher {
   /// error; a failing secondary tier is a miss, never a failed fetch. A lookup that `touch`es
   /// is a use, and counted (lookups, hits, misses); one that does not is an inspection.
   public func lookup(keys: [String], touch: Bool) async throws -> [String: CacheHit] {
+    // Noted first, so that the transaction recording the hits' use adds them: a hit then
+    // costs one write, not two.
+    if touch { cache.note([.lookups: Int64(keys.count)]) }
     let found = try await lookupInTiers(keys: keys, touch: touch)
     if touch { cache.note(Self.lookupCounts(asked: keys.count, hits: found.values)) }
     return found
@@ -105,18 +108,13 @@ extension Fetcher {
     return found
   }
 
-  /// The counts of one batch of lookups; the local hits were counted in the transaction that
-  /// recorded their use.
+  /// The counts of one batch of lookups besides the lookups themselves and the local hits
+  /// (with their bytes), which the transaction recording the hits' use counted.
   static func lookupCounts(asked: Int, hits: some Collection<CacheHit>) -> [Counter: Int64] {
-    var counts: [Counter: Int64] = [.lookups: Int64(asked), .misses: Int64(asked - hits.count)]
-    for hit in hits {
-      switch hit {
-      case .local(let entry, _):
-        counts[.bytesServed, default: 0] += entry.size
-      case .readOnly(let path):
-        counts[.bytesServed, default: 0] += FileIO.sizes(of: path)?.size ?? 0
-        counts[.hitsReadOnly, default: 0] += 1
-      }
+    var counts: [Counter: Int64] = [.misses: Int64(asked - hits.count)]
+    for case .readOnly(let path) in hits {
+      counts[.bytesServed, default: 0] += FileIO.sizes(of: path)?.size ?? 0
+      counts[.hitsReadOnly, default: 0] += 1
     }
     return counts
   }

@@ -41,7 +41,7 @@ public final class DiskCache: Sendable {
     }
     guard touch else { return .local(entry, path: path) }
     var touched = entry
-    touched.lastAccess = try self.touch(keys: [key])
+    touched.lastAccess = try self.touch(keys: [key], served: entry.size)
     touched.accessCount += 1
     return .local(touched, path: path)
   }
@@ -51,7 +51,7 @@ public final class DiskCache: Sendable {
   public func hits(forKeys keys: [String], touch: Bool) throws -> [String: CacheHit] {
     var found = try index.entries(forKeys: keys).filter { FileIO.isFile(layout.dataPath($0.file)) }
     if touch && !found.isEmpty {
-      let time = try self.touch(keys: found.map(\.key))
+      let time = try self.touch(keys: found.map(\.key), served: found.reduce(0) { $0 + $1.size })
       for i in found.indices {
         found[i].lastAccess = time
         found[i].accessCount += 1
@@ -65,9 +65,9 @@ public final class DiskCache: Sendable {
   /// Records a use of each of `keys` (last access = now, count + 1) in one transaction;
   /// returns the time recorded.
   @discardableResult
-  public func touch(keys: [String]) throws -> Date {
+  public func touch(keys: [String], served: Int64 = 0) throws -> Date {
     let time = now()
-    try index.touch(keys: keys, at: time)
+    try index.touch(keys: keys, served: served, at: time)
     return time
   }
 
