@@ -204,7 +204,7 @@ _imgcache_fetch() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --offline --reload --refresh --retry-failed --any --netrc -k --insecure --link --version -h --help)
     repeating_options=(--ro-dir -H --header)
-    non_repeating_options=(-d --dir --config --color --key-filter -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry -A --user-agent --failed-ttl --output -o --key)
+    non_repeating_options=(-d --dir --config --color --key-filter -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry -A --user-agent --failed-ttl --output -o --key --input -i)
     __imgcache_offer_flags_options -1
 
     # Offer option value completions
@@ -268,6 +268,10 @@ _imgcache_fetch() {
         return
         ;;
     '--key')
+        return
+        ;;
+    '--input'|'-i')
+        __imgcache_add_completions -f
         return
         ;;
     esac

@@ -23,7 +23,7 @@ function __imgcache_parse_tokens -S
         __imgcache_parse_subcommand 0 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'fetch'
-            __imgcache_parse_subcommand -r 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'offline' 'reload' 'refresh' 'retry-failed' 'any' 'key-filter=' 'ro-dir=+' 'H/header=+' 'u/user=' 'netrc' 'cookie-jar=' 'k/insecure' 'cacert=' 'connect-timeout=' 'timeout=' 'm/max-time=' 'max-filesize=' 'retry=' 'A/user-agent=' 'failed-ttl=' 'o/output=' 'link' 'key=' 'version' 'h/help'
+            __imgcache_parse_subcommand -r 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'offline' 'reload' 'refresh' 'retry-failed' 'any' 'key-filter=' 'ro-dir=+' 'H/header=+' 'u/user=' 'netrc' 'cookie-jar=' 'k/insecure' 'cacert=' 'connect-timeout=' 'timeout=' 'm/max-time=' 'max-filesize=' 'retry=' 'A/user-agent=' 'failed-ttl=' 'o/output=' 'link' 'key=' 'i/input=' 'version' 'h/help'
         case 'prefetch'
             __imgcache_parse_subcommand -r 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'offline' 'reload' 'refresh' 'retry-failed' 'any' 'key-filter=' 'ro-dir=+' 'H/header=+' 'u/user=' 'netrc' 'cookie-jar=' 'k/insecure' 'cacert=' 'connect-timeout=' 'timeout=' 'm/max-time=' 'max-filesize=' 'retry=' 'A/user-agent=' 'failed-ttl=' 'i/input=' 'j/jobs=' 'order=' 'max-per-host=' 'save-failed=' 'version' 'h/help'
         case 'query'
@@ -160,6 +160,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" o output' -l 'output' -s 'o' -d 'Copy the cached file to FILE (one URL only).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" link' -l 'link' -d 'With -o, hard-link instead of copying.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" key' -l 'key' -d 'Cache key to use instead of one made from the URL (one URL only).' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" i input' -l 'input' -s 'i' -d 'Read URLs from FILE (\'-\': stdin), one a line; print a line per URL as it is known.' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" version' -l 'version' -d 'Show the version.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" d dir' -s 'd' -l 'dir' -d 'Cache directory (default $XDG_CACHE_HOME/imgcache).' -rfa '(__imgcache_complete_directories)'

@@ -9,8 +9,11 @@ extension ImgCacheCommand {
       abstract: "Get images through the cache and print their cached paths.",
       discussion: """
         Prints the absolute path of each cached file, one a line, in argument order; with -o, \
-        copies (or links) the file there and prints that path instead. Example:
+        copies (or links) the file there and prints that path instead. With -i FILE or -i -, \
+        reads URLs one a line and prints one line per URL in input order as soon as it is \
+        known (an empty line for a failure), so one process can serve a whole script. Examples:
           img=$(imgcache fetch https://example.com/a.png) && identify "$img"
+          coproc IMG { imgcache fetch -i -; }; echo "$url" >&"${IMG[1]}"; read -r img <&"${IMG[0]}"
         """)
 
     @OptionGroup var global: GlobalOptions
@@ -26,12 +29,17 @@ extension ImgCacheCommand {
     var link = false
     @Option(name: .long, help: "Cache key to use instead of one made from the URL (one URL only).")
     var key: String?
-    @Argument(help: "http or https URLs.")
+    @Option(
+      name: .shortAndLong,
+      help: "Read URLs from FILE ('-': stdin), one a line; print a line per URL as it is known.",
+      completion: .file())
+    var input: String?
+    @Argument(help: "http or https URLs (taken before those of -i).")
     var urls: [String] = []
 
     func validate() throws {
-      if urls.isEmpty { throw ValidationError("give at least one URL") }
-      if (output != nil || key != nil) && urls.count > 1 {
+      if urls.isEmpty && input == nil { throw ValidationError("give at least one URL") }
+      if (output != nil || key != nil) && (urls.count > 1 || input != nil) {
         throw ValidationError("-o and --key take exactly one URL")
       }
       if link && output == nil { throw ValidationError("--link needs -o FILE") }
@@ -46,6 +54,7 @@ extension ImgCacheCommand {
       options.explicitKey = key
       let fetcher = context.fetcher(
         readOnly: fetchFlags.roDir, transfer: try transfer.transferOptions(context))
+      if let input { return try await stream(input, fetcher: fetcher, options: options, context) }
       let (results, signal) = await Interrupts.run { [urls, options] in
         await fetcher.fetch(urls, options: options)
       }
@@ -61,12 +70,49 @@ extension ImgCacheCommand {
             continue
           }
         }
-        status = ExitStatus.worst(status, render(result, path: path, context: context))
+        status = ExitStatus.worst(status, Self.render(result, path: path, context: context))
       }
       return signal ?? status
     }
 
-    private func render(_ result: FetchResult, path: String?, context: CommandContext) -> Int32 {
+    /// `-i`: the lines available are fetched as one batch (one lookup, concurrent downloads)
+    /// and answered in input order, a line each, before the next lines are read; a URL sent
+    /// alone is answered alone, so a co-process gets its answer at once.
+    private func stream(
+      _ input: String, fetcher: Fetcher, options: FetchOptions, _ context: CommandContext
+    ) async throws -> Int32 {
+      let (outcome, signal) = await Interrupts.run { [urls] () async -> Result<Int32, CacheError> in
+        var status = ExitStatus.ok
+        do {
+          let source = try URLLines(arguments: urls, file: input)
+          while !Task.isCancelled && !context.console.stdoutClosed {
+            guard case .url(let first) = try source.next(wait: true) else { break }
+            var batch = [first]
+            while batch.count < 256, case .url(let url) = try source.next(wait: false) {
+              batch.append(url)
+            }
+            for result in await fetcher.fetch(batch, options: options) {
+              status = ExitStatus.worst(
+                status, Self.render(result, path: result.outcome.successPath, context: context))
+              if !context.global.json && result.outcome.successPath == nil {
+                context.console.data("")
+              }
+            }
+          }
+        } catch let error as CacheError {
+          return .failure(error)
+        } catch {
+          return .failure(CacheError(.localIO, "cannot read the URL list", underlying: error))
+        }
+        return .success(status)
+      }
+      if let signal { return signal }
+      return try outcome.get()
+    }
+
+    private static func render(_ result: FetchResult, path: String?, context: CommandContext)
+      -> Int32
+    {
       if context.global.json { context.emit(FetchRecord(result, path: path)) }
       switch result.outcome {
       case .success(.offlineMiss):

@@ -1,0 +1,80 @@
+import Foundation
+import ImgCacheKit
+import ImgCacheTestSupport
+import Testing
+
+/// `fetch -i`: one process answers a script's URLs one line at a time, in order.
+@Suite("imgcache fetch -i: a co-process for scripts", .serialized)
+struct BatchFetchTests {
+  let env = CLIEnvironment()
+  let servers = TestServers.shared
+
+  @Test("a line in, its answer out at once, while stdin stays open; failures are empty lines")
+  func coprocess() throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+    process.arguments = ["-s", "KILL", "60", imgcacheBinary, "fetch", "-i", "-"]
+    process.environment = env.environment
+    let input = Pipe()
+    let output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let reader = LineReader(output.fileHandleForReading)
+    func ask(_ url: String) -> String? {
+      input.fileHandleForWriting.write(Data((url + "\n").utf8))
+      return reader.line()
+    }
+    let png = servers.nginx("base.png?co=1")
+    let first = try #require(ask(png))
+    #expect(first.hasPrefix(env.cacheDirectory + "/data/") && first.hasSuffix(".png"))
+    #expect(ask(servers.fault("/status/404?co=1")) == "")
+    #expect(ask("not a url") == "")
+    #expect(ask(png) == first)
+    #expect(ask(servers.nginx("base.gif?co=1"))?.hasSuffix(".gif") == true)
+    try input.fileHandleForWriting.close()
+    process.waitUntilExit()
+    // The most severe status of the stream, as for a batch: the malformed URL (2) over the 404.
+    #expect(process.terminationStatus == 2)
+  }
+
+  @Test("lines already there are answered in input order; --json gives a record per URL")
+  func ordered() throws {
+    let urls =
+      (0..<20).map { servers.nginx("base.jpg?order=\($0)") } + [
+        servers.fault("/html?order=1")
+      ]
+    let text = env.run(["fetch", "-i", "-"], input: urls.joined(separator: "\n") + "\n")
+    #expect(text.status == 9)
+    let lines = text.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+    #expect(lines.count == 22 && lines[20].isEmpty && lines[21].isEmpty)
+    let json = env.run(["fetch", "--json", "-i", "-"], input: urls.joined(separator: "\n"))
+    let records = CLIEnvironment.records(json)
+    #expect(records.compactMap { $0["url"] as? String } == urls)
+    #expect(records.last?["status"] as? String == "error")
+    #expect(env.run(["fetch", "-i", "-", "-o", env.root.path + "/x.png"]).status == 2)
+  }
+}
+
+/// Lines from a pipe, read as they come.
+private final class LineReader {
+  private let handle: FileHandle
+  private var buffer = Data()
+
+  init(_ handle: FileHandle) { self.handle = handle }
+
+  /// The next line, or nil at the end.
+  func line() -> String? {
+    while true {
+      if let newline = buffer.firstIndex(of: 0x0A) {
+        let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+        buffer.removeSubrange(buffer.startIndex...newline)
+        return line
+      }
+      let chunk = handle.availableData
+      if chunk.isEmpty { return nil }
+      buffer += chunk
+    }
+  }
+}
