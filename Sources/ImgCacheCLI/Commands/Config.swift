@@ -33,7 +33,7 @@ extension ImgCacheCommand.Config {
 
     func run(in context: CommandContext) async throws -> Int32 {
       let values = PolicyKey.all.map { key in
-        let (text, origin) = context.resolved.values[key] ?? (key.defaultText, "default")
+        let (text, origin) = context.resolved.value(of: key)
         return (key, text, origin)
       }
       if context.global.json {
@@ -63,8 +63,7 @@ extension ImgCacheCommand.Config {
 
     func run(in context: CommandContext) async throws -> Int32 {
       let policyKey = try ConfigFile.policyKey(key)
-      let (text, origin) =
-        context.resolved.values[policyKey] ?? (policyKey.defaultText, "default")
+      let (text, origin) = context.resolved.value(of: policyKey)
       if context.global.json {
         context.emit(ConfigValueRecord(key: policyKey.name, value: text, origin: origin))
       } else {

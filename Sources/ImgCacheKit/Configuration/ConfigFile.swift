@@ -50,13 +50,38 @@ public enum ConfigFile {
     return key
   }
 
-  /// The key a line sets, if it sets one.
-  static func key(of line: String) -> String? {
+  /// What one line of a policy file says, once its `#` comment is dropped.
+  enum Line: Equatable {
+    /// Blank, or a comment only.
+    case blank
+    /// `key = value`, both trimmed.
+    case assignment(key: String, value: String)
+    /// Text without `=`: the text.
+    case malformed(String)
+  }
+
+  /// The lines of a policy file's text. Split on `isNewline`, not "\n": a CRLF is one
+  /// Character in Swift and would never split.
+  static func lines(of text: String) -> [Substring] {
+    text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+  }
+
+  /// Parses one line: the reader of policy files and `config set` read lines alike.
+  static func parse<Text: StringProtocol>(_ line: Text) -> Line {
     let content =
       line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
-      .first ?? ""
-    guard let equals = content.firstIndex(of: "=") else { return nil }
-    return content[..<equals].trimmingCharacters(in: .whitespaces)
+      .first.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+    if content.isEmpty { return .blank }
+    guard let equals = content.firstIndex(of: "=") else { return .malformed(content) }
+    return .assignment(
+      key: content[..<equals].trimmingCharacters(in: .whitespaces),
+      value: content[content.index(after: equals)...].trimmingCharacters(in: .whitespaces))
+  }
+
+  /// The key a line sets, if it sets one.
+  static func key(of line: String) -> String? {
+    guard case .assignment(let key, _) = parse(line) else { return nil }
+    return key
   }
 
   private static func read(_ path: String) throws -> [String] {
@@ -66,10 +91,8 @@ public enum ConfigFile {
       }
       return []
     }
-    let text = String(decoding: data, as: UTF8.self)
-    // `isNewline`, not "\n": a CRLF is one Character. Lines are written back with LF.
-    var lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(
-      String.init)
+    // Lines are written back with LF.
+    var lines = Self.lines(of: String(decoding: data, as: UTF8.self)).map(String.init)
     if lines.last == "" { lines.removeLast() }
     return lines
   }

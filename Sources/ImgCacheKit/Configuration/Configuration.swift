@@ -102,6 +102,11 @@ public struct ResolvedConfiguration: Sendable {
     }
   }
 
+  /// The text of `key` and where it came from (`default` when nothing set it).
+  public func value(of key: PolicyKey) -> (text: String, origin: String) {
+    values[key] ?? (key.defaultText, "default")
+  }
+
   /// Refuses a policy file another user could have written (ssh's StrictModes): it can turn
   /// TLS verification off or point the cookie jar anywhere.
   static func checkTrust(_ path: String) throws {
@@ -130,21 +135,15 @@ public struct ResolvedConfiguration: Sendable {
     }
     try Self.checkTrust(path)
     let text = String(decoding: data, as: UTF8.self)
-    // `isNewline`, not "\n": a CRLF is one Character in Swift and would never split.
-    for (index, rawLine) in text.split(
-      omittingEmptySubsequences: false, whereSeparator: \.isNewline
-    )
-    .enumerated() {
-      let line =
-        rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
-        .first.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
-      if line.isEmpty { continue }
+    for (index, line) in ConfigFile.lines(of: text).enumerated() {
       let origin = "\(path):\(index + 1)"
-      guard let equals = line.firstIndex(of: "=") else {
-        throw CacheError(.invalidInput, "\(origin): expected 'key = value', got '\(line)'")
+      let (name, value): (String, String)
+      switch ConfigFile.parse(line) {
+      case .blank: continue
+      case .malformed(let content):
+        throw CacheError(.invalidInput, "\(origin): expected 'key = value', got '\(content)'")
+      case .assignment(let key, let text): (name, value) = (key, text)
       }
-      let name = line[..<equals].trimmingCharacters(in: .whitespaces)
-      let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
       guard let key = PolicyKey.named(name) else {
         throw CacheError(.invalidInput, "\(origin): unknown key '\(name)'")
       }

@@ -71,11 +71,10 @@ extension Index {
     shard: String, dryRun: Bool, listFiles: () -> Set<String>,
     unlinkOrphans: ([String]) throws -> Void
   ) throws -> (orphans: [String], missing: [String]) {
-    let (lower, upper) = (shard + "/", shard + "0")
     func work(_ db: Database) throws -> ([String], [String]) {
       let onDisk = listFiles()
-      let inShard = Columns.file > lower && Columns.file < upper
-      let indexed = try String.fetchSet(db, CacheEntry.select(Columns.file).filter(inShard))
+      let indexed = try String.fetchSet(
+        db, CacheEntry.select(Columns.file).filter(Self.inShard(shard)))
       let orphans = onDisk.subtracting(indexed).sorted()
       if !dryRun {
         try unlinkOrphans(orphans)
@@ -89,6 +88,11 @@ extension Index {
     }
     if dryRun { return try read(orIfMissing: ([], [])) { try work($0) } }
     return try write { try work($0) }
+  }
+
+  /// The rows whose file is in shard `ab` (`ab/…`), as a range of the `entry_file` index.
+  static func inShard(_ shard: String) -> SQLExpression {
+    Columns.file > shard + "/" && Columns.file < shard + "0"
   }
 
   /// Empties the index in one transaction in which `replaceData` swaps `data/` for an empty

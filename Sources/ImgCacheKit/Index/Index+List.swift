@@ -169,7 +169,7 @@ extension Index {
       case .host:
         let rows = try Row.fetchCursor(db, sql: "SELECT url, size, allocated FROM entry")
         while let row = try rows.next() {
-          let host = Self.host(of: row[0])
+          let host = URLText.host(of: row[0])
           var totals = groups[host] ?? .zero
           totals.entries += 1
           totals.bytes += row[1]
@@ -181,16 +181,5 @@ extension Index {
         ($0.totals.allocated, $1.name) > ($1.totals.allocated, $0.name)
       }
     }
-  }
-
-  /// `host[:port]` of a stored URL (which never holds userinfo).
-  static func host(of url: String) -> String {
-    let utf8 = url.utf8
-    guard let scheme = url.range(of: "://") else { return url }
-    let rest = utf8[scheme.upperBound...]
-    let end = rest.firstIndex {
-      $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
-    }
-    return String(decoding: rest[..<(end ?? rest.endIndex)], as: UTF8.self).lowercased()
   }
 }

@@ -15,16 +15,13 @@ struct ShardFindings {
 /// process storing at the same time is never seen half-way (a file placed, its row not yet
 /// committed) and nothing it stores is reported.
 extension Index {
-  private typealias Columns = CacheEntry.Columns
-
   /// Checks one shard: `examine` (called inside the transaction with the shard's rows) compares
   /// them with the files and, with `repair`, deletes the orphans; the rows are fixed here.
   func verify(shard: String, repair: Bool, examine: ([CacheEntry]) throws -> ShardFindings)
     throws -> ShardFindings
   {
-    let (lower, upper) = (shard + "/", shard + "0")
-    return try writeIfExists(orIfMissing: ShardFindings()) { db in
-      let rows = try CacheEntry.filter(Columns.file > lower && Columns.file < upper).fetchAll(db)
+    try writeIfExists(orIfMissing: ShardFindings()) { db in
+      let rows = try CacheEntry.filter(Self.inShard(shard)).fetchAll(db)
       let findings = try examine(rows)
       guard repair else { return findings }
       try IndexSchema.delete(findings.missing, db)

@@ -184,8 +184,7 @@ public final class Fetcher: Sendable {
     let response: DownloadResponse
     switch await downloader.result(of: ticket) {
     case .failure(let error):
-      // Noted first, so that the failure record's transaction adds it.
-      if let counter = Counter.failure(error.kind) { cache.note([counter: 1]) }
+      cache.noteFailure(error)
       if error.isPermanent {
         try? cache.recordFailure(url: url, fingerprint: fingerprint, error: error)
       }
@@ -212,7 +211,7 @@ public final class Fetcher: Sendable {
         file, response: response, url: url, key: key, options: options)
     } catch {
       let failure = CacheError.io("cannot check the body", error, url: url)
-      if let counter = Counter.failure(failure.kind) { cache.note([counter: 1]) }
+      cache.noteFailure(failure)
       if failure.isPermanent {
         try? cache.recordFailure(url: url, fingerprint: fingerprint, error: failure)
       }
@@ -223,9 +222,7 @@ public final class Fetcher: Sendable {
       return download.validators == nil
         ? .downloaded(entry, path: path) : .revalidated(entry, path: path)
     }
-    if case .failure(let error) = stored, let counter = Counter.failure(error.kind) {
-      cache.note([counter: 1])
-    }
+    if case .failure(let error) = stored { cache.noteFailure(error) }
     return result(stored, bytes: response.bytes)
   }
 }

@@ -123,6 +123,12 @@ public final class DiskCache: Sendable {
   /// Notes counts with no write of their own; the next write transaction adds them.
   public func note(_ counts: [Counter: Int64]) { index.note(counts) }
 
+  /// Notes a failed download under its class (before its failure record is written, so that
+  /// transaction adds it).
+  public func noteFailure(_ error: CacheError) {
+    if let counter = Counter.failure(error.kind) { index.note([counter: 1]) }
+  }
+
   /// Checkpoints and closes the index (a writing command calls this when it ends).
   public func close() { index.close() }
 

@@ -40,7 +40,7 @@ final class CurlTransfer {
     self.maxBodySize = options.maxBodySize
     self.idleNanoseconds = UInt64(options.idleTimeout * 1e9)
     errorBuffer.initialize(repeating: 0, count: Int(imgcache_error_size))
-    self.host = Self.host(of: request.url)
+    self.host = URLText.host(of: request.url)
     configure(options: options, share: share)
   }
 
@@ -49,14 +49,6 @@ final class CurlTransfer {
     errorBuffer.deallocate()
     curl_slist_free_all(headerList)
     discardFile()
-  }
-
-  /// The host part of `url`, for per-host limits.
-  static func host(of url: String) -> String {
-    guard let schemeEnd = url.range(of: "://") else { return "" }
-    let rest = url[schemeEnd.upperBound...]
-    let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-    return String(authority.split(separator: "@").last ?? "").lowercased()
   }
 
   private func configure(options: TransferOptions, share: UnsafeMutableRawPointer?) {
