@@ -14,8 +14,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
   ],
   targets: [
-    .systemLibrary(
-      name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+    // Headers only: libcurl is loaded with dlopen on first use (see Transport/CurlLibrary.swift).
+    .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     .systemLibrary(
       name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     .target(

@@ -6,6 +6,7 @@ extension ImgCacheCommand {
   /// `imgcache clean`: SDWebImage's deleteOldFiles, for cron.
   struct Clean: CacheCommand {
     static let configuration = CommandConfiguration(
+      commandName: "clean",
       abstract: "Expire old entries, trim least recently used ones, sweep leftovers.",
       discussion: """
         Expires entries unused for max_age (at or before the cutoff; negative never, 0 all), \

@@ -5,6 +5,7 @@ extension ImgCacheCommand {
   /// `imgcache clear`: everything, or only the failed-URL list.
   struct Clear: CacheCommand {
     static let configuration = CommandConfiguration(
+      commandName: "clear",
       abstract: "Remove every entry and the failed-URL list (--failed: only that list).",
       discussion: """
         Exits 10 if a clean is running. Example:

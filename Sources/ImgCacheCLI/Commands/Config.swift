@@ -6,6 +6,7 @@ extension ImgCacheCommand {
   /// `imgcache config`: the effective policy and where each value comes from, like `ccache -p`.
   struct Config: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "config",
       abstract: "Show or change the policy: every key's value and where it comes from.",
       discussion: """
         Without a subcommand, prints '(origin) key = value' for every key, the origin being \
@@ -26,6 +27,7 @@ extension ImgCacheCommand.Config {
   /// `config` / `config show`.
   struct Show: CacheCommand {
     static let configuration = CommandConfiguration(
+      commandName: "show",
       abstract: "Print every key with its value and origin.")
 
     @OptionGroup var global: GlobalOptions
@@ -54,6 +56,7 @@ extension ImgCacheCommand.Config {
   /// `config get KEY`.
   struct Get: CacheCommand {
     static let configuration = CommandConfiguration(
+      commandName: "get",
       abstract: "Print the effective value of one key.")
 
     @OptionGroup var global: GlobalOptions
@@ -76,6 +79,7 @@ extension ImgCacheCommand.Config {
   /// `config set KEY VALUE [--user]`.
   struct Set: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "set",
       abstract: "Write one key in the cache's policy file (or the user file with --user).")
 
     @OptionGroup var global: GlobalOptions
@@ -96,6 +100,7 @@ extension ImgCacheCommand.Config {
   /// `config unset KEY [--user]`.
   struct Unset: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "unset",
       abstract: "Remove one key from the cache's policy file (or the user file with --user).")
 
     @OptionGroup var global: GlobalOptions
@@ -117,6 +122,7 @@ extension ImgCacheCommand.Config {
   /// `config path`.
   struct Path: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "path",
       abstract: "Print the cache directory, then the policy files consulted, in order.")
 
     @OptionGroup var global: GlobalOptions

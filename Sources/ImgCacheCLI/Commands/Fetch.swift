@@ -6,6 +6,7 @@ extension ImgCacheCommand {
   /// `imgcache fetch URL...`: get through the cache, print each cached path.
   struct Fetch: CacheCommand {
     static let configuration = CommandConfiguration(
+      commandName: "fetch",
       abstract: "Get images through the cache and print their cached paths.",
       discussion: """
         Prints the absolute path of each cached file, one a line, in argument order; with -o, \

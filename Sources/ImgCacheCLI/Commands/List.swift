@@ -6,6 +6,7 @@ extension ImgCacheCommand {
   /// `imgcache list`: the entries of the index, filtered and sorted, streamed.
   struct List: CacheCommand {
     static let configuration = CommandConfiguration(
+      commandName: "list",
       abstract: "List cached entries (or failed requests) from the index.",
       discussion: """
         One line per entry: last use, size, format and dimensions, URL. Streams from the \

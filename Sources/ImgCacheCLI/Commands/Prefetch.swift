@@ -6,6 +6,7 @@ extension ImgCacheCommand {
   /// `imgcache prefetch`: warm the cache from a list of URLs, concurrently.
   struct Prefetch: CacheCommand {
     static let configuration = CommandConfiguration(
+      commandName: "prefetch",
       abstract: "Warm the cache from a list of URLs, concurrently.",
       discussion: """
         Reads URLs from the arguments and from -i FILE ('-' for stdin), one a line; blank lines \

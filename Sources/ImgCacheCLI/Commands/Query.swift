@@ -6,6 +6,7 @@ extension ImgCacheCommand {
   /// `imgcache query URL...`: is it cached, and where.
   struct Query: CacheCommand {
     static let configuration = CommandConfiguration(
+      commandName: "query",
       abstract: "Print the cached path of each URL; exit 0 if all are cached, 1 if any is not.",
       discussion: """
         Not a use (the LRU clock, stats) unless --touch. With --json, one record per URL \

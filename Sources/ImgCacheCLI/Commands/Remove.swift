@@ -6,6 +6,7 @@ extension ImgCacheCommand {
   /// `imgcache remove URL...|-i FILE`: delete entries.
   struct Remove: CacheCommand {
     static let configuration = CommandConfiguration(
+      commandName: "remove",
       abstract: "Remove the entries of URLs from the cache.",
       discussion: """
         Prints each removed URL. Exits 1 if a named URL was not cached, unless -f. Example:

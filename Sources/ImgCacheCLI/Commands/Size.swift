@@ -5,6 +5,7 @@ extension ImgCacheCommand {
   /// `imgcache size`: entries and bytes, in O(1); `--by` breaks them down from the index.
   struct Size: CacheCommand {
     static let configuration = CommandConfiguration(
+      commandName: "size",
       abstract: "Print the number of entries and their size.",
       discussion: """
         Prints 'N entries, X MiB (Y MiB on disk)', and the temporary files of downloads in \

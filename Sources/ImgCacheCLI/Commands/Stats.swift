@@ -6,6 +6,7 @@ extension ImgCacheCommand {
   /// `imgcache stats`: the persistent counters, like `ccache -s`.
   struct Stats: CacheCommand {
     static let configuration = CommandConfiguration(
+      commandName: "stats",
       abstract: "Print hit, miss, download, failure and eviction counters.",
       discussion: """
         Counters are kept in the index by every process (fetch, prefetch, clean, remove, \

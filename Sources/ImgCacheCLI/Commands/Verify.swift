@@ -6,6 +6,7 @@ extension ImgCacheCommand {
   /// `imgcache verify`: reconcile the index with the disk.
   struct Verify: CacheCommand {
     static let configuration = CommandConfiguration(
+      commandName: "verify",
       abstract: "Check the index against the files; --repair fixes what it finds.",
       discussion: """
         Reports rows whose file is missing, files with no row (orphans), sizes that differ \

@@ -14,7 +14,7 @@ extension CurlTransfer {
   /// Classifies a libcurl failure (reference §2.3's mapping); `detail` is libcurl's error
   /// buffer, which tells a malformed response (bad chunking, oversized headers) from a reset.
   static func error(for code: CURLcode, detail: String, url: String) -> CacheError {
-    let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+    let text = detail.isEmpty ? CurlLibrary.describe(code) : detail
     switch code {
     case CURLE_UNSUPPORTED_PROTOCOL:
       return CacheError(

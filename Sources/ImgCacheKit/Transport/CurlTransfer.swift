@@ -8,6 +8,7 @@ final class CurlTransfer {
   let id: UInt64
   let request: DownloadRequest
   let handle: UnsafeMutableRawPointer
+  private let api: imgcache_api
   let host: String
   var attempt = 0
   private let maxBodySize: Int64
@@ -30,10 +31,11 @@ final class CurlTransfer {
   private var abortReason: CacheError?
 
   init?(
-    id: UInt64, request: DownloadRequest, options: TransferOptions,
+    id: UInt64, request: DownloadRequest, options: TransferOptions, api: imgcache_api,
     share: UnsafeMutableRawPointer?
   ) {
-    guard let handle = curl_easy_init() else { return nil }
+    guard let handle = imgcache_easy_init(api) else { return nil }
+    self.api = api
     self.id = id
     self.request = request
     self.handle = handle
@@ -45,72 +47,72 @@ final class CurlTransfer {
   }
 
   deinit {
-    curl_easy_cleanup(handle)
+    imgcache_easy_cleanup(api, handle)
     errorBuffer.deallocate()
-    curl_slist_free_all(headerList)
+    imgcache_slist_free_all(api, headerList)
     discardFile()
   }
 
   private func configure(options: TransferOptions, share: UnsafeMutableRawPointer?) {
     let h = handle
-    imgcache_setopt_string(h, CURLOPT_URL, request.url)
-    imgcache_setopt_string(h, CURLOPT_PROTOCOLS_STR, "http,https")
-    imgcache_setopt_string(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-    imgcache_setopt_long(h, CURLOPT_FOLLOWLOCATION, 1)
-    imgcache_setopt_long(h, CURLOPT_MAXREDIRS, options.maxRedirects)
-    imgcache_setopt_long(h, CURLOPT_NOSIGNAL, 1)
-    imgcache_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout * 1000))
-    imgcache_setopt_pointer(h, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
+    imgcache_setopt_string(api, h, CURLOPT_URL, request.url)
+    imgcache_setopt_string(api, h, CURLOPT_PROTOCOLS_STR, "http,https")
+    imgcache_setopt_string(api, h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+    imgcache_setopt_long(api, h, CURLOPT_FOLLOWLOCATION, 1)
+    imgcache_setopt_long(api, h, CURLOPT_MAXREDIRS, options.maxRedirects)
+    imgcache_setopt_long(api, h, CURLOPT_NOSIGNAL, 1)
+    imgcache_setopt_long(api, h, CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout * 1000))
+    imgcache_setopt_pointer(api, h, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
     // The idle timeout is time without a byte (checked from the progress callback), not an
     // average speed: a server sending a byte a second is slow, not dead.
-    imgcache_setopt_long(h, CURLOPT_NOPROGRESS, 0)
+    imgcache_setopt_long(api, h, CURLOPT_NOPROGRESS, 0)
     if options.maxTime > 0 {
-      imgcache_setopt_long(h, CURLOPT_TIMEOUT_MS, Int(options.maxTime * 1000))
+      imgcache_setopt_long(api, h, CURLOPT_TIMEOUT_MS, Int(options.maxTime * 1000))
     }
-    imgcache_setopt_off(h, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(options.maxBodySize))
-    imgcache_setopt_string(h, CURLOPT_ACCEPT_ENCODING, "")
-    imgcache_setopt_string(h, CURLOPT_USERAGENT, options.userAgent)
-    imgcache_setopt_long(h, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+    imgcache_setopt_off(api, h, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(options.maxBodySize))
+    imgcache_setopt_string(api, h, CURLOPT_ACCEPT_ENCODING, "")
+    imgcache_setopt_string(api, h, CURLOPT_USERAGENT, options.userAgent)
+    imgcache_setopt_long(api, h, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
     if options.insecure {
-      imgcache_setopt_long(h, CURLOPT_SSL_VERIFYPEER, 0)
-      imgcache_setopt_long(h, CURLOPT_SSL_VERIFYHOST, 0)
+      imgcache_setopt_long(api, h, CURLOPT_SSL_VERIFYPEER, 0)
+      imgcache_setopt_long(api, h, CURLOPT_SSL_VERIFYHOST, 0)
     }
-    if let caFile = options.caFile { imgcache_setopt_string(h, CURLOPT_CAINFO, caFile) }
+    if let caFile = options.caFile { imgcache_setopt_string(api, h, CURLOPT_CAINFO, caFile) }
     if let credentials = options.credentials ?? request.credentials {
-      imgcache_setopt_string(h, CURLOPT_USERPWD, credentials)
-      imgcache_setopt_long(h, CURLOPT_HTTPAUTH, imgcache_auth_basic)
+      imgcache_setopt_string(api, h, CURLOPT_USERPWD, credentials)
+      imgcache_setopt_long(api, h, CURLOPT_HTTPAUTH, imgcache_auth_basic)
     }
     if options.useNetrc {
-      imgcache_setopt_long(h, CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
-      if let netrc = options.netrcFile { imgcache_setopt_string(h, CURLOPT_NETRC_FILE, netrc) }
+      imgcache_setopt_long(api, h, CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
+      if let netrc = options.netrcFile { imgcache_setopt_string(api, h, CURLOPT_NETRC_FILE, netrc) }
     }
     if let jar = options.cookieJar {
-      imgcache_setopt_string(h, CURLOPT_COOKIEFILE, jar)
-      imgcache_setopt_string(h, CURLOPT_COOKIEJAR, jar)
+      imgcache_setopt_string(api, h, CURLOPT_COOKIEFILE, jar)
+      imgcache_setopt_string(api, h, CURLOPT_COOKIEJAR, jar)
     }
-    if let share { imgcache_setopt_share(h, share) }
+    if let share { imgcache_setopt_share(api, h, share) }
     var headers = ["Accept: image/*,*/*;q=0.8"] + options.headers
     if let etag = request.etag { headers.append("If-None-Match: \(etag)") }
     if let lastModified = request.lastModified {
       headers.append("If-Modified-Since: \(lastModified)")
     }
-    for header in headers { headerList = curl_slist_append(headerList, header) }
-    imgcache_setopt_slist(h, CURLOPT_HTTPHEADER, headerList)
+    for header in headers { headerList = imgcache_slist_append(api, headerList, header) }
+    imgcache_setopt_slist(api, h, CURLOPT_HTTPHEADER, headerList)
     let me = Unmanaged.passUnretained(self).toOpaque()
-    imgcache_setopt_pointer(h, CURLOPT_WRITEDATA, me)
-    imgcache_setopt_pointer(h, CURLOPT_HEADERDATA, me)
-    imgcache_setopt_pointer(h, CURLOPT_PRIVATE, me)
-    imgcache_setopt_pointer(h, CURLOPT_XFERINFODATA, me)
-    imgcache_setopt_xferinfo_function(h) { user, _, _, _, _ in
+    imgcache_setopt_pointer(api, h, CURLOPT_WRITEDATA, me)
+    imgcache_setopt_pointer(api, h, CURLOPT_HEADERDATA, me)
+    imgcache_setopt_pointer(api, h, CURLOPT_PRIVATE, me)
+    imgcache_setopt_pointer(api, h, CURLOPT_XFERINFODATA, me)
+    imgcache_setopt_xferinfo_function(api, h) { user, _, _, _, _ in
       guard let user else { return 0 }
       return Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue().checkIdle()
     }
-    imgcache_setopt_write_function(h) { data, size, count, user in
+    imgcache_setopt_write_function(api, h) { data, size, count, user in
       guard let user, let data else { return 0 }
       return Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue().receive(
         data, size * count)
     }
-    imgcache_setopt_header_function(h) { data, size, count, user in
+    imgcache_setopt_header_function(api, h) { data, size, count, user in
       guard let user, let data else { return 0 }
       let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
       transfer.header(data, size * count)
@@ -242,10 +244,10 @@ final class CurlTransfer {
 
   private func outcome(_ code: CURLcode) -> Result<DownloadResponse, CacheError> {
     var responseCode = 0
-    imgcache_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &responseCode)
+    imgcache_getinfo_long(api, handle, CURLINFO_RESPONSE_CODE, &responseCode)
     if responseCode != 0 { status = responseCode }
     var effective: UnsafeMutablePointer<CChar>?
-    imgcache_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effective)
+    imgcache_getinfo_string(api, handle, CURLINFO_EFFECTIVE_URL, &effective)
     let effectiveURL = effective.map { String(cString: $0) } ?? request.url
     guard code == CURLE_OK else {
       let detail = String(cString: errorBuffer)

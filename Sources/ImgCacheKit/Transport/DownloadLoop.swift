@@ -6,7 +6,9 @@ import Foundation
 final class DownloadLoop {
   private let downloader: Downloader
   private let options: TransferOptions
+  private let api: imgcache_api
   private let multi: UnsafeMutableRawPointer
+  private let share: UnsafeMutableRawPointer?
   private var waiting = [CurlTransfer]()
   private var delayed = [(due: Date, transfer: CurlTransfer)]()
   private var active = [UnsafeMutableRawPointer: CurlTransfer]()
@@ -15,10 +17,12 @@ final class DownloadLoop {
   /// up and a cookie jar written before its caller goes on).
   private var finished = [(id: UInt64, result: Result<DownloadResponse, CacheError>)]()
 
-  init(downloader: Downloader) {
+  /// A loop for `downloader`; nil when it has no libcurl (it then never starts a loop).
+  init?(downloader: Downloader) {
+    guard let handles = downloader.loopHandles else { return nil }
     self.downloader = downloader
     options = downloader.options
-    multi = downloader.multiHandle
+    (api, multi, share) = handles
   }
 
   /// Runs until there is nothing left to do.
@@ -35,19 +39,19 @@ final class DownloadLoop {
       startTransfers()
       deliverFinished()
       var running: Int32 = 0
-      curl_multi_perform(multi, &running)
+      imgcache_multi_perform(api, multi, &running)
       let completed = collectFinished()
       deliverFinished()
       // Slots were freed: start waiting transfers before sleeping.
       if completed > 0 { continue }
       // Sleep until a socket is ready, a wakeup, curl's own next timer, or a retry is due.
       var curlTimeout = -1
-      curl_multi_timeout(multi, &curlTimeout)
+      imgcache_multi_timeout(api, multi, &curlTimeout)
       var wait = curlTimeout >= 0 ? min(curlTimeout, 1_000) : 1_000
       if let due = delayed.map(\.due).min() {
         wait = min(wait, max(0, Int(due.timeIntervalSinceNow * 1000) + 1))
       }
-      if wait > 0 { curl_multi_poll(multi, nil, 0, Int32(wait), nil) }
+      if wait > 0 { imgcache_multi_poll(api, multi, Int32(wait)) }
     }
   }
 
@@ -55,7 +59,7 @@ final class DownloadLoop {
     for (id, request) in incoming {
       guard
         let transfer = CurlTransfer(
-          id: id, request: request, options: options, share: downloader.shareHandle)
+          id: id, request: request, options: options, api: api, share: share)
       else {
         finished.append(
           (id, .failure(CacheError(.localIO, "cannot create a transfer", url: request.url))))
@@ -89,7 +93,7 @@ final class DownloadLoop {
       transfer.prepareAttempt()
       active[transfer.handle] = transfer
       perHost[transfer.host, default: 0] += 1
-      curl_multi_add_handle(multi, transfer.handle)
+      imgcache_multi_add_handle(api, multi, transfer.handle)
     }
   }
 
@@ -102,13 +106,13 @@ final class DownloadLoop {
   private func collectFinished() -> Int {
     var freed = 0
     var remaining: Int32 = 0
-    while let message = curl_multi_info_read(multi, &remaining) {
+    while let message = imgcache_multi_info_read(api, multi, &remaining) {
       guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
         let transfer = active.removeValue(forKey: easy)
       else { continue }
       freed += 1
       perHost[transfer.host, default: 1] -= 1
-      curl_multi_remove_handle(multi, easy)
+      imgcache_multi_remove_handle(api, multi, easy)
       let result = transfer.finish(imgcache_msg_result(message))
       if case .failure(let error) = result, error.isTransient, transfer.attempt < options.retries {
         let delay = options.retryDelay * pow(2, Double(transfer.attempt))
@@ -125,7 +129,7 @@ final class DownloadLoop {
   /// Removes the transfers `matches` picks, wherever they are; their files are deleted.
   private func cancel(where matches: (CurlTransfer) -> Bool) {
     for (easy, transfer) in active where matches(transfer) {
-      curl_multi_remove_handle(multi, easy)
+      imgcache_multi_remove_handle(api, multi, easy)
       perHost[transfer.host, default: 1] -= 1
       active[easy] = nil
       cancelled(transfer)

@@ -19,7 +19,9 @@ public final class Downloader: @unchecked Sendable {
 
   /// The configuration.
   public let options: TransferOptions
-  private let multi: UnsafeMutableRawPointer
+  /// libcurl, or why it could not be loaded (then every request fails with that error).
+  private let curl: Result<CurlLibrary, CacheError>
+  private let multi: UnsafeMutableRawPointer?
   private let share: UnsafeMutableRawPointer?
   private let state = Mutex(SharedState())
 
@@ -41,31 +43,36 @@ public final class Downloader: @unchecked Sendable {
 
   /// Creates a downloader; its thread starts with the first request and ends when idle.
   public init(options: TransferOptions = TransferOptions()) {
-    _ = Self.initializeCurl
     self.options = options
-    multi = curl_multi_init()
-    imgcache_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-    imgcache_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(1, options.maxConcurrent))
-    share = curl_share_init()
+    curl = CurlLibrary.shared
+    guard case .success(let library) = curl else {
+      (multi, share) = (nil, nil)
+      return
+    }
+    let api = library.api
+    multi = imgcache_multi_init(api)
+    imgcache_multi_setopt_long(api, multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+    imgcache_multi_setopt_long(
+      api, multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(1, options.maxConcurrent))
+    share = imgcache_share_init(api)
     if let share {
-      imgcache_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_DNS.rawValue))
-      imgcache_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_COOKIE.rawValue))
-      imgcache_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_SSL_SESSION.rawValue))
+      for data in [CURL_LOCK_DATA_DNS, CURL_LOCK_DATA_COOKIE, CURL_LOCK_DATA_SSL_SESSION] {
+        imgcache_share_setopt_long(api, share, CURLSHOPT_SHARE, Int(data.rawValue))
+      }
     }
   }
 
   deinit {
     // The loop thread holds the downloader while it runs, so it has ended here.
-    curl_multi_cleanup(multi)
-    if let share { curl_share_cleanup(share) }
+    guard case .success(let library) = curl else { return }
+    if let multi { imgcache_multi_cleanup(library.api, multi) }
+    if let share { imgcache_share_cleanup(library.api, share) }
   }
 
-  private static let initializeCurl: Bool = {
-    // URLs reach libcurl as UTF-8 whatever the user's locale; its IDN conversion (libidn2)
-    // reads host names in the character type of the locale, so that must be UTF-8 too.
-    if setlocale(LC_CTYPE, "C.UTF-8") == nil { setlocale(LC_CTYPE, "") }
-    return curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
-  }()
+  /// Wakes the loop thread (libcurl allows this from any thread).
+  private func wakeLoop() {
+    if case .success(let library) = curl, let multi { imgcache_multi_wakeup(library.api, multi) }
+  }
 
   /// Downloads `request`; the result is a response whose body file the caller owns, or a
   /// classified error. Cancelling the calling task cancels the transfer.
@@ -100,7 +107,7 @@ public final class Downloader: @unchecked Sendable {
       }
     } onCancel: {
       state.withLock { _ = $0.cancelled.insert(ticket) }
-      curl_multi_wakeup(multi)
+      wakeLoop()
     }
   }
 
@@ -111,7 +118,7 @@ public final class Downloader: @unchecked Sendable {
       state.cancelEverything = state.threadRunning || !state.incoming.isEmpty
       return state.cancelEverything
     }
-    if running { curl_multi_wakeup(multi) }
+    if running { wakeLoop() }
   }
 
   /// Cancels everything and waits until the loop thread has ended (connections closed, cookie
@@ -123,6 +130,15 @@ public final class Downloader: @unchecked Sendable {
 
   /// Hands `requests` to the loop thread, starting it when none runs; returns their ids.
   private func enqueue(_ requests: [DownloadRequest]) -> [UInt64] {
+    if case .failure(let error) = curl, multi == nil {
+      return state.withLock { state in
+        requests.map { request in
+          state.nextID += 1
+          state.early[state.nextID] = .failure(error.about(request.url))
+          return state.nextID
+        }
+      }
+    }
     let cancelledAlready = withUnsafeCurrentTask { $0?.isCancelled ?? false }
     let (ids, startThread) = state.withLock { state -> ([UInt64], Bool) in
       let ids = requests.map { request -> UInt64 in
@@ -135,11 +151,11 @@ public final class Downloader: @unchecked Sendable {
       return (ids, !state.threadRunning)
     }
     if startThread {
-      let worker = Thread { [self] in DownloadLoop(downloader: self).run() }
+      let worker = Thread { [self] in DownloadLoop(downloader: self)?.run() }
       worker.name = "imgcache.downloader"
       worker.start()
     } else {
-      curl_multi_wakeup(multi)
+      wakeLoop()
     }
     return ids
   }
@@ -185,6 +201,11 @@ public final class Downloader: @unchecked Sendable {
     waiter?.resume(returning: result)
   }
 
-  var multiHandle: UnsafeMutableRawPointer { multi }
-  var shareHandle: UnsafeMutableRawPointer? { share }
+  /// The loop's libcurl, multi handle and share handle; the loop starts only when they exist.
+  var loopHandles:
+    (api: imgcache_api, multi: UnsafeMutableRawPointer, share: UnsafeMutableRawPointer?)?
+  {
+    guard case .success(let library) = curl, let multi else { return nil }
+    return (library.api, multi, share)
+  }
 }
