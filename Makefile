@@ -9,7 +9,7 @@ DOCS_DATE := 2026-01-01
 DEB_PACKAGES := pkg-config curl libsqlite3-dev libssl-dev libcurl4-openssl-dev openssl python3 \
   nginx-light imagemagick webp libheif-examples libavif-bin libjxl-tools
 
-.PHONY: all deps build release test format lint docs check-docs demo install clean bench
+.PHONY: all deps build release test format lint docs check-docs demo install clean bench deb
 
 all: build
 
@@ -47,6 +47,7 @@ docs: build
 	$(SWIFT) build --product generate-manual
 	mkdir -p man completions
 	.build/debug/generate-manual .build/debug/imgcache --date $(DOCS_DATE) --authors 'imgcache developers' -o man
+	sed -i 's/^$$/.Pp/' man/imgcache.1  # a blank line is not a paragraph break in mdoc (groff warns)
 	.build/debug/imgcache --generate-completion-script bash > completions/imgcache.bash
 	.build/debug/imgcache --generate-completion-script zsh > completions/_imgcache
 	.build/debug/imgcache --generate-completion-script fish > completions/imgcache.fish
@@ -67,8 +68,15 @@ install: release
 	install -m 644 completions/_imgcache $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_imgcache
 	install -m 644 completions/imgcache.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/imgcache.fish
 
+# A Debian package of the release build, checked by lintian (not part of make test).
+DEB_TOOLS := dpkg-dev lintian binutils
+deb: release
+	@missing=""; for p in $(DEB_TOOLS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; fi
+	bash scripts/make-deb.sh
+
 # Benchmark (not part of make test): release build, real-image corpus, peers in the same run.
-BENCH_PACKAGES := aria2 wget time desktop-base gnome-backgrounds mate-backgrounds oxygen-icon-theme
+BENCH_PACKAGES := aria2 wget time valgrind python3-matplotlib desktop-base gnome-backgrounds mate-backgrounds oxygen-icon-theme
 bench: deps
 	@missing=""; for p in $(BENCH_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; fi

@@ -5,6 +5,9 @@ Every figure is the median of several runs; all tools run in the same session so
 hold on a noisy machine. Prints one table and writes it to bench/results/<date>.md.
 """
 import json, os, platform, shutil, statistics, subprocess, sys, tempfile, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from goals import chart, coprocess_rate, goal, goals, ratios, startup  # noqa: E402
 from datetime import datetime, timezone
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -97,6 +100,13 @@ def cold_prefetch(label, lst, count, total, jobs):
     for name, (wall, rss) in results.items():
         rows.append((label, name, f"{count / wall:,.0f} files/s  {total / wall / 1e6:,.1f} MB/s",
                      f"{rss / 1024:.1f} MiB", f"{base / wall:.2f} x curl"))
+    mine = results[f"imgcache prefetch -j {jobs}"][0]
+    kind = label.split(" (")[0]
+    for name, (wall, _) in results.items():
+        if not name.startswith("imgcache"):
+            ratios.append((f"{kind} -j {jobs} vs {name.split(' ')[0]}", wall / mine))
+    if kind == "cold small":
+        goal(f"cold small prefetch -j {jobs}", f"{base / mine:.2f} x curl", ">= 1.1 x curl", base / mine >= 1.1)
     return results
 
 
@@ -122,16 +132,40 @@ def run_all(port, floor):
                                                    os.path.join(WORK, "curl.cfg")])
     rows.append(("warm small (all cached)", "imgcache prefetch", f"{n_small / wall:,.0f} URLs/s",
                  f"{rss / 1024:.1f} MiB", f"{curl_wall / wall:.1f} x curl re-fetch"))
+    ratios.append(("warm prefetch vs curl re-fetch", curl_wall / wall))
+    # The rate without the start-up: a list 20 times the small set, minus one process start.
+    many = os.path.join(WORK, "many.txt")
+    with open(many, "w") as f:
+        f.write(open(small).read() * 20)
+    many_wall, _ = median_run(lambda: None, [BIN, "prefetch", "-q", "-i", many], env=env)
+    start_wall, _ = median_run(lambda: None, [BIN, "query", open(small).readline().strip()], runs=10, env=env)
+    rate = n_small * 20 / max(many_wall - start_wall, 1e-6)
+    goal("warm prefetch (start-up excluded)", f"{rate:,.0f} URLs/s", ">= 100,000 URLs/s", rate >= 100_000)
+    urls = [line.strip() for line in open(small)]
+    hits = coprocess_rate(BIN, env, urls, 20_000)
+    rows.append(("co-process (fetch -i -)", "one line at a time from Python", f"{hits:,.0f} hits/s", "", ""))
+    goal("co-process fetch -i -", f"{hits:,.0f} hits/s", ">= 50,000 hits/s", hits >= 50_000)
 
     # One hit, process start to exit, against the floor of a Swift program printing a line.
     url = open(small).readline().strip()
     floor_wall, floor_rss = median_run(lambda: None, [floor], runs=30)
     rows.append(("hit (one URL)", "swift floor (print a line)", f"{floor_wall * 1000:.1f} ms",
                  f"{floor_rss / 1024:.1f} MiB", "1.00 x floor"))
+    walls = {"floor": floor_wall}
     for cmd in ("query", "fetch"):
         w, r = median_run(lambda: None, [BIN, cmd, url], runs=30, env=env)
+        walls[f"{cmd} hit"] = w
         rows.append(("hit (one URL)", f"imgcache {cmd}", f"{w * 1000:.1f} ms", f"{r / 1024:.1f} MiB",
                      f"{w / floor_wall:.2f} x floor"))
+    empty = dict(ENV, IMGCACHE_DIR=os.path.join(WORK, "empty"))
+    walls["size"], r = median_run(lambda: None, [BIN, "size"], runs=30, env=empty)
+    rows.append(("hit (one URL)", "imgcache size (empty cache)", f"{walls['size'] * 1000:.1f} ms",
+                 f"{r / 1024:.1f} MiB", f"{walls['size'] / floor_wall:.2f} x floor"))
+    counts = startup(BIN, floor, env, url, WORK, walls)
+    for name, count in counts.items():
+        if count:
+            rows.append(("instructions (callgrind)", name, f"{count / 1e6:.2f} M", "",
+                         f"{count / counts['floor']:.1f} x floor"))
 
     maintenance(floor_wall)
 
@@ -147,6 +181,8 @@ def management(big, benv, label):
     du_w, _ = median_run(lambda: None, ["du", "-sb", data])
     rows.append((label, "imgcache stats", f"{stats_w * 1000:.1f} ms", f"{stats_r / 1024:.1f} MiB",
                  f"{stats_w / du_w:.3f} x du -sb ({du_w * 1000:.0f} ms)"))
+    ratios.append(("list vs find -printf", find_w / list_w))
+    ratios.append(("stats vs du -sb", du_w / stats_w))
     verify_w, verify_r = median_run(lambda: None, [BIN, "verify"], env=benv)
     rows.append((label, "imgcache verify", f"{verify_w * 1000:.0f} ms", f"{verify_r / 1024:.1f} MiB",
                  f"{verify_w / find_w:.2f} x find -printf"))
@@ -170,6 +206,7 @@ def maintenance(floor_wall):
                      f"{size_w / du_w:.3f} x du -sb ({du_w * 1000:.0f} ms)"))
         if entries != BIG:
             continue
+        ratios.append((f"size vs du -sb ({entries:,})", du_w / size_w))
         management(big, benv, label)
         allocated = json.loads(subprocess.run([BIN, "size", "--json"], env=benv, capture_output=True,
                                               check=True).stdout)["disk_size"]
@@ -188,10 +225,14 @@ def maintenance(floor_wall):
         find_w, _ = median_run(restore, ["bash", "-c", script])
         rows.append((label, "imgcache clean (to half)", f"{clean_w * 1000:.0f} ms", f"{clean_r / 1024:.1f} MiB",
                      f"{clean_w / find_w:.2f} x find|sort|rm ({find_w * 1000:.0f} ms)"))
+        ratios.append((f"clean vs find|sort|rm ({entries:,})", find_w / clean_w))
+        goal(f"clean to half, {entries:,} entries", f"{clean_w / find_w:.2f} x find|sort|rm",
+             "<= 1.0 x find|sort|rm", clean_w <= find_w)
         clear_w, clear_r = median_run(restore, [BIN, "clear", "-q"], env=cenv)
         rm_w, _ = median_run(restore, ["rm", "-rf", copy])
         rows.append((label, "imgcache clear", f"{clear_w * 1000:.0f} ms", f"{clear_r / 1024:.1f} MiB",
                      f"{clear_w / rm_w:.2f} x rm -rf ({rm_w * 1000:.0f} ms)"))
+        ratios.append((f"clear vs rm -rf ({entries:,})", rm_w / clear_w))
     report()
 
 
@@ -202,10 +243,17 @@ def report():
             f"{platform.platform()}; median of {RUNS} runs (hits: 30)")
     lines = [head, "", "| figure | tool | throughput / time | peak RSS | ratio |", "|---|---|---|---|---|"]
     lines += [f"| {g} | {t} | {v} | {m} | {r} |" for g, t, v, m, r in rows]
+    if goals:
+        lines += ["", "| goal | figure | target | |", "|---|---|---|---|"]
+        lines += [f"| {n} | {f} | {t} | {m} |" for n, f, t, m in goals]
+    day = datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    results = os.path.join(ROOT, "bench/results")
+    os.makedirs(results, exist_ok=True)
+    if ratios and chart(os.path.join(results, day + ".svg"), f"imgcache against its peers, {day}"):
+        lines += ["", f"![imgcache speed relative to each peer]({day}.svg)"]
     text = "\n".join(lines) + "\n"
     print(text)
-    os.makedirs(os.path.join(ROOT, "bench/results"), exist_ok=True)
-    with open(os.path.join(ROOT, "bench/results", datetime.now(timezone.utc).strftime("%Y-%m-%d") + ".md"), "w") as f:
+    with open(os.path.join(results, day + ".md"), "w") as f:
         f.write(text)
 
 

@@ -1,0 +1,87 @@
+"""The issue's speed goals, callgrind instruction counts and the ratio chart for make bench.
+
+Times on this machine are noisy; instruction counts (callgrind) are deterministic, so start-up
+is judged by both. Each goal is printed with its figure and whether it is met.
+"""
+import os, re, subprocess, time
+
+goals = []   # (goal, figure, target, met)
+ratios = []  # (label, imgcache speed relative to the peer: > 1 means imgcache is faster)
+
+
+def goal(name, figure, target, met):
+    goals.append((name, figure, target, "met" if met else "**not met**"))
+
+
+def instructions(cmd, env, work):
+    """Instructions executed by `cmd` (callgrind, all threads), or None without valgrind."""
+    out = os.path.join(work, "callgrind.out")
+    try:
+        result = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *cmd],
+                                env=env, capture_output=True, text=True)
+    except FileNotFoundError:
+        return None
+    found = re.search(r"Collected : (\d+)", result.stderr)
+    return int(found.group(1)) if found else None
+
+
+def coprocess_rate(binary, env, urls, lines):
+    """Hits per second through one `fetch -i -`, driven one line at a time (a write, a read)."""
+    process = subprocess.Popen([binary, "fetch", "-i", "-"], env=env, stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, bufsize=0)
+    reader = process.stdout
+    start = time.perf_counter()
+    for i in range(lines):
+        process.stdin.write((urls[i % len(urls)] + "\n").encode())
+        if not reader.readline().strip():
+            raise SystemExit("bench: fetch -i gave an empty line on a cached URL")
+    wall = time.perf_counter() - start
+    process.stdin.close()
+    process.wait(timeout=30)
+    return lines / wall
+
+
+def startup(binary, floor, env, url, work, walls):
+    """Start-up goals: query/fetch hit and size within 2.5x the floor, in time and instructions.
+    `walls` holds the measured wall times (seconds) by name, with "floor"."""
+    counts = {"floor": instructions([floor], env, work)}
+    for name, cmd in (("--version", ["--version"]), ("size", ["size"]), ("query hit", ["query", url]),
+                      ("fetch hit", ["fetch", url])):
+        counts[name] = instructions([binary, *cmd], env, work)
+    rows = []
+    for name in ("query hit", "fetch hit", "size", "--version"):
+        count, floor_count = counts[name], counts["floor"]
+        instr = f"{count / 1e6:.1f} M instr ({count / floor_count:.1f} x)" if count and floor_count else "n/a"
+        if name in walls:
+            ratio = walls[name] / walls["floor"]
+            goal(f"{name}: start to exit", f"{walls[name] * 1000:.1f} ms ({ratio:.2f} x floor); {instr}",
+                 "<= 2.5 x floor", ratio <= 2.5 and count is not None and count <= 2.5 * floor_count)
+            ratios.append((f"{name} vs Swift floor", walls["floor"] / walls[name]))
+        rows.append((name, instr))
+    return counts
+
+
+def chart(path, title):
+    """Draws `ratios` as horizontal bars (log scale, 1 = parity) into an SVG file."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("bench: matplotlib missing, no chart (apt-get install python3-matplotlib)")
+        return False
+    labels = [label for label, _ in ratios][::-1]
+    values = [value for _, value in ratios][::-1]
+    figure, axis = plt.subplots(figsize=(9, 0.38 * len(values) + 1.4))
+    colors = ["#2a7ab0" if v >= 1 else "#d9822b" for v in values]
+    axis.barh(labels, values, color=colors)
+    axis.set_xscale("log")
+    axis.axvline(1.0, color="black", linewidth=0.8)
+    for y, value in enumerate(values):
+        axis.text(value, y, f" {value:.2f}x", va="center", fontsize=8)
+    axis.set_xlabel("imgcache speed relative to the peer (log scale; right of 1 = imgcache faster)")
+    axis.set_title(title, fontsize=10)
+    figure.tight_layout()
+    figure.savefig(path, format="svg", metadata={"Date": None})
+    plt.close(figure)
+    return True

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# make deb: a Debian package of the release binary (the fast build: static Swift stdlib), the
+# man page and the completions; Depends from dpkg-shlibdeps plus libcurl4, which the binary
+# loads with dlopen on its first download (so no tool can see it); checked by lintian.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+binary=$root/.build/release/imgcache
+version=$("$binary" --version)
+arch=$(dpkg --print-architecture)
+name=imgcache_${version}_${arch}
+work=$root/.build/deb
+stage=$work/$name
+rm -rf "$work" && mkdir -p "$stage/DEBIAN"
+
+install -D -m 755 "$binary" "$stage/usr/bin/imgcache"
+strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/usr/bin/imgcache"
+install -d "$stage/usr/share/man/man1"
+gzip -9n < "$root/man/imgcache.1" > "$stage/usr/share/man/man1/imgcache.1.gz"
+install -d "$stage/usr/share/bash-completion/completions"
+# A completion file is sourced, not run: no #! line (lintian's bash-completion-with-hashbang).
+sed '1{/^#!/d}' "$root/completions/imgcache.bash" > "$stage/usr/share/bash-completion/completions/imgcache"
+install -D -m 644 "$root/completions/_imgcache" "$stage/usr/share/zsh/vendor-completions/_imgcache"
+install -D -m 644 "$root/completions/imgcache.fish" "$stage/usr/share/fish/vendor_completions.d/imgcache.fish"
+doc=$stage/usr/share/doc/imgcache
+install -D -m 644 "$root/packaging/copyright" "$doc/copyright"
+date=$(date -R -d "@$(git -C "$root" log -1 --format=%ct 2>/dev/null || date +%s)")
+printf 'imgcache (%s) unstable; urgency=medium\n\n  * Release %s; see /usr/share/doc/imgcache/CHANGELOG.md.gz.\n\n -- imgcache developers <imgcache@example.org>  %s\n' \
+  "$version" "$version" "$date" | gzip -9n > "$doc/changelog.gz"
+gzip -9n < "$root/CHANGELOG.md" > "$doc/CHANGELOG.md.gz"
+
+# Depends: what the loader needs (dpkg-shlibdeps wants a debian/control beside it) + libcurl4.
+mkdir -p "$work/shlibs/debian"
+printf 'Source: imgcache\n\nPackage: imgcache\nArchitecture: any\n' > "$work/shlibs/debian/control"
+shlibs=$(cd "$work/shlibs" && dpkg-shlibdeps -O "$stage/usr/bin/imgcache" 2>/dev/null \
+  | sed -n 's/^shlibs:Depends=//p')
+curl_version=$(dpkg-query -W -f '${Version}' libcurl4 | sed 's/-.*//')
+depends="$shlibs, libcurl4 (>= $curl_version)"
+size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
+sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@DEPENDS@/$depends/" \
+  -e "s/@SIZE@/$size/" "$root/packaging/control" > "$stage/DEBIAN/control"
+(cd "$stage" && find usr -type f -exec md5sum {} + | sort -k2) > "$stage/DEBIAN/md5sums"
+chmod 644 "$stage/DEBIAN/control" "$stage/DEBIAN/md5sums"
+find "$stage" -type d -exec chmod 755 {} +
+
+dpkg-deb --root-owner-group -Zxz --build "$stage" "$root/.build/$name.deb" >/dev/null
+echo "make: built .build/$name.deb"
+echo "Depends: $depends"
+lintian --fail-on error,warning "$root/.build/$name.deb"
+echo "make: lintian found no errors or warnings"
