@@ -22,7 +22,9 @@ struct StartupTests {
     let first = loadedLibraries(["fetch", url])
     #expect(first.status == 0)
     #expect(first.libraries.contains("libcurl"), "a download loads libcurl")
-    for arguments in [["size"], ["query", url], ["fetch", url], ["list"], ["stats"], ["--version"]] {
+    for arguments in [
+      ["size"], ["query", url], ["fetch", url], ["list"], ["stats"], ["--version"],
+    ] {
       let run = loadedLibraries(arguments)
       #expect(run.status == 0, "\(arguments)")
       #expect(!run.libraries.contains("libcurl"), "\(arguments) loaded libcurl")

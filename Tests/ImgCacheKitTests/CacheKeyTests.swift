@@ -83,4 +83,17 @@ struct CacheKeyTests {
     #expect(MD5.hex(of: "abc") == "900150983cd24fb0d6963f7d28e17f72")
     #expect(MD5.hex(of: "message digest") == "f96b697d7cb7938d525a2f31aaf161d0")
   }
+
+  @Test("userinfo is found on the bytes: first ://, authority up to / ? #, last @ in it")
+  func userinfo() {
+    #expect(CacheKey.withoutUserinfo("http://u:p@h.example/a@b.png") == "http://h.example/a@b.png")
+    #expect(CacheKey.redacted("https://u@p@h.example?x@y") == "https://***@h.example?x@y")
+    #expect(CacheKey.redacted("http://h.example/p#u@h") == "http://h.example/p#u@h")
+    #expect(CacheKey.redacted("hé://ü:p@h/é") == "hé://***@h/é")
+    #expect(CacheKey.withoutUserinfo("no scheme u@h") == "no scheme u@h")
+    #expect(URLText.schemeSeparator(in: "a:/b://c").map { "a:/b://c"[$0] } == "://")
+    #expect(URLText.schemeSeparator(in: "http:/") == nil)
+    #expect(URLText.schemeSeparator(in: "") == nil)
+    #expect(URLText.host(of: "http://u:p@Host.Example:81/x") == "host.example:81")
+  }
 }

@@ -107,6 +107,8 @@ public final class Fetcher: Sendable {
   /// (one transfer per request in flight), and the leaders' transfers are submitted at once,
   /// so the downloader sees them in input order. Every result must be awaited with ``finish``.
   func start(_ downloads: [Download], options: FetchOptions) -> [Started] {
+    // All hits: nothing to prepare (three mkdir calls a line in `fetch -i`).
+    guard !downloads.isEmpty else { return [] }
     var cacheError: CacheError?
     do { try cache.prepare() } catch {
       cacheError = CacheError.io("cannot create the cache", error)

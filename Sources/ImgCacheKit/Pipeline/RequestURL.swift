@@ -17,7 +17,7 @@ struct RequestURL: Sendable, Equatable {
     guard !url.containsControlCharacters else {
       throw CacheError(.invalidInput, "the URL holds a control character", url: Self.redacted(url))
     }
-    guard let schemeEnd = url.range(of: "://") else {
+    guard let schemeEnd = URLText.schemeSeparator(in: url) else {
       throw CacheError(.invalidInput, "not a valid URL", url: Self.redacted(url))
     }
     let scheme = url[..<schemeEnd.lowerBound].lowercased()
@@ -26,9 +26,9 @@ struct RequestURL: Sendable, Equatable {
         .invalidInput, "unsupported scheme \(scheme) (only http and https)", url: Self.redacted(url)
       )
     }
-    let rest = url[schemeEnd.upperBound...]
-    let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-    let authority = rest[..<authorityEnd]
+    let rest = url.utf8[schemeEnd.upperBound...]
+    let authorityEnd = rest.firstIndex(where: URLText.endsAuthority) ?? rest.endIndex
+    let authority = url[schemeEnd.upperBound..<authorityEnd]
     let hostPort =
       authority.lastIndex(of: "@").map { authority[authority.index(after: $0)...] }
       ?? authority

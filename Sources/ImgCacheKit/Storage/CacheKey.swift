@@ -37,11 +37,12 @@ public enum CacheKey {
 
   /// Where the userinfo of `url` starts, its `@`, and its text.
   static func userinfo(of url: String) -> (String.Index, String.Index, Substring)? {
-    guard let schemeEnd = url.range(of: "://") else { return nil }
-    let rest = url[schemeEnd.upperBound...]
-    let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-    guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return nil }
-    return (schemeEnd.upperBound, at, rest[..<at])
+    guard let schemeEnd = URLText.schemeSeparator(in: url) else { return nil }
+    // On the UTF-8 bytes: a walk by Characters runs the grapheme breaker on every byte.
+    let rest = url.utf8[schemeEnd.upperBound...]
+    let authorityEnd = rest.firstIndex(where: URLText.endsAuthority) ?? rest.endIndex
+    guard let at = rest[..<authorityEnd].lastIndex(of: UInt8(ascii: "@")) else { return nil }
+    return (schemeEnd.upperBound, at, url[schemeEnd.upperBound..<at])
   }
 
   /// Returns the file name of `key`: the lowercase MD5 of its UTF-8 bytes, plus `.ext` when the

@@ -28,7 +28,8 @@ struct CurlLibrary: @unchecked Sendable {
     var reason = [CChar](repeating: 0, count: 256)
     guard imgcache_curl_load(table, &reason, reason.count) != 0 else {
       table.deallocate()
-      let text = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      let text = String(
+        decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
       return .failure(
         CacheError(.network, "cannot load libcurl (install libcurl4): \(text)"))
     }
