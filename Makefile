@@ -82,4 +82,4 @@ bench: deps
 	if [ -n "$$missing" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; fi
 	$(SWIFT) build -c release -Xswiftc -static-stdlib --product imgcache
 	$(SWIFT) build -c release -Xswiftc -static-stdlib --product imgcache-stress
-	python3 bench/bench.py
+	/usr/bin/python3 bench/bench.py  # Debian's python: python3-matplotlib draws the chart

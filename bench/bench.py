@@ -133,18 +133,14 @@ def run_all(port, floor):
     rows.append(("warm small (all cached)", "imgcache prefetch", f"{n_small / wall:,.0f} URLs/s",
                  f"{rss / 1024:.1f} MiB", f"{curl_wall / wall:.1f} x curl re-fetch"))
     ratios.append(("warm prefetch vs curl re-fetch", curl_wall / wall))
-    # The rate without the start-up: a list 20 times the small set, minus one process start.
-    many = os.path.join(WORK, "many.txt")
-    with open(many, "w") as f:
-        f.write(open(small).read() * 20)
-    many_wall, _ = median_run(lambda: None, [BIN, "prefetch", "-q", "-i", many], env=env)
-    start_wall, _ = median_run(lambda: None, [BIN, "query", open(small).readline().strip()], runs=10, env=env)
-    rate = n_small * 20 / max(many_wall - start_wall, 1e-6)
-    goal("warm prefetch (start-up excluded)", f"{rate:,.0f} URLs/s", ">= 100,000 URLs/s", rate >= 100_000)
     urls = [line.strip() for line in open(small)]
     hits = coprocess_rate(BIN, env, urls, 20_000)
-    rows.append(("co-process (fetch -i -)", "one line at a time from Python", f"{hits:,.0f} hits/s", "", ""))
-    goal("co-process fetch -i -", f"{hits:,.0f} hits/s", ">= 50,000 hits/s", hits >= 50_000)
+    ceiling = coprocess_rate(BIN, env, urls, 20_000, command=["cat"])
+    rows.append(("co-process (fetch -i -)", "one line at a time from Python", f"{hits:,.0f} hits/s", "",
+                 f"{hits / ceiling:.2f} x the driver against cat ({ceiling:,.0f} lines/s)"))
+    ratios.append(("co-process fetch -i vs cat", hits / ceiling))
+    goal("co-process fetch -i -", f"{hits:,.0f} hits/s (cat: {ceiling:,.0f} lines/s)", ">= 50,000 hits/s",
+         hits >= 50_000)
 
     # One hit, process start to exit, against the floor of a Swift program printing a line.
     url = open(small).readline().strip()
@@ -183,6 +179,18 @@ def management(big, benv, label):
                  f"{stats_w / du_w:.3f} x du -sb ({du_w * 1000:.0f} ms)"))
     ratios.append(("list vs find -printf", find_w / list_w))
     ratios.append(("stats vs du -sb", du_w / stats_w))
+    # Warm prefetch at scale: every entry's URL (distinct, all cached), start-up subtracted.
+    urls = os.path.join(WORK, "big-urls.txt")
+    with open(urls, "w") as f:
+        subprocess.run([BIN, "list", "--urls"], env=benv, stdout=f, check=True)
+    count = sum(1 for _ in open(urls))
+    warm_w, warm_r = median_run(lambda: None, [BIN, "prefetch", "-q", "--offline", "-i", urls], env=benv)
+    start_w, _ = median_run(lambda: None, [BIN, "size"], runs=10, env=benv)
+    rate = count / max(warm_w - start_w, 1e-6)
+    rows.append((label, "imgcache prefetch --offline (every URL cached)", f"{rate:,.0f} URLs/s",
+                 f"{warm_r / 1024:.1f} MiB", f"{warm_w * 1000:.0f} ms in all"))
+    goal(f"warm prefetch, {count:,} distinct URLs (start-up excluded)", f"{rate:,.0f} URLs/s",
+         ">= 100,000 URLs/s", rate >= 100_000)
     verify_w, verify_r = median_run(lambda: None, [BIN, "verify"], env=benv)
     rows.append((label, "imgcache verify", f"{verify_w * 1000:.0f} ms", f"{verify_r / 1024:.1f} MiB",
                  f"{verify_w / find_w:.2f} x find -printf"))

@@ -25,9 +25,10 @@ def instructions(cmd, env, work):
     return int(found.group(1)) if found else None
 
 
-def coprocess_rate(binary, env, urls, lines):
-    """Hits per second through one `fetch -i -`, driven one line at a time (a write, a read)."""
-    process = subprocess.Popen([binary, "fetch", "-i", "-"], env=env, stdin=subprocess.PIPE,
+def coprocess_rate(binary, env, urls, lines, command=None):
+    """Hits per second through one `fetch -i -`, driven one line at a time (a write, a read);
+    with `command` (cat), the driver's own ceiling on this machine."""
+    process = subprocess.Popen(command or [binary, "fetch", "-i", "-"], env=env, stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, bufsize=0)
     reader = process.stdout
     start = time.perf_counter()

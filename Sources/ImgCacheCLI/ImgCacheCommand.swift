@@ -70,9 +70,9 @@ public struct ImgCacheCommand: AsyncParsableCommand {
 enum PolicyHelp {
   static var text: String {
     let lines = PolicyKey.all.map { key in
-      let name = key.name.padding(toLength: 16, withPad: " ", startingAt: 0)
+      let name = key.name.padded(to: 16)
       let shown = key.name == "user_agent" ? "imgcache/V" : key.defaultText
-      let value = (shown.isEmpty ? "-" : shown).padding(toLength: 10, withPad: " ", startingAt: 0)
+      let value = (shown.isEmpty ? "-" : shown).padded(to: 10)
       return "  \(name)\(value) \(key.summary)"
     }
     return """

@@ -130,7 +130,7 @@ extension ImgCacheCommand.Config {
 
     func run() async throws {
       let merged = global.merged(with: parent.global)
-      let environment = ProcessInfo.processInfo.environment
+      let environment = ProcessEnvironment.current
       let directory = try CommandContext.directory(merged.dir, environment: environment)
       let files =
         [CommandContext.cacheFile(in: directory)]
@@ -151,7 +151,7 @@ extension ImgCacheCommand.Config {
 /// The file `config set` and `config unset` edit.
 enum ConfigTarget {
   static func file(user: Bool, global: GlobalOptions) throws -> String {
-    let environment = ProcessInfo.processInfo.environment
+    let environment = ProcessEnvironment.current
     if user {
       guard let file = CommandContext.userFile(global: global, environment: environment) else {
         throw CacheError(.invalidInput, "cannot find the user config file: set HOME or --config")

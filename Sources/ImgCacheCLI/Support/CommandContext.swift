@@ -20,7 +20,7 @@ struct CommandContext: Sendable {
   init(global: GlobalOptions, flags: [String: String] = [:]) throws {
     self.global = global
     console = Console(quiet: global.quiet, verbose: global.verbose, color: global.color)
-    let environment = ProcessInfo.processInfo.environment
+    let environment = ProcessEnvironment.current
     cacheDirectory = try Self.directory(global.dir, environment: environment)
     cacheFile = Self.cacheFile(in: cacheDirectory)
     userFile = Self.userFile(global: global, environment: environment)
@@ -67,7 +67,7 @@ struct CommandContext: Sendable {
   /// An XDG base directory: the variable when absolute, else `$HOME/fallback`.
   private static func base(_ value: String?, fallback: String) -> String? {
     if let value, value.hasPrefix("/") { return value }
-    guard let home = ProcessInfo.processInfo.environment["HOME"], !home.isEmpty else { return nil }
+    guard let home = ProcessEnvironment.current["HOME"], !home.isEmpty else { return nil }
     return home + "/" + fallback
   }
 

@@ -20,7 +20,7 @@ final class Console: Sendable {
   init(quiet: Bool, verbose: Bool, color: ColorMode?) {
     self.quiet = quiet
     self.verbose = verbose
-    let environment = ProcessInfo.processInfo.environment
+    let environment = ProcessEnvironment.current
     switch color ?? .auto {
     case .always: self.color = true
     case .never: self.color = false

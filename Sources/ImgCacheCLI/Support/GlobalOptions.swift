@@ -42,4 +42,7 @@ struct GlobalOptions: ParsableArguments {
 /// When stderr gets colour.
 enum ColorMode: String, ExpressibleByArgument, CaseIterable {
   case auto, always, never
+
+  // Spelled out: the default derives them by reflection, at every start.
+  static var allValueStrings: [String] { allCases.map(\.rawValue) }
 }

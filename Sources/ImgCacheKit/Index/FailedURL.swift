@@ -74,24 +74,18 @@ extension Index {
     }
   }
 
-  /// The records of those `requests` (URL and fingerprint) that failed after `cutoff`.
-  func failures(of requests: [(url: String, fingerprint: String)], after cutoff: Date) throws
-    -> [String: FailedURL]
-  {
-    guard !requests.isEmpty else { return [:] }
+  /// The records of those `urls` that failed after `cutoff`, every request of each, by URL.
+  func failures(urls: [String], after cutoff: Date) throws -> [String: [FailedURL]] {
+    guard !urls.isEmpty else { return [:] }
     return try read(orIfMissing: [:]) { db in
       guard try FailedURL.fetchCount(db) > 0 else { return [:] }
       let statement = try db.cachedStatement(
-        sql: """
-          SELECT * FROM failed_request
-          WHERE url = ? AND fingerprint = ? AND last_failure > ?
-          """)
-      var records = [String: FailedURL]()
-      for (url, fingerprint) in requests {
-        let arguments: StatementArguments = [url, fingerprint, cutoff.timeIntervalSince1970]
-        if let record = try FailedURL.fetchOne(statement, arguments: arguments) {
-          records[url] = record
-        }
+        sql: "SELECT * FROM failed_request WHERE url = ? AND last_failure > ?")
+      var records = [String: [FailedURL]]()
+      for url in Set(urls) {
+        let found = try FailedURL.fetchAll(
+          statement, arguments: [url, cutoff.timeIntervalSince1970])
+        if !found.isEmpty { records[url] = found }
       }
       return records
     }

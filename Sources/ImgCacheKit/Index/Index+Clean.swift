@@ -55,6 +55,7 @@ extension Index {
     -> (expired: [CacheEntry], survivors: [CacheEntry])
   {
     let condition = expired(maxAge: maxAge, at: time)
+    try writeWaitingUses()
     return try read(orIfMissing: ([], [])) { db in
       (
         try CacheEntry.filter(condition).order(Columns.lastAccess).fetchAll(db),

@@ -7,7 +7,7 @@ extension Index {
 
   /// The row of `key`, without recording an access.
   func entry(forKey key: String) throws -> CacheEntry? {
-    try read(orIfMissing: nil) { db in try CacheEntry.fetchOne(db, key: key) }
+    try read(orIfMissing: nil) { db in try CacheEntry.fetchOne(db, key: key) }.map(withWaitingUses)
   }
 
   /// The rows of those of `keys` that exist, in one read transaction.
@@ -15,23 +15,15 @@ extension Index {
     try read(orIfMissing: []) { db in
       let statement = try db.cachedStatement(sql: "SELECT * FROM entry WHERE key = ?")
       return try keys.compactMap { try CacheEntry.fetchOne(statement, arguments: [$0]) }
-    }
+    }.map(withWaitingUses)
   }
 
-  /// Records a use of each of `keys` at `time` (last access, count + 1) in one transaction,
-  /// with the hits and the `served` bytes counted.
+  /// Records a use of each of `keys` at `time` (last access, count + 1), with the hits and
+  /// the `served` bytes counted: batched with other uses (``PendingWrites``).
   func touch(keys: [String], served: Int64 = 0, at time: Date) throws {
     guard !keys.isEmpty else { return }
-    try write { db in
-      let statement = try db.cachedStatement(
-        sql: """
-          UPDATE entry SET \(Columns.lastAccess.name) = ?,
-            \(Columns.accessCount.name) = \(Columns.accessCount.name) + 1
-          WHERE \(Columns.key.name) = ?
-          """)
-      for key in keys { try statement.execute(arguments: [time.timeIntervalSince1970, key]) }
-      try IndexSchema.increment([.hitsLocal: Int64(keys.count), .bytesServed: served], db)
-    }
+    try noteUses(
+      of: keys, at: time, counts: [.hitsLocal: Int64(keys.count), .bytesServed: served])
   }
 
   /// Drops the row of `key` when `isGone` says its file is (still) missing.

@@ -74,6 +74,7 @@ extension Index {
     matching filter: EntryFilter, order: EntryOrder, reverse: Bool, after cursor: EntryCursor?,
     limit: Int
   ) throws -> EntryPage {
+    if cursor == nil { try writeWaitingUses() }
     let column = Self.column(of: order)
     var request = CacheEntry.select(Columns.all + [Column.rowID]).filter(Self.condition(filter))
     if let cursor {

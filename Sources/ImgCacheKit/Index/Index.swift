@@ -16,8 +16,8 @@ final class Index: Sendable {
   let path: String
   private let createDirectories: @Sendable () throws -> Void
   private let connections = Mutex<Connections>(Connections())
-  /// Counts noted in memory, added to the `counter` table by the next write transaction.
-  private let noted = Mutex<[Counter: Int64]>([:])
+  /// Counts and uses noted in memory, written by the next write transaction.
+  private let noted = Mutex(PendingWrites())
 
   private struct Connections {
     var pool: DatabasePool?
@@ -79,31 +79,55 @@ final class Index: Sendable {
   /// Runs `body` in an IMMEDIATE write transaction, creating the cache when needed. The
   /// counts noted so far are added in the same transaction (and noted again if it fails).
   func write<T>(_ body: (Database) throws -> T) throws -> T {
-    let counts = noted.withLock { counts in
-      defer { counts = [:] }
-      return counts
+    let pending = noted.withLock { noted in
+      defer { noted = PendingWrites() }
+      return noted
     }
     do {
       return try writer().write { db in
-        let value = try body(db)
-        try IndexSchema.increment(counts, db)
-        return value
+        // The waiting uses first: a clean in this transaction sees the latest LRU order.
+        try pending.write(db)
+        return try body(db)
       }
     } catch {
-      note(counts)
+      noted.withLock { $0.merge(pending) }
       throw failure("cannot update the index", error)
     }
   }
 
   /// Notes `counts` for the next write transaction (see ``Counter``).
   func note(_ counts: [Counter: Int64]) {
-    let counts = counts.filter { $0.value != 0 }
-    guard !counts.isEmpty else { return }
-    noted.withLock { noted in noted.merge(counts, uniquingKeysWith: +) }
+    noted.withLock { $0.add(counts: counts) }
+  }
+
+  /// Notes a use of each of `keys` at `time` (with `counts`), written with the next write
+  /// transaction, or now when the uses waiting are many or old enough (``PendingWrites``).
+  func noteUses(of keys: [String], at time: Date, counts: [Counter: Int64]) throws {
+    let now = ContinuousClock.now
+    let due = noted.withLock { noted in
+      noted.add(counts: counts)
+      noted.addUses(of: keys, at: time.timeIntervalSince1970, now: now)
+      return noted.usesAreDue(at: now)
+    }
+    if due { try write { _ in } }
+  }
+
+  /// `entry` as it will be once this process's waiting uses of it are written.
+  func withWaitingUses(_ entry: CacheEntry) -> CacheEntry {
+    guard let use = noted.withLock({ $0.uses[entry.key] }) else { return entry }
+    var updated = entry
+    updated.lastAccess = max(entry.lastAccess, Date(timeIntervalSince1970: use.time))
+    updated.accessCount += Int(use.count)
+    return updated
+  }
+
+  /// Writes the uses still waiting, before the LRU order or use counts are read.
+  func writeWaitingUses() throws {
+    if noted.withLock({ !$0.uses.isEmpty }) { try write { _ in } }
   }
 
   /// Forgets the counts noted and not yet written (before zeroing the counters).
-  func discardNotedCounts() { noted.withLock { $0 = [:] } }
+  func discardNotedCounts() { noted.withLock { $0.counts = [:] } }
 
   /// Runs `body` in a write transaction when the cache exists; returns `empty` when it does not.
   func writeIfExists<T>(orIfMissing empty: T, _ body: (Database) throws -> T) throws -> T {

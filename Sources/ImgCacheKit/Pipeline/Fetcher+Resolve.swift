@@ -26,7 +26,9 @@ extension Fetcher {
     do {
       if !options.retryFailed {
         let asked = open().compactMap { index in
-          requests[index].map { (url: $0.stripped, fingerprint: fingerprint(options, $0)) }
+          requests[index].map { request in
+            (url: request.stripped, fingerprint: { self.fingerprint(options, request) })
+          }
         }
         let refused = try cache.failures(of: asked, ttl: options.failedTTL)
         for index in open() {

@@ -16,17 +16,32 @@ extension DiskCache {
   ) throws -> FailedURL? {
     let cutoff = now().addingTimeInterval(-ttl)
     if let fingerprint {
-      return try index.failures(of: [(url, fingerprint)], after: cutoff)[url]
+      return try index.failures(urls: [url], after: cutoff)[url]?.first {
+        $0.fingerprint == fingerprint
+      }
     }
     return try index.latestFailure(url: url, after: cutoff)
   }
 
-  /// The failure records of those `requests` (URL and fingerprint) refused now, by URL.
+  /// The failure records of those `requests` refused now, by URL. A request's fingerprint
+  /// (a SHA-256) is computed only when its URL has failure records: most lookups find none
+  /// and never pay for it (OpenSSL's first digest costs 5 M instructions).
   public func failures(
-    of requests: [(url: String, fingerprint: String)],
+    of requests: [(url: String, fingerprint: () -> String)],
     ttl: TimeInterval = DiskCache.defaultFailedTTL
   ) throws -> [String: FailedURL] {
-    try index.failures(of: requests, after: now().addingTimeInterval(-ttl))
+    let records = try index.failures(
+      urls: requests.map(\.url), after: now().addingTimeInterval(-ttl))
+    guard !records.isEmpty else { return [:] }
+    var refused = [String: FailedURL]()
+    for (url, fingerprint) in requests {
+      guard let candidates = records[url] else { continue }
+      let wanted = fingerprint()
+      if let record = candidates.first(where: { $0.fingerprint == wanted }) {
+        refused[url] = record
+      }
+    }
+    return refused
   }
 
   /// Forgets every failure record of `url` (after a success).

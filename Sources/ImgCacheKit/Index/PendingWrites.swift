@@ -1,0 +1,73 @@
+import Foundation
+import GRDB
+
+/// Changes that wait in memory for the index's next write transaction: counts that have no
+/// write of their own (lookups, misses, refusals) and the uses of entries (last access, use
+/// count). A stream of hits — `fetch -i`, a warm prefetch — then costs one write per
+/// ``maxUses`` hits or per ``maxDelay``, not one each. They are written by any write
+/// transaction, when due, before the LRU order is read (`list`, `clean`), and when the index
+/// closes; a process killed with SIGKILL loses at most that much LRU precision.
+struct PendingWrites {
+  /// Uses waiting at most this many before they are written.
+  static let maxUses = 256
+  /// Uses waiting at most this long before they are written.
+  static let maxDelay: Duration = .seconds(1)
+
+  /// One entry's waiting uses: the latest time and how many.
+  struct Use {
+    var time: Double
+    var count: Int64
+  }
+
+  var counts = [Counter: Int64]()
+  var uses = [String: Use]()
+  /// When the oldest waiting use was noted.
+  var oldestUse: ContinuousClock.Instant?
+
+  var isEmpty: Bool { counts.isEmpty && uses.isEmpty }
+
+  /// Whether the waiting uses should be written now.
+  func usesAreDue(at now: ContinuousClock.Instant) -> Bool {
+    guard let oldestUse else { return false }
+    return uses.count >= Self.maxUses || now - oldestUse >= Self.maxDelay
+  }
+
+  mutating func add(counts more: [Counter: Int64]) {
+    counts.merge(more.filter { $0.value != 0 }, uniquingKeysWith: +)
+  }
+
+  mutating func addUses(of keys: [String], at time: Double, now: ContinuousClock.Instant) {
+    for key in keys {
+      uses[key, default: Use(time: time, count: 0)].count += 1
+      uses[key]?.time = time
+    }
+    if oldestUse == nil && !keys.isEmpty { oldestUse = now }
+  }
+
+  /// Adds back what a failed transaction did not write.
+  mutating func merge(_ other: PendingWrites) {
+    add(counts: other.counts)
+    for (key, use) in other.uses {
+      var merged = uses[key] ?? Use(time: use.time, count: 0)
+      merged.count += use.count
+      merged.time = max(merged.time, use.time)
+      uses[key] = merged
+    }
+    if let other = other.oldestUse { oldestUse = min(oldestUse ?? other, other) }
+  }
+
+  /// Writes everything in `db`'s transaction. A use of an entry removed meanwhile is dropped.
+  func write(_ db: Database) throws {
+    if !uses.isEmpty {
+      let statement = try db.cachedStatement(
+        sql: """
+          UPDATE entry SET \(CacheEntry.Columns.lastAccess.name) = \
+          max(\(CacheEntry.Columns.lastAccess.name), ?),
+            \(CacheEntry.Columns.accessCount.name) = \(CacheEntry.Columns.accessCount.name) + ?
+          WHERE \(CacheEntry.Columns.key.name) = ?
+          """)
+      for (key, use) in uses { try statement.execute(arguments: [use.time, use.count, key]) }
+    }
+    try IndexSchema.increment(counts, db)
+  }
+}
