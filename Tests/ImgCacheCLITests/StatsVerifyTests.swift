@@ -69,9 +69,9 @@ struct StatsVerifyTests {
     let c = try counters()
     #expect(c["lookups"] == 96)
     #expect((c["hits_local"] ?? 0) + (c["misses"] ?? 0) == 96)
-    // Every miss was downloaded and stored (no cross-process coalescing yet).
-    #expect(c["downloads"] == c["misses"])
-    #expect((c["downloads"] ?? 0) >= 12)
+    // One download per URL across the processes; the other misses waited for it.
+    #expect(c["downloads"] == 12)
+    #expect((c["downloads"] ?? 0) + (c["waited_for_process"] ?? 0) == c["misses"])
   }
 
   @Test("verify: missing, truncated, stray, edited row, totals; exit 1, --repair fixes, then clean")

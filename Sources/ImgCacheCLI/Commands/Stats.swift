@@ -98,6 +98,7 @@ enum StatsTable {
     lines.append(row("  Misses", count(.misses), percent(s[.misses])))
     lines.append(row("Blacklisted refusals", count(.blacklisted)))
     lines.append(row("Downloads", count(.downloads), Units.formatBytes(s[.bytesDownloaded])))
+    lines.append(row("Waited for another process", count(.waitedForProcess)))
     lines.append(row("Not modified (304)", count(.notModified)))
     lines.append(row("Served from the cache", Units.formatBytes(s[.bytesServed])))
     lines.append(row("Failures", grouped(failures.reduce(0) { $0 + s[$1.1] })))

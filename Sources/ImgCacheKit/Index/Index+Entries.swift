@@ -18,14 +18,6 @@ extension Index {
     }.map(withWaitingUses)
   }
 
-  /// Records a use of each of `keys` at `time` (last access, count + 1), with the hits and
-  /// the `served` bytes counted: batched with other uses (``PendingWrites``).
-  func touch(keys: [String], served: Int64 = 0, at time: Date) throws {
-    guard !keys.isEmpty else { return }
-    try noteUses(
-      of: keys, at: time, counts: [.hitsLocal: Int64(keys.count), .bytesServed: served])
-  }
-
   /// Drops the row of `key` when `isGone` says its file is (still) missing.
   func dropEntry(key: String, if isGone: (CacheEntry) -> Bool) throws {
     try writeIfExists(orIfMissing: ()) { db in

@@ -17,6 +17,9 @@ public enum Counter: String, Sendable, CaseIterable, Codable {
   case misses
   /// Bodies downloaded and stored.
   case downloads
+  /// Downloads left to another process that was getting the same URL (or had just got it):
+  /// served from the cache once its lock was released, without a request of their own.
+  case waitedForProcess = "waited_for_process"
   /// Bytes of the bodies downloaded and stored.
   case bytesDownloaded = "bytes_downloaded"
   /// Bytes of the bodies served from this cache or a read-only directory.

@@ -90,8 +90,13 @@ public final class Fetcher: Sendable {
   /// A download started by ``start(_:options:)``.
   struct Started: Sendable {
     enum Role: Sendable {
-      /// Leads its flight: its transfer was submitted with this ticket.
-      case leader(ticket: UInt64)
+      /// Leads its flight: its transfer was submitted with this ticket, holding the key's
+      /// lock between processes when it could take it.
+      case leader(ticket: UInt64, lock: KeyLock?)
+      /// Leads its flight, but another process is downloading the key: waits for its lock.
+      case waiting(lockPath: String)
+      /// Another process stored the key between the lookup and the lock: served from it.
+      case answered(FetchResult)
       /// Waits for the leader of its flight.
       case follower
       /// Could not start.
@@ -126,6 +131,26 @@ public final class Fetcher: Sendable {
             role: .failed(cacheError.about(download.request.display)))
         )
       } else if flights.join(flight) {
+        var lock: KeyLock?
+        // Only a plain miss: --reload and --refresh want a new response whatever is stored.
+        if options.mode == .normal && download.validators == nil {
+          let path = cache.layout.lockFile(forKey: download.key)
+          // Without a lock (an unwritable locks/), the download goes on alone.
+          switch Result(catching: { try KeyLock.attempt(path) }) {
+          case .success(nil):
+            started.append(
+              Started(download: download, flight: flight, role: .waiting(lockPath: path)))
+            continue
+          case .success(let held?):
+            if let result = servedFromAnotherProcess(download, options: options) {
+              held.release()
+              started.append(Started(download: download, flight: flight, role: .answered(result)))
+              continue
+            }
+            lock = held
+          case .failure: break
+          }
+        }
         requests.append(
           (
             started.count,
@@ -134,14 +159,17 @@ public final class Fetcher: Sendable {
               etag: download.validators?.etag, lastModified: download.validators?.lastModified,
               credentials: download.request.credentials, sequence: download.sequence)
           ))
-        started.append(Started(download: download, flight: flight, role: .leader(ticket: 0)))
+        started.append(
+          Started(download: download, flight: flight, role: .leader(ticket: 0, lock: lock)))
       } else {
         started.append(Started(download: download, flight: flight, role: .follower))
       }
     }
     let tickets = requests.isEmpty ? [] : downloader.submit(requests.map(\.request))
     for (ticket, entry) in zip(tickets, requests) {
-      started[entry.position].role = .leader(ticket: ticket)
+      if case .leader(_, let lock) = started[entry.position].role {
+        started[entry.position].role = .leader(ticket: ticket, lock: lock)
+      }
     }
     return started
   }
@@ -156,10 +184,18 @@ public final class Fetcher: Sendable {
         outcome: .failure(error), bytes: 0)
     case .follower:
       return await flights.result(of: started.flight)
-    case .leader(let ticket):
+    case .answered(let result):
+      flights.finish(started.flight, with: result)
+      return result
+    case .leader(let ticket, let lock):
       let result = await complete(
         ticket, download: started.download, options: options,
         fingerprint: started.flight.fingerprint)
+      lock?.release()
+      flights.finish(started.flight, with: result)
+      return result
+    case .waiting(let lockPath):
+      let result = await afterAnotherProcess(started, lockPath: lockPath, options: options)
       flights.finish(started.flight, with: result)
       return result
     }
@@ -170,7 +206,7 @@ public final class Fetcher: Sendable {
     await finish(start([download], options: options)[0], options: options)
   }
 
-  private func complete(
+  func complete(
     _ ticket: UInt64, download: Download, options: FetchOptions, fingerprint: String
   ) async -> FetchResult {
     let (url, key) = (download.url, download.key)

@@ -20,6 +20,12 @@ public struct CacheLayout: Sendable, Equatable {
   public var dataDirectory: URL { root.appendingPathComponent("data", isDirectory: true) }
   /// `$DIR/tmp`, downloads in progress.
   public var tmpDirectory: URL { root.appendingPathComponent("tmp", isDirectory: true) }
+  /// `$DIR/locks`, one lock file per key being downloaded (``KeyLock``).
+  public var locksDirectory: URL { root.appendingPathComponent("locks", isDirectory: true) }
+  /// The lock file of `key`'s download, shared by every process using this cache.
+  func lockFile(forKey key: String) -> String {
+    locksDirectory.path + "/" + MD5.hex(of: key) + ".lock"
+  }
   /// `$DIR/CACHEDIR.TAG`.
   public var tagFile: URL { root.appendingPathComponent("CACHEDIR.TAG") }
   /// `$DIR/imgcache.conf`, the optional per-cache policy.
@@ -59,7 +65,9 @@ public struct CacheLayout: Sendable, Equatable {
   /// to `tmp/` or `data/`: those must be real folders, never links.
   func prepare() throws {
     try prepareRoot()
-    for directory in [dataDirectory, tmpDirectory] { try Self.makeDirectory(directory.path) }
+    for directory in [dataDirectory, tmpDirectory, locksDirectory] {
+      try Self.makeDirectory(directory.path)
+    }
   }
 
   /// Opens `$DIR`; nil when it does not exist.

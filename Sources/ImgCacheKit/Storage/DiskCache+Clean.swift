@@ -24,6 +24,8 @@ extension DiskCache {
     let sweep = try sweepTemporaries(
       before: time.timeIntervalSince1970 - policy.staleTemporaryAge, dryRun: false)
     report.staleTemporaries = sweep.swept
+    // Lock files left by processes killed while downloading (no one holds them).
+    _ = KeyLock.sweep(layout.locksDirectory.path)
     let files = try reconcileFiles(dryRun: false)
     (report.orphanFiles, report.missingFiles) = (files.orphans, files.missing)
     report.foreign = Array(Set(report.foreign + sweep.foreign + files.foreign)).sorted()

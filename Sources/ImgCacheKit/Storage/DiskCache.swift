@@ -66,8 +66,15 @@ public final class DiskCache: Sendable {
   /// returns the time recorded.
   @discardableResult
   public func touch(keys: [String], served: Int64 = 0) throws -> Date {
+    try use(keys, counting: [.hitsLocal: Int64(keys.count), .bytesServed: served])
+  }
+
+  /// Records a use of each of `keys` (last access = now, count + 1) with `counts`; returns
+  /// the time recorded.
+  @discardableResult
+  func use(_ keys: [String], counting counts: [Counter: Int64]) throws -> Date {
     let time = now()
-    try index.touch(keys: keys, served: served, at: time)
+    if !keys.isEmpty { try index.noteUses(of: keys, at: time, counts: counts) }
     return time
   }
 
