@@ -73,6 +73,22 @@ struct CoalescingTests {
     #expect(requests([path]) == [2], "the waiter downloaded it after the holder died")
     #expect(lockFiles.isEmpty, "no lock file left: \(lockFiles)")
     #expect(env.run(["verify"]).status == 0, "nothing partial in the cache")
+
+    // A holder killed with no one waiting leaves its lock file; clean removes it.
+    let lone = Process()
+    lone.executableURL = URL(fileURLWithPath: imgcacheBinary)
+    lone.arguments = ["fetch", servers.fault(path + "&lone=1")]
+    lone.environment = env.environment
+    lone.standardOutput = FileHandle.nullDevice
+    lone.standardError = FileHandle.nullDevice
+    try lone.run()
+    let lockDeadline = Date().addingTimeInterval(20)
+    while lockFiles.isEmpty && Date() < lockDeadline { usleep(20_000) }
+    kill(lone.processIdentifier, SIGKILL)
+    lone.waitUntilExit()
+    #expect(lockFiles.count == 1)
+    #expect(env.run(["clean", "-q"]).status == 0)
+    #expect(lockFiles.isEmpty, "clean swept the lock file no one holds")
   }
 }
 
