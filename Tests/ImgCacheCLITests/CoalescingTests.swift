@@ -33,7 +33,9 @@ struct CoalescingTests {
     #expect(requests(paths) == Array(repeating: 1, count: 50), "one request per URL")
     let answers = try #require(outputs.values.count == 16 ? outputs.values : nil)
     let expected = Dictionary(
-      uniqueKeysWithValues: urls.map { ($0, env.run(["query", $0]).stdout.trimmingCharacters(in: .newlines)) })
+      uniqueKeysWithValues: urls.map {
+        ($0, env.run(["query", $0]).stdout.trimmingCharacters(in: .newlines))
+      })
     for (order, result) in answers {
       #expect(result.status == 0, "\(result.stderr)")
       let lines = result.stdout.split(separator: "\n").map(String.init)
