@@ -115,6 +115,20 @@ class Fault(BaseHTTPRequestHandler):
                 time.sleep(3)
                 self.wfile.write(b"\0")
             return
+        if path == "/weak":
+            # A long body with a weak ETag only, sent slowly: nothing to resume it with.
+            size = int(params.get("size", "3000000"))
+            body = self.image() + b"\0" * max(0, size - len(self.image()))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("ETag", 'W/"weak-1"')
+            self.end_headers()
+            for start in range(0, len(body), 65536):
+                self.wfile.write(body[start:start + 65536])
+                self.wfile.flush()
+                time.sleep(0.05)
+            return
         if path == "/hang":
             time.sleep(min(float(params.get("s", "20")), 30))
             self.close_connection = True
@@ -275,7 +289,9 @@ http {{
   default_type application/octet-stream;
   keepalive_requests 100000;
   sendfile on;
-  server {{ listen 127.0.0.1:{http_port}; root {ROOT}; etag on; }}
+  log_format bytes '$uri $status $body_bytes_sent';
+  server {{ listen 127.0.0.1:{http_port}; root {ROOT}; etag on;
+           location /slow/ {{ limit_rate 12m; access_log {work}/slow.log bytes; }} }}
   server {{ listen 127.0.0.1:{https_port} ssl http2; root {ROOT}; etag on;
            ssl_certificate {cert}; ssl_certificate_key {key}; }}
 }}

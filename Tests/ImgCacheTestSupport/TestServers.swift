@@ -16,6 +16,8 @@ public final class TestServers: @unchecked Sendable {
   public let certificate: String
   /// The directory nginx and the fault server serve.
   public let root: String
+  /// nginx's log of `/slow/` (rate-limited to 12 MB/s): `<uri> <status> <body bytes sent>`.
+  public let slowLog: String
   private let process: Process
   private let stdin: Pipe
 
@@ -23,6 +25,7 @@ public final class TestServers: @unchecked Sendable {
     root = Fixtures.directory.path
     _ = Fixtures.images
     let work = TemporaryDirectory("imgcache-servers")
+    slowLog = work.path + "-run/slow.log"
     process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = [

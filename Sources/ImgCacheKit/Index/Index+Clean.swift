@@ -106,6 +106,7 @@ extension Index {
       let failures = includingFailures ? try FailedURL.deleteAll(db) : 0
       try replaceData()
       try CacheEntry.deleteAll(db)
+      try db.execute(sql: "DELETE FROM partial_download")
       try IndexSchema.increment([.evictionsClear: Int64(totals.entries)], db)
       try IndexSchema.adjustTotals(
         db,

@@ -48,6 +48,7 @@ extension Index {
           \(names.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
           """)
       let forget = try db.cachedStatement(sql: "DELETE FROM failed_request WHERE url = ?")
+      let complete = try db.cachedStatement(sql: "DELETE FROM partial_download WHERE key = ?")
       var results = [Result<CacheEntry, CacheError>]()
       for (position, var entry) in entries.enumerated() {
         let old = try Row.fetchOne(previous, arguments: [entry.key])
@@ -58,6 +59,7 @@ extension Index {
         if let old { entry.accessCount = old["access_count"] }
         try upsert.execute(arguments: StatementArguments(entry.values))
         try forget.execute(arguments: [entry.url])
+        try complete.execute(arguments: [entry.key])
         delta.entries += old == nil ? 1 : 0
         delta.bytes += entry.size - (old?["size"] ?? 0)
         delta.allocated += entry.allocated - (old?["allocated"] ?? 0)

@@ -46,12 +46,10 @@ extension Fetcher {
         bytes: 0)
     }
     if let result = servedFromAnotherProcess(download, options: options) { return result }
-    let request = DownloadRequest(
-      url: download.url, temporaryDirectory: cache.layout.tmpDirectory.path,
-      etag: nil, lastModified: nil, credentials: download.request.credentials,
-      sequence: download.sequence)
-    let ticket = downloader.submit([request])[0]
+    // The holder may have died part way: its partial body is resumed.
+    let ticket = downloader.submit([downloadRequest(download, resumable: lock != nil)])[0]
     return await complete(
-      ticket, download: download, options: options, fingerprint: started.flight.fingerprint)
+      ticket, download: download, options: options, fingerprint: started.flight.fingerprint,
+      resumed: lock != nil)
   }
 }

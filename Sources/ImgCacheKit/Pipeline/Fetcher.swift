@@ -151,14 +151,7 @@ public final class Fetcher: Sendable {
           case .failure: break
           }
         }
-        requests.append(
-          (
-            started.count,
-            DownloadRequest(
-              url: download.url, temporaryDirectory: cache.layout.tmpDirectory.path,
-              etag: download.validators?.etag, lastModified: download.validators?.lastModified,
-              credentials: download.request.credentials, sequence: download.sequence)
-          ))
+        requests.append((started.count, downloadRequest(download, resumable: lock != nil)))
         started.append(
           Started(download: download, flight: flight, role: .leader(ticket: 0, lock: lock)))
       } else {
@@ -190,7 +183,7 @@ public final class Fetcher: Sendable {
     case .leader(let ticket, let lock):
       let result = await complete(
         ticket, download: started.download, options: options,
-        fingerprint: started.flight.fingerprint)
+        fingerprint: started.flight.fingerprint, resumed: lock != nil)
       lock?.release()
       flights.finish(started.flight, with: result)
       return result
@@ -207,7 +200,8 @@ public final class Fetcher: Sendable {
   }
 
   func complete(
-    _ ticket: UInt64, download: Download, options: FetchOptions, fingerprint: String
+    _ ticket: UInt64, download: Download, options: FetchOptions, fingerprint: String,
+    resumed: Bool = false
   ) async -> FetchResult {
     let (url, key) = (download.url, download.key)
     func result(_ outcome: Result<FetchOutcome, CacheError>, bytes: Int64 = 0) -> FetchResult {
@@ -222,6 +216,9 @@ public final class Fetcher: Sendable {
     let response: DownloadResponse
     switch await downloader.result(of: ticket) {
     case .failure(let error):
+      if resumed, let restarted = await restartWithoutRange(after: error, download, options) {
+        return restarted
+      }
       cache.noteFailure(error)
       if error.isPermanent {
         try? cache.recordFailure(url: url, fingerprint: fingerprint, error: error)

@@ -47,23 +47,27 @@ extension DiskCache {
   /// Removes the entries of `tmp/` (and leftovers of an interrupted clear in `$DIR`) last
   /// modified at or before `cutoff`, or whose process is gone, at once; a `tmp/` that is a link
   /// is reported, never entered.
-  func sweepTemporaries(before cutoff: TimeInterval, dryRun: Bool) throws
-    -> (swept: [String], foreign: [String])
-  {
+  func sweepTemporaries(
+    before cutoff: TimeInterval, partialsBefore partialCutoff: TimeInterval, dryRun: Bool
+  ) throws -> (swept: [String], foreign: [String]) {
     guard let root = try layout.openRoot() else { return ([], []) }
     var swept = [String]()
     var foreign = [String]()
-    let isStale = { (directory: OpenDirectory, name: String) -> Bool in
+    // A partial body kept for a resumed download lives until `partialCutoff`, whoever wrote it.
+    let isStale = { (directory: OpenDirectory, name: String, partialCutoff: TimeInterval) -> Bool in
       guard let info = directory.status(name) else { return false }
-      return Double(info.st_mtim.tv_sec) <= cutoff || ProcessTag.ownerIsGone(name)
+      let modified = Double(info.st_mtim.tv_sec)
+      if name.hasPrefix(CacheLayout.partialPrefix) { return modified <= partialCutoff }
+      return modified <= cutoff || ProcessTag.ownerIsGone(name)
     }
-    for name in try root.names() where name.hasPrefix(Self.trashPrefix) && isStale(root, name) {
+    for name in try root.names()
+    where name.hasPrefix(Self.trashPrefix) && isStale(root, name, cutoff) {
       if !dryRun { try root.removeTree(name) }
       swept.append(name)
     }
     switch try root.child("tmp") {
     case .directory(let tmp):
-      for name in try tmp.names() where isStale(tmp, name) {
+      for name in try tmp.names() where isStale(tmp, name, partialCutoff) {
         if !dryRun { try tmp.removeTree(name) }
         swept.append(name)
       }

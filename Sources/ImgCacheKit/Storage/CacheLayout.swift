@@ -26,6 +26,12 @@ public struct CacheLayout: Sendable, Equatable {
   func lockFile(forKey key: String) -> String {
     locksDirectory.path + "/" + MD5.hex(of: key) + ".lock"
   }
+  /// The name prefix of partial bodies kept in `tmp/` for a resumed download.
+  static let partialPrefix = "resume-"
+  /// Where the partial body of `key`'s download is kept (``PartialDownload``).
+  func partialFile(forKey key: String) -> String {
+    tmpDirectory.path + "/" + Self.partialPrefix + MD5.hex(of: key)
+  }
   /// `$DIR/CACHEDIR.TAG`.
   public var tagFile: URL { root.appendingPathComponent("CACHEDIR.TAG") }
   /// `$DIR/imgcache.conf`, the optional per-cache policy.

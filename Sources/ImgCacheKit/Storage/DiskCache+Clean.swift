@@ -22,7 +22,8 @@ extension DiskCache {
     report.expired = try expire(policy: policy, at: time, foreign: &report.foreign)
     report.trimmed = try trim(policy: policy, foreign: &report.foreign)
     let sweep = try sweepTemporaries(
-      before: time.timeIntervalSince1970 - policy.staleTemporaryAge, dryRun: false)
+      before: time.timeIntervalSince1970 - policy.staleTemporaryAge,
+      partialsBefore: time.timeIntervalSince1970 - resume.maxAge, dryRun: false)
     report.staleTemporaries = sweep.swept
     // Lock files left by processes killed while downloading (no one holds them).
     _ = KeyLock.sweep(layout.locksDirectory.path)
@@ -139,7 +140,8 @@ extension DiskCache {
       bytes: totals.bytes - victims.reduce(0) { $0 + $1.size },
       allocated: totals.allocated - victims.reduce(0) { $0 + $1.allocated })
     let sweep = try sweepTemporaries(
-      before: time.timeIntervalSince1970 - policy.staleTemporaryAge, dryRun: true)
+      before: time.timeIntervalSince1970 - policy.staleTemporaryAge,
+      partialsBefore: time.timeIntervalSince1970 - resume.maxAge, dryRun: true)
     report.staleTemporaries = sweep.swept
     let files = try reconcileFiles(dryRun: true)
     (report.orphanFiles, report.missingFiles) = (files.orphans, files.missing)

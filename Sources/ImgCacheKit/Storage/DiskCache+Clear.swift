@@ -34,9 +34,16 @@ extension DiskCache {
     forgetPreparedShards()
     try root.removeTree(trash)
     // Starting over includes a link or file where tmp/ belongs: removed, never followed.
-    if case .foreign = try root.child("tmp") {
+    switch try root.child("tmp") {
+    case .foreign:
       try root.unlink("tmp")
       try CacheLayout.makeDirectory(layout.tmpDirectory.path)
+    case .directory(let tmp):
+      // And the partial bodies kept for resumed downloads (their records went with the rows).
+      for name in try tmp.names() where name.hasPrefix(CacheLayout.partialPrefix) {
+        try tmp.removeTree(name)
+      }
+    case .missing: break
     }
     return ClearReport(
       removed: removed, failedURLs: failures, dryRun: false, damagedIndex: movedAside)

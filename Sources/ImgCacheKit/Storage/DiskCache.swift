@@ -16,6 +16,8 @@ public final class DiskCache: Sendable {
   /// The index.
   let index: Index
   private let preparedShards = Mutex<Set<String>>([])
+  /// When interrupted downloads are kept and resumed.
+  public let resume = ResumePolicy()
 
   /// Opens the cache at `directory`; nothing is created until the first write.
   public init(directory: URL, now: @escaping @Sendable () -> Date = { Date() }) {

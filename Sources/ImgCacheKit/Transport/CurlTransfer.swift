@@ -8,27 +8,29 @@ final class CurlTransfer {
   let id: UInt64
   let request: DownloadRequest
   let handle: UnsafeMutableRawPointer
-  private let api: imgcache_api
+  let api: imgcache_api
   let host: String
   var attempt = 0
   private let maxBodySize: Int64
   private let idleNanoseconds: UInt64
-  private let hasher = SHA256Stream()
+  let hasher = SHA256Stream()
   /// Received bytes not yet handed to the hashing queue (handed over 256 KiB at a time).
   private var pendingHash = Data()
   /// libcurl's own words for a failure, which tell a malformed response from a reset.
-  private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(imgcache_error_size))
+  let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(imgcache_error_size))
   /// When the last byte (of headers or body) arrived, on the monotonic clock.
   private var lastActivity = DispatchTime.now().uptimeNanoseconds
   private var headerList: UnsafeMutablePointer<curl_slist>?
-  private var file: (path: String, descriptor: Int32)?
-  private(set) var bytes: Int64 = 0
-  private var status = 0
-  private var contentType: String?
-  private var etag: String?
-  private var lastModified: String?
+  var file: (path: String, descriptor: Int32)?
+  var bytes: Int64 = 0
+  var status = 0
+  var contentType: String?
+  var etag: String?
+  var lastModified: String?
+  /// The resume state: the request's ``Resumable`` and what this attempt's headers said.
+  var resume = ResumeState()
   /// Why a callback stopped the transfer, when one did.
-  private var abortReason: CacheError?
+  var abortReason: CacheError?
 
   init?(
     id: UInt64, request: DownloadRequest, options: TransferOptions, api: imgcache_api,
@@ -91,13 +93,8 @@ final class CurlTransfer {
       imgcache_setopt_string(api, h, CURLOPT_COOKIEJAR, jar)
     }
     if let share { imgcache_setopt_share(api, h, share) }
-    var headers = ["Accept: image/*,*/*;q=0.8"] + options.headers
-    if let etag = request.etag { headers.append("If-None-Match: \(etag)") }
-    if let lastModified = request.lastModified {
-      headers.append("If-Modified-Since: \(lastModified)")
-    }
-    for header in headers { headerList = imgcache_slist_append(api, headerList, header) }
-    imgcache_setopt_slist(api, h, CURLOPT_HTTPHEADER, headerList)
+    resume.resumable = request.resumable
+    setHeaders(options.headers)
     let me = Unmanaged.passUnretained(self).toOpaque()
     imgcache_setopt_pointer(api, h, CURLOPT_WRITEDATA, me)
     imgcache_setopt_pointer(api, h, CURLOPT_HEADERDATA, me)
@@ -120,9 +117,25 @@ final class CurlTransfer {
     }
   }
 
+  /// Sets the request headers (again, when a retry stops resuming).
+  func setHeaders(_ extra: [String]) {
+    resume.extraHeaders = extra
+    var headers = ["Accept: image/*,*/*;q=0.8"] + extra
+    if let etag = request.etag { headers.append("If-None-Match: \(etag)") }
+    if let lastModified = request.lastModified {
+      headers.append("If-Modified-Since: \(lastModified)")
+    }
+    headers += resume.rangeHeaders
+    imgcache_slist_free_all(api, headerList)
+    headerList = nil
+    for header in headers { headerList = imgcache_slist_append(api, headerList, header) }
+    imgcache_setopt_slist(api, handle, CURLOPT_HTTPHEADER, headerList)
+  }
+
   /// Resets the per-attempt state before a (re)try.
   func prepareAttempt() {
     discardFile()
+    prepareResume()
     pendingHash.removeAll(keepingCapacity: true)
     SHA256Stream.queue.sync { hasher.reset() }
     lastActivity = DispatchTime.now().uptimeNanoseconds
@@ -146,11 +159,12 @@ final class CurlTransfer {
       contentType = nil
       etag = nil
       lastModified = nil
+      resume.headers = [:]
       return
     }
     guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon < 16 else { return }
     let name = String(decoding: bytes[..<colon], as: UTF8.self).lowercased()
-    guard name == "content-type" || name == "etag" || name == "last-modified" else { return }
+    guard Self.keptHeaders.contains(name) else { return }
     let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
     var value = bytes[(colon + 1)...]
     while let first = value.first, isSpace(first) { value = value.dropFirst() }
@@ -159,20 +173,21 @@ final class CurlTransfer {
     switch name {
     case "content-type": contentType = text
     case "etag": etag = text
-    default: lastModified = text
+    case "last-modified": lastModified = text
+    default: resume.header(name, text)
     }
   }
 
   /// Hands the bytes received so far to the hashing queue, which runs on another core while
   /// the loop goes on receiving.
-  private func hashPending() {
+  func hashPending() {
     let chunk = pendingHash
     pendingHash = Data()
     SHA256Stream.queue.async { [hasher] in chunk.withUnsafeBytes { hasher.update($0) } }
   }
 
   /// The SHA-256 of the whole body, once the hashing queue has caught up.
-  private func finishHash() -> String {
+  func finishHash() -> String {
     hashPending()
     return SHA256Stream.queue.sync { hasher.finish() }
   }
@@ -193,16 +208,18 @@ final class CurlTransfer {
       abortReason = Self.statusError(status, url: request.url)
       return 0
     }
-    bytes += Int64(length)
-    if bytes > maxBodySize {
-      abortReason = CacheError(
-        .protocolError, "body exceeds the limit of \(maxBodySize) bytes", url: request.url)
-      return 0
-    }
-    pendingHash.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: length)
-    if pendingHash.count >= 262_144 { hashPending() }
     do {
+      // First: a resumed body counts (and hashes) the bytes already kept before these.
       let fd = try openFile()
+      bytes += Int64(length)
+      if bytes > maxBodySize {
+        abortReason = CacheError(
+          .protocolError, "body exceeds the limit of \(maxBodySize) bytes", url: request.url)
+        return 0
+      }
+      pendingHash.append(
+        UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: length)
+      if pendingHash.count >= 262_144 { hashPending() }
       var done = 0
       while done < length {
         let n = write(fd, data + done, length - done)
@@ -211,14 +228,21 @@ final class CurlTransfer {
         done += n
       }
       return length
+    } catch let error as CacheError where error.kind == .protocolError {
+      abortReason = error
+      return 0
     } catch {
       abortReason = CacheError.io("cannot write the body", error, url: request.url)
       return 0
     }
   }
 
-  private func openFile() throws -> Int32 {
+  func openFile() throws -> Int32 {
     if let file { return file.descriptor }
+    if let opened = try openResumableFile() {
+      file = opened
+      return opened.descriptor
+    }
     let (path, descriptor) = try FileIO.makeTemporaryFile(
       in: request.temporaryDirectory, prefix: ProcessTag.partPrefix)
     let created = (path: path, descriptor: descriptor)
@@ -226,59 +250,12 @@ final class CurlTransfer {
     return created.descriptor
   }
 
-  /// Closes and deletes the temporary file, if any.
+  /// Closes and deletes the temporary file, if any; a partial body kept for a resumed
+  /// download is only closed.
   func discardFile() {
     guard let file else { return }
     close(file.descriptor)
-    unlink(file.path)
+    if !resume.keeping { unlink(file.path) }
     self.file = nil
-  }
-
-  /// Turns curl's result into a response or a classified error; the file passes to the caller
-  /// on success and is deleted on failure before this returns.
-  func finish(_ code: CURLcode) -> Result<DownloadResponse, CacheError> {
-    let result = outcome(code)
-    if case .failure = result { discardFile() }
-    return result
-  }
-
-  private func outcome(_ code: CURLcode) -> Result<DownloadResponse, CacheError> {
-    var responseCode = 0
-    imgcache_getinfo_long(api, handle, CURLINFO_RESPONSE_CODE, &responseCode)
-    if responseCode != 0 { status = responseCode }
-    var effective: UnsafeMutablePointer<CChar>?
-    imgcache_getinfo_string(api, handle, CURLINFO_EFFECTIVE_URL, &effective)
-    let effectiveURL = effective.map { String(cString: $0) } ?? request.url
-    guard code == CURLE_OK else {
-      let detail = String(cString: errorBuffer)
-      return .failure(abortReason ?? Self.error(for: code, detail: detail, url: request.url))
-    }
-    let conditional = request.etag != nil || request.lastModified != nil
-    if status == 304 && conditional {
-      discardFile()
-      return .success(
-        DownloadResponse(
-          status: 304, file: nil, bytes: 0, contentType: contentType, etag: etag,
-          lastModified: lastModified, effectiveURL: effectiveURL, sha256: nil))
-    }
-    guard (200..<300).contains(status) else {
-      return .failure(Self.statusError(status, url: request.url))
-    }
-    do {
-      // An empty body still gets its (empty) file. No fsync: like ccache and curl, a cache
-      // trades durability across power loss for speed; the index commits atomically anyway.
-      _ = try openFile()
-    } catch {
-      return .failure(CacheError.io("cannot create the body file", error, url: request.url))
-    }
-    guard let body = file else {
-      return .failure(CacheError(.localIO, "no body file", url: request.url))
-    }
-    close(body.descriptor)
-    file = nil
-    return .success(
-      DownloadResponse(
-        status: status, file: body.path, bytes: bytes, contentType: contentType, etag: etag,
-        lastModified: lastModified, effectiveURL: effectiveURL, sha256: finishHash()))
   }
 }

@@ -98,6 +98,8 @@ public struct DownloadRequest: Sendable {
   /// `user:password` from the URL's userinfo (the URL itself carries none); the transfer's
   /// own credentials (`-u`) win over it.
   public var credentials: String?
+  /// Where a body worth keeping goes, so that an interrupted transfer can be resumed.
+  public var resumable: Resumable?
 
   /// Creates a request.
   public init(
@@ -110,6 +112,35 @@ public struct DownloadRequest: Sendable {
     self.etag = etag
     self.lastModified = lastModified
     self.sequence = sequence
+  }
+}
+
+/// A body that survives interruption: it streams into `path` (kept when the transfer fails),
+/// and, when `offset` bytes are already there, only the rest is asked for with `Range` and
+/// `If-Range: validator`; a 206 from `offset` appends, a 200 starts over.
+public struct Resumable: Sendable {
+  /// The partial body's file.
+  public var path: String
+  /// Bytes already in `path` from an earlier run; 0 to start.
+  public var offset: Int64
+  /// The strong validator those bytes came with (required when `offset` > 0).
+  public var validator: String?
+  /// Bodies announced shorter than this (or of no announced length) are not kept.
+  public var minimumSize: Int64
+  /// Called once, on the loop thread with no lock held, when a body worth keeping starts
+  /// streaming into `path` from its first byte: its strong validator and announced length.
+  public var started: @Sendable (_ validator: String, _ length: Int64) -> Void
+
+  /// Creates one.
+  public init(
+    path: String, offset: Int64, validator: String?, minimumSize: Int64,
+    started: @escaping @Sendable (String, Int64) -> Void
+  ) {
+    self.path = path
+    self.offset = offset
+    self.validator = validator
+    self.minimumSize = minimumSize
+    self.started = started
   }
 }
 

@@ -1,0 +1,73 @@
+import Foundation
+import GRDB
+
+/// A body interrupted part way (Ctrl-C, SIGTERM, a timeout, a reset, SIGKILL), kept in
+/// `tmp/resume-<md5 of key>` so that the next fetch asks only for the rest: `Range: bytes=N-`
+/// with `If-Range: <validator>` (RFC 9110 §13.1.5). Recorded when a body worth keeping starts,
+/// so even a process killed outright leaves a usable record.
+public struct PartialDownload: Sendable, Equatable {
+  /// The URL requested (without credentials).
+  public var url: String
+  public var key: String
+  /// The partial body, relative to the cache directory (`tmp/resume-…`).
+  public var file: String
+  /// The strong validator the body was sent with: an ETag (never a weak `W/` one) or a
+  /// Last-Modified date.
+  public var validator: String
+  /// The whole body's length, when the server said.
+  public var contentLength: Int64?
+  /// When the body started.
+  public var updated: Date
+}
+
+/// When partial bodies are kept and for how long (defaults written once, here).
+public struct ResumePolicy: Sendable, Equatable {
+  /// Bodies shorter than this (or whose server gave no length under it) are not kept.
+  public var minimumSize: Int64 = 1 << 20
+  /// Partial bodies older than this are not resumed; `clean` removes them.
+  public var maxAge: TimeInterval = 86_400
+
+  public init() {}
+}
+
+extension Index {
+  /// Records `partial` (replacing an earlier record of its URL).
+  func savePartial(_ partial: PartialDownload) throws {
+    try write { db in
+      try db.execute(
+        sql: """
+          INSERT OR REPLACE INTO partial_download
+            (url, key, file, bytes, etag, last_modified, content_length, updated)
+          VALUES (?, ?, ?, 0, ?, NULL, ?, ?)
+          """,
+        arguments: [
+          partial.url, partial.key, partial.file, partial.validator, partial.contentLength,
+          partial.updated.timeIntervalSince1970,
+        ])
+    }
+  }
+
+  /// The record of the partial body of `key`, if any.
+  func partial(forKey key: String) throws -> PartialDownload? {
+    try read(orIfMissing: nil) { db in
+      guard
+        let row = try Row.fetchOne(
+          db, sql: "SELECT * FROM partial_download WHERE key = ? ORDER BY updated DESC LIMIT 1",
+          arguments: [key]),
+        let validator: String = row["etag"]
+      else { return nil }
+      return PartialDownload(
+        url: row["url"], key: row["key"], file: row["file"], validator: validator,
+        contentLength: row["content_length"], updated: Date(timeIntervalSince1970: row["updated"]))
+    }
+  }
+
+  /// Forgets the partial bodies of `keys` (stored, restarted or removed).
+  func deletePartials(keys: [String]) throws {
+    guard !keys.isEmpty else { return }
+    try writeIfExists(orIfMissing: ()) { db in
+      let statement = try db.cachedStatement(sql: "DELETE FROM partial_download WHERE key = ?")
+      for key in keys { try statement.execute(arguments: [key]) }
+    }
+  }
+}

@@ -1,0 +1,53 @@
+import CCurl
+import Foundation
+
+/// How a finished transfer becomes a response or a classified error.
+extension CurlTransfer {
+  /// Turns curl's result into a response or a classified error; the file passes to the caller
+  /// on success and is deleted on failure before this returns.
+  func finish(_ code: CURLcode) -> Result<DownloadResponse, CacheError> {
+    let result = outcome(code)
+    if case .failure = result { discardFile() }
+    return result
+  }
+
+  private func outcome(_ code: CURLcode) -> Result<DownloadResponse, CacheError> {
+    var responseCode = 0
+    imgcache_getinfo_long(api, handle, CURLINFO_RESPONSE_CODE, &responseCode)
+    if responseCode != 0 { status = responseCode }
+    var effective: UnsafeMutablePointer<CChar>?
+    imgcache_getinfo_string(api, handle, CURLINFO_EFFECTIVE_URL, &effective)
+    let effectiveURL = effective.map { String(cString: $0) } ?? request.url
+    guard code == CURLE_OK else {
+      let detail = String(cString: errorBuffer)
+      return .failure(abortReason ?? Self.error(for: code, detail: detail, url: request.url))
+    }
+    let conditional = request.etag != nil || request.lastModified != nil
+    if status == 304 && conditional {
+      discardFile()
+      return .success(
+        DownloadResponse(
+          status: 304, file: nil, bytes: 0, contentType: contentType, etag: etag,
+          lastModified: lastModified, effectiveURL: effectiveURL, sha256: nil))
+    }
+    guard (200..<300).contains(status) else {
+      return .failure(Self.statusError(status, url: request.url))
+    }
+    do {
+      // An empty body still gets its (empty) file. No fsync: like ccache and curl, a cache
+      // trades durability across power loss for speed; the index commits atomically anyway.
+      _ = try openFile()
+    } catch {
+      return .failure(CacheError.io("cannot create the body file", error, url: request.url))
+    }
+    guard let body = file else {
+      return .failure(CacheError(.localIO, "no body file", url: request.url))
+    }
+    close(body.descriptor)
+    file = nil
+    return .success(
+      DownloadResponse(
+        status: status, file: body.path, bytes: bytes, contentType: contentType, etag: etag,
+        lastModified: lastModified, effectiveURL: effectiveURL, sha256: finishHash()))
+  }
+}

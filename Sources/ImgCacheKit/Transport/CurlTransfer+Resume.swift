@@ -1,0 +1,115 @@
+import CCurl
+import Foundation
+
+/// What a transfer knows about resuming: the request's ``Resumable`` and the headers of this
+/// attempt's response that decide it (`Content-Length`, `Content-Range`, `Date`).
+struct ResumeState {
+  var resumable: Resumable?
+  var headers = [String: String]()
+  var extraHeaders = [String]()
+  /// Whether the open body file is a partial body to keep when the transfer fails.
+  var keeping = false
+
+  /// `Range` and `If-Range` when bytes are already there (RFC 9110 §13.1.5).
+  var rangeHeaders: [String] {
+    guard let resumable, resumable.offset > 0, let validator = resumable.validator else {
+      return []
+    }
+    return ["Range: bytes=\(resumable.offset)-", "If-Range: \(validator)"]
+  }
+
+  mutating func header(_ name: String, _ value: String) { headers[name] = value }
+}
+
+extension CurlTransfer {
+  /// The response headers besides the three the cache keeps that a transfer reads.
+  static let keptHeaders: Set<String> = [
+    "content-type", "etag", "last-modified", "content-length", "content-range", "date",
+  ]
+
+  /// Before an attempt: a resumed body goes back to the bytes it started with (the same
+  /// `Range` is asked again); when they are gone, the attempt starts over without a range.
+  func prepareResume() {
+    resume.keeping = false
+    resume.headers = [:]
+    guard var resumable = resume.resumable else { return }
+    if resumable.offset > 0 && truncate(resumable.path, off_t(resumable.offset)) != 0 {
+      resumable.offset = 0
+      resumable.validator = nil
+      resume.resumable = resumable
+      setHeaders(resume.extraHeaders)
+    }
+  }
+
+  /// Opens the body file when the response is one to keep or to append to; nil for an
+  /// ordinary temporary file. A 206 must start exactly at the kept length.
+  func openResumableFile() throws -> (path: String, descriptor: Int32)? {
+    guard let resumable = resume.resumable else { return nil }
+    if status == 206 {
+      guard resumable.offset > 0, startOfRange == resumable.offset else {
+        throw CacheError(
+          .protocolError, "the server resumed at another offset than \(resumable.offset)",
+          url: request.url, httpStatus: 206)
+      }
+      let fd = open(resumable.path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW)
+      guard fd >= 0 else { throw CacheError.posix("cannot reopen", path: resumable.path) }
+      try hashKeptBytes(resumable)
+      bytes += resumable.offset
+      resume.keeping = true
+      return (resumable.path, fd)
+    }
+    // A full body (200): worth keeping when long enough and sent with a strong validator.
+    guard let validator = strongValidator, let length = announcedLength,
+      length >= resumable.minimumSize
+    else { return nil }
+    let fd = open(
+      resumable.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+    guard fd >= 0 else { throw CacheError.posix("cannot create", path: resumable.path) }
+    resume.keeping = true
+    resumable.started(validator, length)
+    return (resumable.path, fd)
+  }
+
+  /// The ETag when strong, else a Last-Modified date that is strong: at least a second older
+  /// than the response's Date (RFC 9110 §8.8.2.2). Never a weak `W/` ETag.
+  private var strongValidator: String? {
+    if let etag, !etag.hasPrefix("W/"), etag.hasPrefix("\"") { return etag }
+    guard let lastModified, let date = resume.headers["date"],
+      let modified = httpDate(lastModified), let sent = httpDate(date),
+      sent.timeIntervalSince(modified) >= 1
+    else { return nil }
+    return lastModified
+  }
+
+  private var announcedLength: Int64? { resume.headers["content-length"].flatMap { Int64($0) } }
+
+  /// N of `Content-Range: bytes N-M/T`.
+  private var startOfRange: Int64? {
+    guard let range = resume.headers["content-range"], range.hasPrefix("bytes ") else { return nil }
+    return Int64(range.dropFirst(6).prefix { $0 != "-" })
+  }
+
+  /// Feeds the bytes already kept to the hash, so the SHA-256 covers the whole body.
+  private func hashKeptBytes(_ resumable: Resumable) throws {
+    let fd = open(resumable.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+    guard fd >= 0 else { throw CacheError.posix("cannot read", path: resumable.path) }
+    defer { close(fd) }
+    var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    var left = resumable.offset
+    while left > 0 {
+      let count = buffer.withUnsafeMutableBytes {
+        read(fd, $0.baseAddress, min($0.count, Int(left)))
+      }
+      guard count > 0 else { throw CacheError.posix("cannot read", path: resumable.path) }
+      let chunk = Data(buffer[..<count])
+      SHA256Stream.queue.sync { chunk.withUnsafeBytes { hasher.update($0) } }
+      left -= Int64(count)
+    }
+  }
+
+  /// An HTTP date (`Sun, 06 Nov 1994 08:49:37 GMT`), parsed by libcurl.
+  func httpDate(_ text: String) -> Date? {
+    let seconds = imgcache_getdate(api, text)
+    return seconds < 0 ? nil : Date(timeIntervalSince1970: TimeInterval(seconds))
+  }
+}
