@@ -204,7 +204,7 @@ _imgcache_fetch() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --offline --reload --refresh --retry-failed --any --netrc -k --insecure --link --version -h --help)
     repeating_options=(--ro-dir -H --header)
-    non_repeating_options=(-d --dir --config --color --key-filter -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry -A --user-agent --failed-ttl --output -o --key --input -i)
+    non_repeating_options=(-d --dir --config --color --key-filter --freshness --stale-if-error -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry -A --user-agent --failed-ttl --output -o --key --input -i)
     __imgcache_offer_flags_options -1
 
     # Offer option value completions
@@ -226,6 +226,12 @@ _imgcache_fetch() {
         ;;
     '--ro-dir')
         __imgcache_add_completions -d
+        return
+        ;;
+    '--freshness')
+        return
+        ;;
+    '--stale-if-error')
         return
         ;;
     '-H'|'--header')
@@ -281,7 +287,7 @@ _imgcache_prefetch() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --offline --reload --refresh --retry-failed --any --netrc -k --insecure --version -h --help)
     repeating_options=(--ro-dir -H --header)
-    non_repeating_options=(-d --dir --config --color --key-filter -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry -A --user-agent --failed-ttl --input -i --jobs -j --order --max-per-host --save-failed)
+    non_repeating_options=(-d --dir --config --color --key-filter --freshness --stale-if-error -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry -A --user-agent --failed-ttl --input -i --jobs -j --order --max-per-host --save-failed)
     __imgcache_offer_flags_options -1
 
     # Offer option value completions
@@ -303,6 +309,12 @@ _imgcache_prefetch() {
         ;;
     '--ro-dir')
         __imgcache_add_completions -d
+        return
+        ;;
+    '--freshness')
+        return
+        ;;
+    '--stale-if-error')
         return
         ;;
     '-H'|'--header')

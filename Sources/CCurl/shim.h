@@ -36,7 +36,6 @@ struct imgcache_curl {
   CURLSH *(*share_init)(void);
   CURLSHcode (*share_cleanup)(CURLSH *);
   CURLSHcode (*share_setopt)(CURLSH *, CURLSHoption, ...);
-  time_t (*getdate)(const char *, const time_t *);
 };
 
 /* Fills `api` from libcurl.so.4; on failure returns 0 with the reason in `error`. */
@@ -74,7 +73,6 @@ static inline int imgcache_curl_load(struct imgcache_curl *api, char *error, siz
   IMGCACHE_CURL_SYMBOL(share_init, "curl_share_init")
   IMGCACHE_CURL_SYMBOL(share_cleanup, "curl_share_cleanup")
   IMGCACHE_CURL_SYMBOL(share_setopt, "curl_share_setopt")
-  IMGCACHE_CURL_SYMBOL(getdate, "curl_getdate")
 #undef IMGCACHE_CURL_SYMBOL
   return 1;
 }
@@ -163,11 +161,6 @@ static inline CURLSH *imgcache_share_init(imgcache_api a) { return a->share_init
 static inline CURLSHcode imgcache_share_cleanup(imgcache_api a, CURLSH *s) { return a->share_cleanup(s); }
 static inline CURLSHcode imgcache_share_setopt_long(imgcache_api a, CURLSH *s, CURLSHoption o, long v) {
   return a->share_setopt(s, o, v);
-}
-
-/* An HTTP date as seconds since 1970, or -1. */
-static inline long long imgcache_getdate(imgcache_api a, const char *text) {
-  return (long long)a->getdate(text, NULL);
 }
 
 /* Macros Swift does not import. */

@@ -35,7 +35,7 @@ public struct ImgCacheCommand: AsyncParsableCommand {
   /// becomes a message and a status.
   static func run(_ arguments: [String]) async -> Int32 {
     do {
-      var command = try parseAsRoot(arguments)
+      var command = try parseAsRoot(OptionalValues.expand(arguments))
       if var asyncCommand = command as? any AsyncParsableCommand {
         try await asyncCommand.run()
       } else {

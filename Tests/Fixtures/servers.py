@@ -7,11 +7,13 @@ process exited) or --lifetime seconds pass, and stops nginx on the way out.
 Usage: servers.py --root DIR --work DIR [--lifetime SECONDS]
 """
 import argparse, base64, gzip, json, os, signal, socket, struct, subprocess, sys, threading, time
+import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 STATS = {"requests": {}, "order": [], "active": 0, "max_active": 0, "connections": 0,
          "max_connections": 0, "groups": {}}
 LOCK = threading.Lock()
+DOWN = {}  # /origin ids that are down, with how they fail: an HTTP status or "reset"
 ROOT = "."
 BOMB = gzip.compress(b"\0" * (64 * 1024 * 1024), compresslevel=9)
 
@@ -90,6 +92,10 @@ class Fault(BaseHTTPRequestHandler):
 
     def control(self, path, params):
         with LOCK:
+            if path == "/_down":
+                DOWN[params.get("id", "")] = params.get("how", "503")
+            elif path == "/_up":
+                DOWN.pop(params.get("id", ""), None)
             body = json.dumps(STATS).encode()
         self.send(200, body, "application/json")
 
@@ -115,6 +121,26 @@ class Fault(BaseHTTPRequestHandler):
                 time.sleep(3)
                 self.wfile.write(b"\0")
             return
+        if path == "/origin":
+            # An origin that can go down (/_down?id=…&how=503|reset) and come back (/_up?id=…),
+            # with a strong ETag (304 to a matching If-None-Match) and Cache-Control from `cc`.
+            with LOCK:
+                how = DOWN.get(params.get("id", ""))
+            if how == "reset":
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
+            if how:
+                return self.send(int(how), b"down", "text/plain")
+            cc = urllib.parse.unquote(params.get("cc", ""))
+            headers = [("ETag", '"origin-1"')] + ([("Cache-Control", cc)] if cc else [])
+            if self.headers.get("If-None-Match") == '"origin-1"':
+                self.send_response(304)
+                for k, v in headers:
+                    self.send_header(k, v)
+                self.end_headers()
+                return
+            return self.send(200, self.image(), headers=headers)
         if path == "/weak":
             # A long body with a weak ETag only, sent slowly: nothing to resume it with.
             size = int(params.get("size", "3000000"))
@@ -291,7 +317,13 @@ http {{
   sendfile on;
   log_format bytes '$uri $status $body_bytes_sent';
   server {{ listen 127.0.0.1:{http_port}; root {ROOT}; etag on;
-           location /slow/ {{ limit_rate 12m; access_log {work}/slow.log bytes; }} }}
+           location /slow/ {{ limit_rate 12m; access_log {work}/slow.log bytes; }}
+           location /fresh/ {{ access_log {work}/fresh.log bytes;
+             location /fresh/hour/ {{ alias {ROOT}/; expires 1h; }}
+             location /fresh/zero/ {{ alias {ROOT}/; add_header Cache-Control "max-age=0"; }}
+             location /fresh/nocache/ {{ alias {ROOT}/; add_header Cache-Control "no-cache"; }}
+             location /fresh/nostore/ {{ alias {ROOT}/; add_header Cache-Control "no-store"; }}
+           }} }}
   server {{ listen 127.0.0.1:{https_port} ssl http2; root {ROOT}; etag on;
            ssl_certificate {cert}; ssl_certificate_key {key}; }}
 }}

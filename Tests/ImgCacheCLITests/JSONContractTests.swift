@@ -89,8 +89,18 @@ struct JSONContractTests {
       records(["fetch", "--json", png]) + records(["fetch", "--json", png])
       + records(["fetch", "--json", missing], status: 8)
       + records(["fetch", "--json", "--offline", servers.nginx("base.gif?never")], status: 1)
-    made["prefetch --json"] = records(
-      ["prefetch", "--json", "-q", servers.nginx("base.jpg?json=1"), missing, png], status: 11)
+    // A stored copy served while its origin is down (stale-if-error).
+    let id = UUID().uuidString.prefix(8)
+    let origin = servers.fault("/origin?id=\(id)&cc=max-age%3D0")
+    let stale = ["--json", "--freshness", "http", "--stale-if-error", origin]
+    #expect(env.run(["fetch", origin]).status == 0)
+    _ = run("/usr/bin/curl", ["-sf", servers.fault("/_down?id=\(id)&how=503")])
+    made["fetch --json", default: []] += records(
+      ["fetch"] + stale, environment: ["IMGCACHE_RETRY": "0"])
+    made["prefetch --json"] =
+      records(
+        ["prefetch", "--json", "-q", servers.nginx("base.jpg?json=1"), missing, png], status: 11)
+      + records(["prefetch", "-q"] + stale, environment: ["IMGCACHE_RETRY": "0"])
     made["query --json"] =
       records(["query", "--json", png]) + records(["query", "--json", missing], status: 1)
     made["list --json"] = records(["list", "--json"])
@@ -155,6 +165,7 @@ struct JSONContractTests {
     let entryFields: Set<String> = [
       "size", "disk_size", "format", "width", "height", "scale", "content_type", "etag",
       "last_modified", "sha256", "created", "last_access", "access_count", "expiry",
+      "cache_control", "expires", "fresh_until", "fresh",
     ]
     #expect(Set(a.keys).subtracting(entryFields) == Set(b.keys))
     let error = try #require(

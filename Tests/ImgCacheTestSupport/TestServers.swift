@@ -18,6 +18,9 @@ public final class TestServers: @unchecked Sendable {
   public let root: String
   /// nginx's log of `/slow/` (rate-limited to 12 MB/s): `<uri> <status> <body bytes sent>`.
   public let slowLog: String
+  /// nginx's log of `/fresh/` (`hour/` expires in 1 h, `zero/` max-age=0, `nocache/`,
+  /// `nostore/`, each serving the root's images): `<uri> <status> <body bytes sent>`.
+  public let freshLog: String
   private let process: Process
   private let stdin: Pipe
 
@@ -26,6 +29,7 @@ public final class TestServers: @unchecked Sendable {
     _ = Fixtures.images
     let work = TemporaryDirectory("imgcache-servers")
     slowLog = work.path + "-run/slow.log"
+    freshLog = work.path + "-run/fresh.log"
     process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = [

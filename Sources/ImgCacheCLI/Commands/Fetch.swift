@@ -62,7 +62,10 @@ extension ImgCacheCommand {
       var status = ExitStatus.ok
       for result in results where !context.console.stdoutClosed {
         var path = result.outcome.successPath
-        if let output, let cached = path {
+        // A body the origin said not to store is only delivered with -o.
+        let uncached = result.outcome.uncachedBody
+        defer { if let uncached { unlink(uncached) } }
+        if let output, let cached = path ?? uncached {
           do {
             try OutputFile.place(cached, at: output, link: link)
             path = URL(fileURLWithPath: output).standardizedFileURL.path
@@ -93,6 +96,7 @@ extension ImgCacheCommand {
               batch.append(url)
             }
             for result in await fetcher.fetch(batch, options: options) {
+              if let uncached = result.outcome.uncachedBody { unlink(uncached) }
               status = ExitStatus.worst(
                 status, Self.render(result, path: result.outcome.successPath, context: context))
               if !context.global.json && result.outcome.successPath == nil {
@@ -114,11 +118,23 @@ extension ImgCacheCommand {
     private static func render(_ result: FetchResult, path: String?, context: CommandContext)
       -> Int32
     {
-      if context.global.json { context.emit(FetchRecord(result, path: path)) }
+      if context.global.json {
+        context.emit(FetchRecord(result, path: path, freshness: context.configuration.freshness))
+      }
       switch result.outcome {
       case .success(.offlineMiss):
         context.console.info("imgcache: not cached: \(result.url)")
         return ExitStatus.negative
+      case .success(.stale(_, _, let error)):
+        context.console.warning("serving a stale copy: \(error.message)")
+        if !context.global.json, let path { context.console.data(path) }
+        return ExitStatus.ok
+      case .success(.notStored):
+        if !context.global.json, let path { context.console.data(path) }
+        context.console.warning(
+          "not cached, the server said Cache-Control: no-store: \(result.url)"
+            + (path == nil ? " (-o FILE saves the body)" : ""))
+        return ExitStatus.ok
       case .success(let outcome):
         if !context.global.json, let path { context.console.data(path) }
         context.console.detail("\(outcome.name): \(result.url)")
@@ -133,4 +149,9 @@ extension ImgCacheCommand {
 extension Result where Success == FetchOutcome {
   /// The cached path of a success.
   var successPath: String? { (try? get())?.path }
+  /// The temporary file of a body downloaded but not cached (`no-store`); the caller deletes it.
+  var uncachedBody: String? {
+    if case .success(.notStored(let body)) = self { return body }
+    return nil
+  }
 }

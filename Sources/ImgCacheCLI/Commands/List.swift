@@ -57,7 +57,7 @@ extension ImgCacheCommand {
           limit: min(remaining, order.pageSize))
         guard !page.entries.isEmpty else { break }
         let text = page.entries.map {
-          render($0, layout: context.cache.layout, json: context.global.json)
+          render($0, context: context)
         }
         context.console.data(text.joined(separator: terminator), terminator: terminator)
         remaining -= page.entries.count
@@ -68,11 +68,13 @@ extension ImgCacheCommand {
 
     private var terminator: String { print0 ? "\0" : "\n" }
 
-    private func render(_ entry: CacheEntry, layout: CacheLayout, json: Bool) -> String {
-      let path = layout.dataPath(entry.file)
-      if json {
+    private func render(_ entry: CacheEntry, context: CommandContext) -> String {
+      let path = context.cache.layout.dataPath(entry.file)
+      if context.global.json {
         return Records.line(
-          QueryRecord(url: entry.url, key: entry.key, hit: .local(entry, path: path), failure: nil))
+          QueryRecord(
+            url: entry.url, key: entry.key, hit: .local(entry, path: path), failure: nil,
+            freshness: context.configuration.freshness))
       }
       if urls { return entry.url }
       if paths { return path }

@@ -47,7 +47,9 @@ extension ImgCacheCommand {
       let run = prefetcher.start(
         try list.source(), options: options, collectUnread: saveFailed != nil)
       let interrupts = Interrupts { run.cancel() }
-      var display = PrefetchDisplay(console: context.console, json: context.global.json)
+      var display = PrefetchDisplay(
+        console: context.console, json: context.global.json,
+        freshness: context.configuration.freshness)
       for await event in run where !display.show(event) {
         run.cancel()  // stdout closed: stop, keep what is done, end quietly.
       }

@@ -50,7 +50,10 @@ extension ImgCacheCommand {
         }
         if hit == nil { status = ExitStatus.worst(status, ExitStatus.negative) }
         if context.global.json {
-          context.emit(QueryRecord(url: url, key: key, hit: hit, failure: failure))
+          context.emit(
+            QueryRecord(
+              url: url, key: key, hit: hit, failure: failure,
+              freshness: context.configuration.freshness))
         } else if let hit {
           context.console.data(hit.path)
         } else {

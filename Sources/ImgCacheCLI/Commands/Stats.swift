@@ -100,6 +100,8 @@ enum StatsTable {
     lines.append(row("Downloads", count(.downloads), Units.formatBytes(s[.bytesDownloaded])))
     lines.append(row("Waited for another process", count(.waitedForProcess)))
     lines.append(row("Not modified (304)", count(.notModified)))
+    lines.append(row("Served stale (origin failed)", count(.servedStale)))
+    lines.append(row("Not stored (no-store)", count(.notStored)))
     lines.append(row("Served from the cache", Units.formatBytes(s[.bytesServed])))
     lines.append(row("Failures", grouped(failures.reduce(0) { $0 + s[$1.1] })))
     for (label, counter) in failures where s[counter] > 0 {

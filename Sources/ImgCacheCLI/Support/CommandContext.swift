@@ -31,11 +31,11 @@ struct CommandContext: Sendable {
       }
       keyed[key] = value
     }
-    cache = DiskCache(directory: cacheDirectory)
     resolved = try ResolvedConfiguration(
       flags: keyed, environment: environment,
       cacheFile: cacheFile, userFile: userFile,
       userFileRequired: global.config != nil || environment["IMGCACHE_CONFIG"] != nil)
+    cache = DiskCache(directory: cacheDirectory, resume: resolved.configuration.resume)
   }
 
   /// `--dir` > `IMGCACHE_DIR` > `$XDG_CACHE_HOME/imgcache` > `~/.cache/imgcache`.

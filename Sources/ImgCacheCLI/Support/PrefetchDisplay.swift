@@ -6,22 +6,30 @@ import ImgCacheKit
 struct PrefetchDisplay {
   private let console: Console
   private let json: Bool
+  private let freshness: FreshnessPolicy
   private let showBar: Bool
   private var lastDraw = Date.distantPast
   private var drawn = false
 
-  init(console: Console, json: Bool) {
+  init(console: Console, json: Bool, freshness: FreshnessPolicy) {
     self.console = console
     self.json = json
+    self.freshness = freshness
     showBar = console.stderrIsTerminal && !console.quiet
   }
 
   /// Shows one finished URL; false when stdout was closed (the run should stop).
   mutating func show(_ event: PrefetchEvent) -> Bool {
     let result = event.result
-    if json, !console.data(Records.line(FetchRecord(result))) { return false }
-    if case .failure(let error) = result.outcome, error.kind != .cancelled {
+    if json, !console.data(Records.line(FetchRecord(result, freshness: freshness))) {
+      return false
+    }
+    switch result.outcome {
+    case .failure(let error) where error.kind != .cancelled:
       console.detail("failed: \(error.message)")
+    case .success(.stale(_, _, let error)):
+      console.detail("stale: \(result.url) (\(error.message))")
+    default: break
     }
     progress(event.progress)
     return true
@@ -52,6 +60,8 @@ struct PrefetchDisplay {
     ]
     if p.notModified > 0 { parts.append("\(p.notModified) not modified") }
     if p.misses > 0 { parts.append("\(p.misses) not cached (offline)") }
+    if p.stale > 0 { parts.append("\(p.stale) stale (origin failed)") }
+    if p.notStored > 0 { parts.append("\(p.notStored) not stored (no-store)") }
     parts.append("\(p.failed) failed")
     if p.duplicates > 0 { parts.append("\(p.duplicates) duplicates") }
     let head = interrupted ? "prefetch interrupted after" : "prefetch:"

@@ -43,8 +43,13 @@ struct EntryFields: Codable, Equatable {
   var lastAccess: Date
   var accessCount: Int
   @Nullable var expiry: Date?
+  @Nullable var cacheControl: String?
+  @Nullable var expires: String?
+  var freshUntil: Date
+  var fresh: Bool
 
-  init(_ entry: CacheEntry) {
+  /// The fields of `entry`; `freshUntil` and `fresh` are what `freshness` decides now.
+  init(_ entry: CacheEntry, freshness: FreshnessPolicy) {
     size = entry.size
     diskSize = entry.allocated
     format = entry.format
@@ -59,6 +64,11 @@ struct EntryFields: Codable, Equatable {
     lastAccess = entry.lastAccess
     accessCount = entry.accessCount
     expiry = entry.expiry
+    cacheControl = entry.freshness.cacheControl
+    expires = entry.freshness.expires
+    let verdict = freshness.verdict(on: entry, at: Date())
+    freshUntil = verdict.freshUntil
+    fresh = verdict.isFresh
   }
 }
 
@@ -79,7 +89,8 @@ struct ErrorRecord: Codable, Equatable {
 struct FetchRecord: Codable {
   var url: String
   var key: String
-  /// `hit`, `downloaded`, `revalidated`, `not_modified`, `offline_miss` or `error`.
+  /// `hit`, `downloaded`, `revalidated`, `not_modified`, `stale`, `not_stored`,
+  /// `offline_miss` or `error`.
   var status: String
   /// `local` or `read_only`, for a cached body.
   var source: String?
@@ -87,10 +98,14 @@ struct FetchRecord: Codable {
   var exitCode: Int32
   var downloadedBytes: Int64
   var error: ErrorRecord?
+  /// Whether a stored copy stood in for a failed revalidation (stale-if-error).
+  var stale = false
+  /// Why the revalidation failed, when `stale`.
+  var revalidationError: ErrorRecord?
   /// Flattened into the record.
   var entry: EntryFields?
 
-  init(_ result: FetchResult, path output: String? = nil) {
+  init(_ result: FetchResult, path output: String? = nil, freshness: FreshnessPolicy) {
     url = result.url
     key = result.key
     downloadedBytes = result.bytes
@@ -102,11 +117,16 @@ struct FetchRecord: Codable {
       switch outcome {
       case .hit(.local(let stored, _)), .downloaded(let stored, _), .revalidated(let stored, _),
         .notModified(let stored, _):
-        entry = EntryFields(stored)
+        entry = EntryFields(stored, freshness: freshness)
         source = "local"
+      case .stale(let stored, _, let error):
+        entry = EntryFields(stored, freshness: freshness)
+        source = "local"
+        stale = true
+        revalidationError = ErrorRecord(error)
       case .hit(.readOnly):
         source = "read_only"
-      case .offlineMiss:
+      case .offlineMiss, .notStored:
         break
       }
     case .failure(let failure):
@@ -117,7 +137,8 @@ struct FetchRecord: Codable {
   }
 
   private enum CodingKeys: String, CodingKey {
-    case url, key, status, source, path, exitCode, downloadedBytes, error
+    case url, key, status, source, path, exitCode, downloadedBytes, error, stale
+    case revalidationError
   }
 
   init(from decoder: any Decoder) throws {
@@ -130,6 +151,9 @@ struct FetchRecord: Codable {
     exitCode = try container.decode(Int32.self, forKey: .exitCode)
     downloadedBytes = try container.decode(Int64.self, forKey: .downloadedBytes)
     error = try container.decodeIfPresent(ErrorRecord.self, forKey: .error)
+    stale = try container.decode(Bool.self, forKey: .stale)
+    revalidationError = try container.decodeIfPresent(
+      ErrorRecord.self, forKey: .revalidationError)
     entry = source == "local" ? try EntryFields(from: decoder) : nil
   }
 
@@ -138,6 +162,8 @@ struct FetchRecord: Codable {
     try container.encode(url, forKey: .url)
     try container.encode(key, forKey: .key)
     try container.encode(status, forKey: .status)
+    try container.encode(stale, forKey: .stale)
+    try container.encode(revalidationError, forKey: .revalidationError)
     try container.encode(source, forKey: .source)
     try container.encode(path, forKey: .path)
     try container.encode(exitCode, forKey: .exitCode)
@@ -163,7 +189,7 @@ struct QueryRecord: Codable {
   }
 
   init(
-    url: String, key: String, hit: CacheHit?, failure: FailedURL?
+    url: String, key: String, hit: CacheHit?, failure: FailedURL?, freshness: FreshnessPolicy
   ) {
     self.url = url
     self.key = key
@@ -174,7 +200,7 @@ struct QueryRecord: Codable {
     switch hit {
     case .local(let stored, _)?:
       source = "local"
-      entry = EntryFields(stored)
+      entry = EntryFields(stored, freshness: freshness)
     case .readOnly?: source = "read_only"
     case nil: break
     }

@@ -72,6 +72,14 @@ struct FetchFlags: ParsableArguments {
     name: .long, help: "Extra read-only cache directory in SDWebImage's flat layout (repeatable).",
     completion: .directory)
   var roDir: [String] = []
+  @Option(name: .long, help: "never: use entries while they exist; http: revalidate stale ones.")
+  var freshness: String?
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "Serve the stored copy if revalidation fails (network, 5xx, 429); alone: any age.",
+      valueName: "duration"))
+  var staleIfError: String?
 
   /// The fetch options under `policy`.
   func fetchOptions(_ context: CommandContext) throws -> FetchOptions {
@@ -85,10 +93,15 @@ struct FetchFlags: ParsableArguments {
     options.acceptAnyBody = any
     options.keyFilter = context.configuration.keyFilter
     options.failedTTL = context.configuration.failedTTL
+    options.freshness = context.configuration.freshness
     return options
   }
 
-  var policyFlags: [String: String] { keys.policyFlags }
+  var policyFlags: [String: String] {
+    keys.policyFlags.merging(
+      ImgCacheCLI.policyFlags([("freshness", freshness), ("stale_if_error", staleIfError)])
+    ) { $1 }
+  }
 }
 
 /// `--key-filter`, for every command that turns URLs into keys.

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Every policy value imgcache reads, typed. The defaults are those of the component types
-/// (``CleanPolicy``, ``TransferOptions``, ``DiskCache/defaultFailedTTL``, ``KeyFilter``).
+/// (``CleanPolicy``, ``TransferOptions``, ``DiskCache/defaultFailedTTL``, ``KeyFilter``,
+/// ``FreshnessPolicy``, ``ResumePolicy``).
 public struct Configuration: Sendable, Equatable {
   /// What `clean` enforces.
   public var clean = CleanPolicy()
@@ -11,6 +12,10 @@ public struct Configuration: Sendable, Equatable {
   public var failedTTL = DiskCache.defaultFailedTTL
   /// How URLs become cache keys.
   public var keyFilter = KeyFilter.none
+  /// Whether hits are judged by HTTP freshness; stale-if-error.
+  public var freshness = FreshnessPolicy()
+  /// When interrupted downloads are kept and resumed.
+  public var resume = ResumePolicy()
 
   /// The defaults.
   public init() {}
@@ -68,6 +73,32 @@ extension PolicyKey {
     .boolean("netrc", "read credentials from ~/.netrc", \.transfer.useNetrc),
     .text("cookie_jar", "file cookies are read from and written to", \.transfer.cookieJar),
     .choice("key_filter", "cache key filter: none or strip-query", \.keyFilter),
+    .choice(
+      "freshness", "never, or http: revalidate entries when stale",
+      \.freshness.mode),
+    .duration(
+      "heuristic_max", "longest lifetime guessed from Last-Modified",
+      \.freshness.heuristicMax),
+    PolicyKey(
+      name: "stale_if_error", summary: "serve copies this stale when the origin fails",
+      expected: "a duration like 1h or 7d, 0s (off) or any",
+      apply: { config, text in
+        if text.lowercased() == "any" {
+          config.freshness.staleIfError = FreshnessPolicy.anyAge
+          return true
+        }
+        guard let value = PolicyValue.duration(text), value >= 0 else { return false }
+        config.freshness.staleIfError = value
+        return true
+      },
+      render: {
+        $0.freshness.staleIfError >= FreshnessPolicy.anyAge
+          ? "any" : PolicyValue.text(duration: $0.freshness.staleIfError)
+      }),
+    .size(
+      "resume_min_size", "smallest interrupted body kept to resume", \.resume.minimumSize),
+    .duration(
+      "resume_max_age", "how long an interrupted body is kept to resume", \.resume.maxAge),
   ]
 
 }

@@ -19,12 +19,16 @@ public struct EntryMetadata: Sendable, Equatable {
   public var expiry: Date?
   /// The lowercase hex SHA-256 of the body, when known.
   public var sha256: String?
+  /// What the origin said about reusing the response.
+  public var freshness: ResponseFreshness
 
   /// Creates metadata; every field is optional.
   public init(
     format: ImageFormat? = nil, width: Int? = nil, height: Int? = nil, contentType: String? = nil,
-    etag: String? = nil, lastModified: String? = nil, expiry: Date? = nil, sha256: String? = nil
+    etag: String? = nil, lastModified: String? = nil, expiry: Date? = nil, sha256: String? = nil,
+    freshness: ResponseFreshness = ResponseFreshness()
   ) {
+    self.freshness = freshness
     self.format = format
     self.width = width
     self.height = height
@@ -74,6 +78,8 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecor
   public var accessCount: Int
   /// The lowercase hex SHA-256 of the body (nil for entries stored before it was kept).
   public var sha256: String?
+  /// What the origin said about reusing the response (schema v4; empty before).
+  public var freshness: ResponseFreshness
 
   /// The columns of the `entry` table: the one place that names them.
   public enum Columns {
@@ -94,11 +100,17 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecor
     public static let expiry = Column("expiry")
     public static let accessCount = Column("access_count")
     public static let sha256 = Column("sha256")
+    public static let cacheControl = Column("cache_control")
+    public static let expires = Column("expires")
+    public static let date = Column("date")
+    public static let age = Column("age")
+    public static let received = Column("received")
 
     /// Every column, in the order ``CacheEntry/values`` lists them.
     static let all = [
       key, url, file, size, allocated, format, width, height, scale, contentType, etag,
-      lastModified, created, lastAccess, expiry, accessCount, sha256,
+      lastModified, created, lastAccess, expiry, accessCount, sha256, cacheControl, expires,
+      date, age, received,
     ]
   }
 
@@ -121,6 +133,10 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecor
     expiry = (row[Columns.expiry] as Double?).map(Date.init(timeIntervalSince1970:))
     accessCount = row[Columns.accessCount]
     sha256 = row[Columns.sha256]
+    freshness = ResponseFreshness(
+      cacheControl: row[Columns.cacheControl], expires: row[Columns.expires],
+      date: row[Columns.date], age: row[Columns.age],
+      received: (row[Columns.received] as Double?).map(Date.init(timeIntervalSince1970:)))
   }
 
   /// Creates the entry of a body stored under `key` at `time`.
@@ -145,6 +161,7 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecor
     expiry = metadata.expiry
     accessCount = 0
     sha256 = metadata.sha256
+    freshness = metadata.freshness
   }
 
   /// The database values, in the order of ``Columns/all``.
@@ -152,7 +169,8 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecor
     [
       key, url, file, size, allocated, format, width, height, scale, contentType, etag,
       lastModified, created.timeIntervalSince1970, lastAccess.timeIntervalSince1970,
-      expiry?.timeIntervalSince1970, accessCount, sha256,
+      expiry?.timeIntervalSince1970, accessCount, sha256, freshness.cacheControl,
+      freshness.expires, freshness.date, freshness.age, freshness.received?.timeIntervalSince1970,
     ]
   }
 
@@ -165,7 +183,7 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecor
     EntryMetadata(
       format: format.flatMap(ImageFormat.init(rawValue:)), width: width, height: height,
       contentType: contentType, etag: etag, lastModified: lastModified, expiry: expiry,
-      sha256: sha256)
+      sha256: sha256, freshness: freshness)
   }
 }
 

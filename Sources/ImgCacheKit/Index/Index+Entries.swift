@@ -89,13 +89,15 @@ extension Index {
 
   /// Records a revalidation (304) of `key` at `time`: new validators when the server sent them,
   /// and a use. Returns the updated row, or nil when the entry is gone.
-  func revalidate(key: String, etag: String?, lastModified: String?, at time: Date) throws
-    -> CacheEntry?
-  {
+  func revalidate(
+    key: String, etag: String?, lastModified: String?, freshness: ResponseFreshness,
+    at time: Date
+  ) throws -> CacheEntry? {
     try write { db in
       guard var entry = try CacheEntry.fetchOne(db, key: key) else { return nil }
       if let etag { entry.etag = etag }
       if let lastModified { entry.lastModified = lastModified }
+      entry.freshness = entry.freshness.updated(by: freshness)
       entry.lastAccess = time
       entry.accessCount += 1
       try entry.update(db)
@@ -104,6 +106,9 @@ extension Index {
       return entry
     }
   }
+
+  /// The running totals, inside a transaction the caller holds.
+  func totalsInTransaction(_ db: Database) throws -> CacheTotals { try IndexSchema.totals(db) }
 
   /// Entries, bytes and allocated bytes, read from the running totals in O(1).
   func totals() throws -> CacheTotals {

@@ -99,6 +99,16 @@ enum IndexSchema {
         sql: "INSERT OR IGNORE INTO counter (name, value) VALUES (?, ?)",
         arguments: [Counter.sinceName, Int64(Date().timeIntervalSince1970)])
     }
+    migrator.registerMigration("v4") { db in
+      // HTTP freshness (RFC 9111): the response's own words, and when it was received.
+      try db.alter(table: "entry") { t in
+        t.add(column: "cache_control", .text)
+        t.add(column: "expires", .text)
+        t.add(column: "date", .text)
+        t.add(column: "age", .text)
+        t.add(column: "received", .double)
+      }
+    }
     return migrator
   }
 

@@ -27,6 +27,7 @@ public struct ResumePolicy: Sendable, Equatable {
   /// Partial bodies older than this are not resumed; `clean` removes them.
   public var maxAge: TimeInterval = 86_400
 
+  /// The defaults.
   public init() {}
 }
 

@@ -26,6 +26,10 @@ public enum Counter: String, Sendable, CaseIterable, Codable {
   case bytesServed = "bytes_served"
   /// Revalidations answered 304 Not Modified.
   case notModified = "not_modified"
+  /// Stored copies served because a revalidation or refresh failed (stale-if-error).
+  case servedStale = "served_stale"
+  /// Bodies delivered but not cached because the origin said `no-store` (`freshness = http`).
+  case notStored = "not_stored"
   /// Requests refused without the network because they failed recently.
   case blacklisted
   /// Failed downloads, by class (the exit status they give).

@@ -9,7 +9,7 @@ enum BodyCheck {
   ) throws -> PendingStore {
     var metadata = EntryMetadata(
       contentType: response.contentType, etag: response.etag, lastModified: response.lastModified,
-      sha256: response.sha256)
+      sha256: response.sha256, freshness: response.freshness)
     let info = ImageSniffer.sniff(path: file)
     if !options.acceptAnyBody {
       let type = response.contentType.map { ", \($0)" } ?? ""

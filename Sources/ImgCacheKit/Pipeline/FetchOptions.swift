@@ -28,6 +28,8 @@ public struct FetchOptions: Sendable, Equatable {
   public var failedTTL: TimeInterval = DiskCache.defaultFailedTTL
   /// Whether a hit records the access (LRU). The default is true.
   public var touch = true
+  /// Whether hits are judged by HTTP freshness, and when a stale copy may stand in.
+  public var freshness = FreshnessPolicy()
 
   /// The defaults.
   public init() {}
@@ -50,13 +52,21 @@ public enum FetchOutcome: Sendable, Equatable {
   case notModified(CacheEntry, path: String)
   /// Offline mode and not cached: a negative answer, not an error.
   case offlineMiss
+  /// A revalidation or refresh failed with `error` (a network error, 5xx or 429) and the
+  /// stored copy, stale, was served in its place (stale-if-error).
+  case stale(CacheEntry, path: String, error: CacheError)
+  /// Downloaded and valid, but not cached: the origin said `no-store` (with `freshness =
+  /// http`). The body is in the temporary file `body`, which the caller must delete.
+  case notStored(body: String)
 
   /// The absolute path of the cached body, when there is one.
   public var path: String? {
     switch self {
     case .hit(let hit): return hit.path
-    case .downloaded(_, let path), .revalidated(_, let path), .notModified(_, let path): return path
-    case .offlineMiss: return nil
+    case .downloaded(_, let path), .revalidated(_, let path), .notModified(_, let path),
+      .stale(_, let path, _):
+      return path
+    case .offlineMiss, .notStored: return nil
     }
   }
 
@@ -68,6 +78,8 @@ public enum FetchOutcome: Sendable, Equatable {
     case .revalidated: return "revalidated"
     case .notModified: return "not_modified"
     case .offlineMiss: return "offline_miss"
+    case .stale: return "stale"
+    case .notStored: return "not_stored"
     }
   }
 }

@@ -42,17 +42,23 @@ extension Fetcher {
           cache.note([.blacklisted: 1])
         }
       }
+      var validators = [String: CacheEntry]()
       if options.mode == .normal || options.mode == .offline {
         let asked = open()
         let hits = try await lookup(keys: asked.map { keys[$0] }, touch: options.touch)
         for index in asked {
-          if let hit = hits[keys[index]] { answer(index, .success(.hit(hit))) }
-          if options.retryFailed, let request = requests[index], hits[keys[index]] != nil {
+          guard let hit = hits[keys[index]] else { continue }
+          // `freshness = http`: a stale entry is revalidated with its validators first.
+          if options.mode == .normal, case .local(let entry, _) = hit, isStale(entry, options) {
+            validators[entry.key] = entry
+            continue
+          }
+          answer(index, .success(.hit(hit)))
+          if options.retryFailed, let request = requests[index] {
             try cache.forgetFailure(url: request.stripped)
           }
         }
       }
-      var validators = [String: CacheEntry]()
       if options.mode == .refresh {
         for entry in try cache.index.entries(forKeys: open().map { keys[$0] }) {
           validators[entry.key] = entry
@@ -82,6 +88,12 @@ extension Fetcher {
             url: RequestURL.redacted(urls[index]), key: keys[index],
             outcome: .failure(CacheError(.localIO, "not looked up")), bytes: 0))
     }
+  }
+
+  /// Whether `entry` must be revalidated before use under `options`' freshness policy.
+  func isStale(_ entry: CacheEntry, _ options: FetchOptions) -> Bool {
+    options.freshness.mode == .http
+      && !options.freshness.verdict(on: entry, at: cache.now()).isFresh
   }
 
   /// Walks the tiers in order for `keys`: each key's first hit. A failing local cache is an

@@ -220,6 +220,9 @@ public final class Fetcher: Sendable {
         return restarted
       }
       cache.noteFailure(error)
+      if let stale = staleCopy(download, after: error, options: options) {
+        return result(.success(stale))
+      }
       if error.isPermanent {
         try? cache.recordFailure(url: url, fingerprint: fingerprint, error: error)
       }
@@ -228,7 +231,8 @@ public final class Fetcher: Sendable {
       response = success
     }
     guard let file = response.file else {
-      let metadata = EntryMetadata(etag: response.etag, lastModified: response.lastModified)
+      let metadata = EntryMetadata(
+        etag: response.etag, lastModified: response.lastModified, freshness: response.freshness)
       do {
         guard let entry = try cache.revalidate(key: key, with: metadata) else {
           return result(
@@ -251,6 +255,10 @@ public final class Fetcher: Sendable {
         try? cache.recordFailure(url: url, fingerprint: fingerprint, error: failure)
       }
       return result(.failure(failure), bytes: response.bytes)
+    }
+    if options.freshness.mode == .http && CacheDirectives(response.freshness.cacheControl).noStore {
+      cache.note([.notStored: 1])
+      return result(.success(.notStored(body: pending.temporaryPath)), bytes: response.bytes)
     }
     let stored = await stores.store(pending).map { entry -> FetchOutcome in
       let path = cache.layout.dataPath(entry.file)

@@ -17,6 +17,10 @@ public struct PrefetchProgress: Sendable, Equatable {
   public var notModified = 0
   /// Offline misses.
   public var misses = 0
+  /// Stored copies served because revalidation failed (stale-if-error).
+  public var stale = 0
+  /// Downloaded but not cached (`no-store`).
+  public var notStored = 0
   /// Failed.
   public var failed = 0
   /// Bytes downloaded.
@@ -203,6 +207,11 @@ private struct RunState {
     case .success(.downloaded), .success(.revalidated): progress.downloaded += 1
     case .success(.notModified): progress.notModified += 1
     case .success(.offlineMiss): progress.misses += 1
+    case .success(.stale): progress.stale += 1
+    case .success(.notStored(let body)):
+      // A prefetch keeps nothing it may not cache.
+      unlink(body)
+      progress.notStored += 1
     case .failure(let error) where error.kind == .cancelled:
       unfinished.append(result.url)
     case .failure(let error):

@@ -38,16 +38,30 @@ extension DiskCache {
   /// Refuses to go on when the index is empty while `data/` holds files: the index was lost
   /// (deleted with its WAL, replaced), and every file would be removed as an orphan.
   func checkIndexMatchesData() throws {
-    guard try totals().entries == 0, let data = try dataDirectory() else { return }
-    for shard in try data.names() where shard.utf8.count == 2 {
-      guard case .directory(let directory) = try data.child(shard), try !directory.names().isEmpty
-      else { continue }
+    guard try totals().entries == 0, try dataHoldsFiles() else { return }
+    // A writer renames its body into data/ inside its write transaction, before the row
+    // commits: look again while no process is writing, or a first store looks like a loss.
+    let lost = try index.writeIfExists(orIfMissing: true) { db in
+      try index.totalsInTransaction(db).entries == 0 && dataHoldsFiles()
+    }
+    if lost {
       throw CacheError(
         .localIO,
         "the index of \(layout.root.path) is empty or missing but data/ holds files: not removing "
           + "them as orphans (was index.sqlite deleted or replaced?); restore it, or run "
           + "'imgcache clear' to start over")
     }
+  }
+
+  /// Whether a shard of `data/` holds a file.
+  private func dataHoldsFiles() throws -> Bool {
+    guard let data = try dataDirectory() else { return false }
+    for shard in try data.names() where shard.utf8.count == 2 {
+      if case .directory(let directory) = try data.child(shard), try !directory.names().isEmpty {
+        return true
+      }
+    }
+    return false
   }
 
   /// Takes the per-cache clean lock or throws `.busy`.

@@ -17,10 +17,14 @@ public final class DiskCache: Sendable {
   let index: Index
   private let preparedShards = Mutex<Set<String>>([])
   /// When interrupted downloads are kept and resumed.
-  public let resume = ResumePolicy()
+  public let resume: ResumePolicy
 
   /// Opens the cache at `directory`; nothing is created until the first write.
-  public init(directory: URL, now: @escaping @Sendable () -> Date = { Date() }) {
+  public init(
+    directory: URL, resume: ResumePolicy = ResumePolicy(),
+    now: @escaping @Sendable () -> Date = { Date() }
+  ) {
+    self.resume = resume
     let layout = CacheLayout(root: directory)
     self.layout = layout
     self.now = now
@@ -145,7 +149,8 @@ public final class DiskCache: Sendable {
   /// them, and a use. Returns the updated row, or nil when the entry is gone.
   public func revalidate(key: String, with metadata: EntryMetadata) throws -> CacheEntry? {
     try index.revalidate(
-      key: key, etag: metadata.etag, lastModified: metadata.lastModified, at: now())
+      key: key, etag: metadata.etag, lastModified: metadata.lastModified,
+      freshness: metadata.freshness, at: now())
   }
 
   // MARK: Shards

@@ -28,7 +28,8 @@ extension CurlTransfer {
       return .success(
         DownloadResponse(
           status: 304, file: nil, bytes: 0, contentType: contentType, etag: etag,
-          lastModified: lastModified, effectiveURL: effectiveURL, sha256: nil))
+          lastModified: lastModified, effectiveURL: effectiveURL, sha256: nil,
+          freshness: responseFreshness))
     }
     guard (200..<300).contains(status) else {
       return .failure(Self.statusError(status, url: request.url))
@@ -48,6 +49,7 @@ extension CurlTransfer {
     return .success(
       DownloadResponse(
         status: status, file: body.path, bytes: bytes, contentType: contentType, etag: etag,
-        lastModified: lastModified, effectiveURL: effectiveURL, sha256: finishHash()))
+        lastModified: lastModified, effectiveURL: effectiveURL, sha256: finishHash(),
+        freshness: responseFreshness))
   }
 }

@@ -1,11 +1,11 @@
 import CCurl
 import Foundation
 
-/// What a transfer knows about resuming: the request's ``Resumable`` and the headers of this
-/// attempt's response that decide it (`Content-Length`, `Content-Range`, `Date`).
+/// What a transfer knows about resuming: the request's ``Resumable``; the headers of this
+/// attempt's response that decide it (`Content-Length`, `Content-Range`, `Date`) are in
+/// ``CurlTransfer/responseHeaders``.
 struct ResumeState {
   var resumable: Resumable?
-  var headers = [String: String]()
   var extraHeaders = [String]()
   /// Whether the open body file is a partial body to keep when the transfer fails.
   var keeping = false
@@ -17,21 +17,21 @@ struct ResumeState {
     }
     return ["Range: bytes=\(resumable.offset)-", "If-Range: \(validator)"]
   }
-
-  mutating func header(_ name: String, _ value: String) { headers[name] = value }
 }
 
 extension CurlTransfer {
-  /// The response headers besides the three the cache keeps that a transfer reads.
+  /// The response headers a transfer reads: the three of the entry, those that decide a
+  /// resume, and those of freshness (RFC 9111).
   static let keptHeaders: Set<String> = [
     "content-type", "etag", "last-modified", "content-length", "content-range", "date",
+    "cache-control", "expires", "age",
   ]
 
   /// Before an attempt: a resumed body goes back to the bytes it started with (the same
   /// `Range` is asked again); when they are gone, the attempt starts over without a range.
   func prepareResume() {
     resume.keeping = false
-    resume.headers = [:]
+    responseHeaders = [:]
     guard var resumable = resume.resumable else { return }
     if resumable.offset > 0 && truncate(resumable.path, off_t(resumable.offset)) != 0 {
       resumable.offset = 0
@@ -74,18 +74,20 @@ extension CurlTransfer {
   /// than the response's Date (RFC 9110 §8.8.2.2). Never a weak `W/` ETag.
   private var strongValidator: String? {
     if let etag, !etag.hasPrefix("W/"), etag.hasPrefix("\"") { return etag }
-    guard let lastModified, let date = resume.headers["date"],
-      let modified = httpDate(lastModified), let sent = httpDate(date),
+    guard let lastModified, let date = responseHeaders["date"],
+      let modified = HTTPDate.parse(lastModified), let sent = HTTPDate.parse(date),
       sent.timeIntervalSince(modified) >= 1
     else { return nil }
     return lastModified
   }
 
-  private var announcedLength: Int64? { resume.headers["content-length"].flatMap { Int64($0) } }
+  private var announcedLength: Int64? { responseHeaders["content-length"].flatMap { Int64($0) } }
 
   /// N of `Content-Range: bytes N-M/T`.
   private var startOfRange: Int64? {
-    guard let range = resume.headers["content-range"], range.hasPrefix("bytes ") else { return nil }
+    guard let range = responseHeaders["content-range"], range.hasPrefix("bytes ") else {
+      return nil
+    }
     return Int64(range.dropFirst(6).prefix { $0 != "-" })
   }
 
@@ -107,9 +109,10 @@ extension CurlTransfer {
     }
   }
 
-  /// An HTTP date (`Sun, 06 Nov 1994 08:49:37 GMT`), parsed by libcurl.
-  func httpDate(_ text: String) -> Date? {
-    let seconds = imgcache_getdate(api, text)
-    return seconds < 0 ? nil : Date(timeIntervalSince1970: TimeInterval(seconds))
+  /// What the response said about reusing it, received now.
+  var responseFreshness: ResponseFreshness {
+    ResponseFreshness(
+      cacheControl: responseHeaders["cache-control"], expires: responseHeaders["expires"],
+      date: responseHeaders["date"], age: responseHeaders["age"], received: Date())
   }
 }

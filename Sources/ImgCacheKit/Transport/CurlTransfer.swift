@@ -27,8 +27,11 @@ final class CurlTransfer {
   var contentType: String?
   var etag: String?
   var lastModified: String?
-  /// The resume state: the request's ``Resumable`` and what this attempt's headers said.
+  /// The resume state: the request's ``Resumable`` and the headers it sends.
   var resume = ResumeState()
+  /// This attempt's response headers named in ``keptHeaders`` besides the entry's three,
+  /// lowercase names; repeated lines joined with ", ".
+  var responseHeaders = [String: String]()
   /// Why a callback stopped the transfer, when one did.
   var abortReason: CacheError?
 
@@ -159,7 +162,7 @@ final class CurlTransfer {
       contentType = nil
       etag = nil
       lastModified = nil
-      resume.headers = [:]
+      responseHeaders = [:]
       return
     }
     guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon < 16 else { return }
@@ -174,7 +177,7 @@ final class CurlTransfer {
     case "content-type": contentType = text
     case "etag": etag = text
     case "last-modified": lastModified = text
-    default: resume.header(name, text)
+    default: responseHeaders[name] = responseHeaders[name].map { $0 + ", " + text } ?? text
     }
   }
 

@@ -162,6 +162,8 @@ public struct DownloadResponse: Sendable {
   public var effectiveURL: String
   /// The lowercase hex SHA-256 of the body, computed while it streamed in; nil for a 304.
   public var sha256: String?
+  /// What the final response said about reusing it (`Cache-Control`, `Expires`, `Date`, `Age`).
+  public var freshness = ResponseFreshness()
 }
 
 extension CacheError {

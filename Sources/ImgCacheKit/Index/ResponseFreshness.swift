@@ -1,0 +1,80 @@
+import Foundation
+
+/// What an origin said about reusing a response (RFC 9111), kept with each entry as sent:
+/// `Cache-Control`, `Expires`, `Date` and `Age`, and when the response (a 200, or the 304 that
+/// last revalidated it) was received. ``FreshnessPolicy`` turns them into a verdict.
+public struct ResponseFreshness: Sendable, Equatable {
+  /// `Cache-Control`, several header lines joined with ", ".
+  public var cacheControl: String?
+  /// `Expires`.
+  public var expires: String?
+  /// `Date`: when the origin generated the response.
+  public var date: String?
+  /// `Age`: seconds the response had spent in caches on the way.
+  public var age: String?
+  /// When the response was received; nil for entries stored before it was kept (their
+  /// `created` time stands in).
+  public var received: Date?
+
+  /// Creates one; every field is optional.
+  public init(
+    cacheControl: String? = nil, expires: String? = nil, date: String? = nil,
+    age: String? = nil, received: Date? = nil
+  ) {
+    self.cacheControl = cacheControl
+    self.expires = expires
+    self.date = date
+    self.age = age
+    self.received = received
+  }
+
+  /// These headers updated with those a 304 carried (RFC 9111 §4.3.4): each one the 304 sent
+  /// replaces the stored one, and the 304's time is the new reception time.
+  func updated(by notModified: ResponseFreshness) -> ResponseFreshness {
+    ResponseFreshness(
+      cacheControl: notModified.cacheControl ?? cacheControl,
+      expires: notModified.expires ?? expires, date: notModified.date ?? date,
+      age: notModified.age ?? age, received: notModified.received ?? received)
+  }
+}
+
+/// The `Cache-Control` directives the cache acts on, parsed from ``ResponseFreshness``.
+public struct CacheDirectives: Sendable, Equatable {
+  /// `max-age=N`.
+  public var maxAge: TimeInterval?
+  /// `no-store`: the response is not cached (with `freshness = http`).
+  public var noStore = false
+  /// `no-cache`: every use revalidates first.
+  public var noCache = false
+  /// `must-revalidate`: once stale, never served without a successful revalidation.
+  public var mustRevalidate = false
+  /// `stale-if-error=N`: how long past its lifetime the origin allows serving it on errors.
+  public var staleIfError: TimeInterval?
+  /// `stale-while-revalidate=N`, kept and shown.
+  public var staleWhileRevalidate: TimeInterval?
+
+  /// Parses a `Cache-Control` value; unknown directives (and `s-maxage`, for shared caches)
+  /// are ignored, as are malformed numbers.
+  public init(_ header: String?) {
+    guard let header else { return }
+    for part in header.split(separator: ",") {
+      let pieces = part.split(separator: "=", maxSplits: 1)
+      let name = pieces.first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+      let seconds =
+        pieces.count == 2
+        ? TimeInterval(
+          pieces[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(
+            in: CharacterSet(charactersIn: "\"")))
+        : nil
+      switch name {
+      case "max-age": maxAge = seconds.map { max(0, $0) }
+      case "no-store": noStore = true
+      case "no-cache": noCache = true
+      case "must-revalidate", "proxy-revalidate": mustRevalidate = true
+      case "stale-if-error": staleIfError = seconds.map { max(0, $0) }
+      case "stale-while-revalidate": staleWhileRevalidate = seconds.map { max(0, $0) }
+      default: break
+      }
+    }
+  }
+}
