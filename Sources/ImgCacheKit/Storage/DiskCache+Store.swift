@@ -29,10 +29,13 @@ extension DiskCache {
   }
 
   /// Makes sure the cache exists (index, and `data/` and `tmp/` as real folders), before a
-  /// download writes to `tmp/`.
+  /// download writes to `tmp/`; once per process (a prefetch starts thousands of downloads),
+  /// again after a clear.
   public func prepare() throws {
+    if prepared.load(ordering: .acquiring) { return }
     _ = try index.writer()
     try layout.prepare()
+    prepared.store(true, ordering: .releasing)
   }
 
   /// Moves the complete file at `temporaryPath` into the cache under `key`, with its metadata,

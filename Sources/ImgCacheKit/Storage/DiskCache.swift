@@ -16,6 +16,8 @@ public final class DiskCache: Sendable {
   /// The index.
   let index: Index
   private let preparedShards = Mutex<Set<String>>([])
+  /// Whether ``prepare()`` made the cache's folders in this process.
+  let prepared = Atomic<Bool>(false)
   /// When interrupted downloads are kept and resumed.
   public let resume: ResumePolicy
 
@@ -164,7 +166,10 @@ public final class DiskCache: Sendable {
   }
 
   /// Forgets which shard directories exist, after `data/` was replaced.
-  func forgetPreparedShards() { preparedShards.withLock { $0.removeAll() } }
+  func forgetPreparedShards() {
+    preparedShards.withLock { $0.removeAll() }
+    prepared.store(false, ordering: .releasing)
+  }
 }
 
 /// An entry that was (or, in a dry run, would be) removed.
