@@ -6,8 +6,10 @@ SWIFT ?= swift
 DOCS_DATE := 2026-01-01
 
 # Debian packages the build, the tests and the demo need.
-DEB_PACKAGES := pkg-config curl libsqlite3-dev libssl-dev libcurl4-openssl-dev openssl python3 \
-  nginx-light imagemagick webp libheif-examples libavif-bin libjxl-tools
+DEB_PACKAGES := pkg-config curl libsqlite3-dev libssl-dev libcurl4-openssl-dev libhiredis-dev openssl \
+  python3 nginx-light imagemagick webp libheif-examples libavif-bin libjxl-tools redis-server
+# PyPI: the S3 server the remote-tier tests run (moto, with its server extras).
+PIP_PACKAGES := moto[server]
 
 .PHONY: all deps build release test format lint docs check-docs demo install clean bench deb
 
@@ -20,6 +22,10 @@ deps:
 	  echo "make: installing Debian packages:$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
+	@python3 -c 'import moto.server, flask_cors' 2>/dev/null || { echo "make: installing $(PIP_PACKAGES) from PyPI"; \
+	  python3 -m pip install -q '$(PIP_PACKAGES)'; }
+	@# Debian starts a redis-server service on install; the tests start their own.
+	@if command -v systemctl >/dev/null && systemctl is-active -q redis-server 2>/dev/null; then systemctl stop redis-server; fi
 
 build: deps
 	$(SWIFT) build

@@ -18,10 +18,13 @@ let package = Package(
     .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     .systemLibrary(
       name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+    // The Redis remote tier (Remote/Redis/ only).
+    .systemLibrary(
+      name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
     .target(
       name: "ImgCacheKit",
       dependencies: [
-        "CCurl", "COpenSSL",
+        "CCurl", "COpenSSL", "CHiredis",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
       ]),

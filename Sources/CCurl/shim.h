@@ -107,6 +107,9 @@ static inline CURLcode imgcache_setopt_share(imgcache_api a, CURL *h, CURLSH *s)
 }
 
 typedef size_t (*imgcache_data_callback)(char *, size_t, size_t, void *);
+static inline CURLcode imgcache_setopt_read_function(imgcache_api a, CURL *h, imgcache_data_callback f) {
+  return a->easy_setopt(h, CURLOPT_READFUNCTION, f);
+}
 static inline CURLcode imgcache_setopt_write_function(imgcache_api a, CURL *h, imgcache_data_callback f) {
   return a->easy_setopt(h, CURLOPT_WRITEFUNCTION, f);
 }

@@ -53,8 +53,10 @@ extension ImgCacheCommand {
     func run(in context: CommandContext) async throws -> Int32 {
       var options = try fetchFlags.fetchOptions(context)
       options.explicitKey = key
-      let fetcher = context.fetcher(
-        readOnly: fetchFlags.roDir, transfer: try transfer.transferOptions(context))
+      let fetcher = try context.fetcher(
+        readOnly: fetchFlags.roDir, transfer: try transfer.transferOptions(context),
+        remote: options.useRemote)
+      defer { context.warnAboutRemote(fetcher) }
       if let input { return try await stream(input, fetcher: fetcher, options: options, context) }
       let (results, signal) = await Interrupts.run { [urls, options] in
         await fetcher.fetch(urls, options: options)

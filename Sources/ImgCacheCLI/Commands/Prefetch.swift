@@ -41,9 +41,11 @@ extension ImgCacheCommand {
 
     func run(in context: CommandContext) async throws -> Int32 {
       let options = try fetchFlags.fetchOptions(context)
-      let prefetcher = Prefetcher(
-        fetcher: context.fetcher(
-          readOnly: fetchFlags.roDir, transfer: try transfer.transferOptions(context)))
+      let fetcher = try context.fetcher(
+        readOnly: fetchFlags.roDir, transfer: try transfer.transferOptions(context),
+        remote: options.useRemote)
+      defer { context.warnAboutRemote(fetcher) }
+      let prefetcher = Prefetcher(fetcher: fetcher)
       let run = prefetcher.start(
         try list.source(), options: options, collectUnread: saveFailed != nil)
       let interrupts = Interrupts { run.cancel() }

@@ -34,7 +34,7 @@ extension ImgCacheCommand {
     func run(in context: CommandContext) async throws -> Int32 {
       let filter = context.configuration.keyFilter
       let ttl = context.configuration.failedTTL
-      let fetcher = context.fetcher(readOnly: roDir)
+      let fetcher = try context.fetcher(readOnly: roDir)
       var status = ExitStatus.ok
       for given in urls where !context.console.stdoutClosed {
         let url = CacheKey.redacted(given)

@@ -47,14 +47,42 @@ struct StatsRecord: Codable {
   @Nullable var since: Date?
   @Nullable var zeroed: Date?
   var totals: TotalsRecord
+  /// Each remote backend's counters, by the backend as printed.
+  var remotes: [RemoteCountersRecord]
 
   init(_ statistics: CacheStatistics, totals: CacheTotals) {
     counters = Dictionary(
       uniqueKeysWithValues: Counter.allCases.map { ($0.rawValue, statistics[$0]) })
+    remotes = statistics.remotes.keys.sorted().map { backend in
+      RemoteCountersRecord(backend: backend, counts: statistics.remotes[backend] ?? [:])
+    }
     hitRatio = StatsTable.hitRatio(statistics)
     since = statistics.since
     zeroed = statistics.zeroed
     self.totals = TotalsRecord(totals)
+  }
+}
+
+/// One remote backend's counters in `stats --json`.
+struct RemoteCountersRecord: Codable {
+  var backend: String
+  var hits: Int64
+  var misses: Int64
+  var errors: Int64
+  var timeouts: Int64
+  var writes: Int64
+  var bytesDown: Int64
+  var bytesUp: Int64
+
+  init(backend: String, counts: [Counter: Int64]) {
+    self.backend = backend
+    hits = counts[.remoteHits] ?? 0
+    misses = counts[.remoteMisses] ?? 0
+    errors = counts[.remoteErrors] ?? 0
+    timeouts = counts[.remoteTimeouts] ?? 0
+    writes = counts[.remoteWrites] ?? 0
+    bytesDown = counts[.remoteBytesDown] ?? 0
+    bytesUp = counts[.remoteBytesUp] ?? 0
   }
 }
 
@@ -64,7 +92,7 @@ enum StatsTable {
   static func hitRatio(_ s: CacheStatistics) -> Double? {
     let lookups = s[.lookups]
     guard lookups > 0 else { return nil }
-    return Double(s[.hitsLocal] + s[.hitsReadOnly]) / Double(lookups)
+    return Double(s[.hitsLocal] + s[.hitsReadOnly] + s[.remoteHits]) / Double(lookups)
   }
 
   static func lines(_ s: CacheStatistics, totals: CacheTotals) -> [String] {
@@ -77,7 +105,7 @@ enum StatsTable {
     func percent(_ part: Int64) -> String {
       s[.lookups] > 0 ? String(format: "(%.1f %%)", Double(part) * 100 / Double(s[.lookups])) : ""
     }
-    let hits = s[.hitsLocal] + s[.hitsReadOnly]
+    let hits = s[.hitsLocal] + s[.hitsReadOnly] + s[.remoteHits]
     let failures: [(String, Counter)] = [
       ("network", .failuresNetwork), ("TLS", .failuresTLS), ("authentication", .failuresAuth),
       ("protocol", .failuresProtocol), ("HTTP status", .failuresHTTP),
@@ -95,6 +123,7 @@ enum StatsTable {
     lines.append(row("  Hits", grouped(hits), percent(hits)))
     lines.append(row("    local", count(.hitsLocal)))
     lines.append(row("    read-only directories", count(.hitsReadOnly)))
+    lines.append(row("    remote", count(.remoteHits)))
     lines.append(row("  Misses", count(.misses), percent(s[.misses])))
     lines.append(row("Blacklisted refusals", count(.blacklisted)))
     lines.append(row("Downloads", count(.downloads), Units.formatBytes(s[.bytesDownloaded])))
@@ -112,11 +141,19 @@ enum StatsTable {
     lines.append(row("Orphan files swept", count(.orphansSwept)))
     lines.append(row("Temporary files swept", count(.temporariesSwept)))
     lines.append(row("Cleans", count(.cleans)))
-    lines.append(
+    func remoteRow(_ label: String, _ value: (Counter) -> Int64) -> String {
       row(
-        "Remote", "",
-        "hits \(count(.remoteHits)), misses \(count(.remoteMisses)), "
-          + "errors \(count(.remoteErrors)), timeouts \(count(.remoteTimeouts))"))
+        label, "",
+        "hits \(grouped(value(.remoteHits))), misses \(grouped(value(.remoteMisses))), "
+          + "errors \(grouped(value(.remoteErrors))), timeouts \(grouped(value(.remoteTimeouts))), "
+          + "down \(Units.formatBytes(value(.remoteBytesDown))), "
+          + "up \(Units.formatBytes(value(.remoteBytesUp))) (\(grouped(value(.remoteWrites))) writes)"
+      )
+    }
+    lines.append(remoteRow("Remote", { s[$0] }))
+    for backend in s.remotes.keys.sorted() {
+      lines.append(remoteRow("  " + backend, { s.remotes[backend]?[$0] ?? 0 }))
+    }
     lines.append(
       row(
         "Cache size", grouped(Int64(totals.entries)),

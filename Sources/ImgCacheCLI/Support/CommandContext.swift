@@ -72,10 +72,27 @@ struct CommandContext: Sendable {
   }
 
   /// The pipeline over the cache and `readOnly` directories.
-  func fetcher(readOnly: [String] = [], transfer: TransferOptions? = nil) -> Fetcher {
+  func fetcher(readOnly: [String] = [], transfer: TransferOptions? = nil, remote: Bool = false)
+    throws -> Fetcher
+  {
     Fetcher(
       cache: cache, readOnly: readOnly.map { URL(fileURLWithPath: $0) },
-      transfer: transfer ?? configuration.transfer)
+      remote: remote ? try remoteTier() : nil, transfer: transfer ?? configuration.transfer)
+  }
+
+  /// The remote tier of `remote_storage`, or nil when none is set.
+  func remoteTier() throws -> RemoteTier? {
+    guard !configuration.remote.isEmpty else { return nil }
+    return try RemoteTier(
+      specs: configuration.remote, cache: cache, environment: ProcessEnvironment.current)
+  }
+
+  /// Warns once about each remote backend that failed during the command (it was not asked
+  /// again, and the command went on without it).
+  func warnAboutRemote(_ fetcher: Fetcher) {
+    for (backend, error) in fetcher.remote?.failures ?? [] {
+      console.warning("remote \(backend) failed, not used again by this run: \(error)")
+    }
   }
 
   /// Reports a per-item error and returns its exit status.

@@ -124,6 +124,9 @@ struct FetchRecord: Codable {
         source = "local"
         stale = true
         revalidationError = ErrorRecord(error)
+      case .hit(.remote(let stored, _, _)):
+        entry = EntryFields(stored, freshness: freshness)
+        source = "remote"
       case .hit(.readOnly):
         source = "read_only"
       case .offlineMiss, .notStored:
@@ -154,7 +157,7 @@ struct FetchRecord: Codable {
     stale = try container.decode(Bool.self, forKey: .stale)
     revalidationError = try container.decodeIfPresent(
       ErrorRecord.self, forKey: .revalidationError)
-    entry = source == "local" ? try EntryFields(from: decoder) : nil
+    entry = source == "local" || source == "remote" ? try EntryFields(from: decoder) : nil
   }
 
   func encode(to encoder: any Encoder) throws {
@@ -200,6 +203,9 @@ struct QueryRecord: Codable {
     switch hit {
     case .local(let stored, _)?:
       source = "local"
+      entry = EntryFields(stored, freshness: freshness)
+    case .remote(let stored, _, _)?:
+      source = "remote"
       entry = EntryFields(stored, freshness: freshness)
     case .readOnly?: source = "read_only"
     case nil: break

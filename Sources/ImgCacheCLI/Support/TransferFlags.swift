@@ -80,6 +80,12 @@ struct FetchFlags: ParsableArguments {
       "Serve the stored copy if revalidation fails (network, 5xx, 429); alone: any age.",
       valueName: "duration"))
   var staleIfError: String?
+  @Option(
+    name: .long,
+    help: "Remote tier: backend URLs (redis://, redis+unix:, http(s)://, s3://) with |attributes.")
+  var remote: String?
+  @Flag(name: .long, help: "Neither ask nor write the remote tier.")
+  var noRemote = false
 
   /// The fetch options under `policy`.
   func fetchOptions(_ context: CommandContext) throws -> FetchOptions {
@@ -94,12 +100,15 @@ struct FetchFlags: ParsableArguments {
     options.keyFilter = context.configuration.keyFilter
     options.failedTTL = context.configuration.failedTTL
     options.freshness = context.configuration.freshness
+    options.useRemote = !noRemote
     return options
   }
 
   var policyFlags: [String: String] {
     keys.policyFlags.merging(
-      ImgCacheCLI.policyFlags([("freshness", freshness), ("stale_if_error", staleIfError)])
+      ImgCacheCLI.policyFlags([
+        ("freshness", freshness), ("stale_if_error", staleIfError), ("remote_storage", remote),
+      ])
     ) { $1 }
   }
 }

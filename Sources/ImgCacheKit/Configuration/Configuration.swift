@@ -16,6 +16,10 @@ public struct Configuration: Sendable, Equatable {
   public var freshness = FreshnessPolicy()
   /// When interrupted downloads are kept and resumed.
   public var resume = ResumePolicy()
+  /// The remote tier's backends (`remote_storage`), in lookup order; none by default.
+  public var remote = [RemoteSpec]()
+  /// `remote_storage` as written (credentials included: shown only through its redaction).
+  public var remoteStorage = ""
 
   /// The defaults.
   public init() {}
@@ -99,6 +103,15 @@ extension PolicyKey {
       "resume_min_size", "smallest interrupted body kept to resume", \.resume.minimumSize),
     .duration(
       "resume_max_age", "how long an interrupted body is kept to resume", \.resume.maxAge),
+    PolicyKey(
+      name: "remote_storage", summary: "shared remote tier: redis://, http(s)://, s3:// URLs",
+      expected: "space-separated backend URLs with |attribute=value (see the README)",
+      apply: { config, text in
+        guard let specs = try? RemoteSpec.parseList(text) else { return false }
+        config.remote = specs
+        config.remoteStorage = text
+        return true
+      }, render: { RemoteSpec.redactList($0.remoteStorage) }, redact: RemoteSpec.redactList),
   ]
 
 }
@@ -126,6 +139,11 @@ public struct ResolvedConfiguration: Sendable {
     for (key, text) in flags { values[key] = (text, key.flag) }
     for key in PolicyKey.all {
       guard let (text, origin) = values[key] else { continue }
+      if key.name == "remote_storage" {
+        do { _ = try RemoteSpec.parseList(text) } catch let error as CacheError {
+          throw CacheError(.invalidInput, "\(error.detail) (in \(origin))")
+        }
+      }
       guard key.apply(&configuration, text) else {
         throw CacheError(
           .invalidInput, "invalid \(key.name) '\(text)' in \(origin) (expected \(key.expected))")
@@ -135,7 +153,8 @@ public struct ResolvedConfiguration: Sendable {
 
   /// The text of `key` and where it came from (`default` when nothing set it).
   public func value(of key: PolicyKey) -> (text: String, origin: String) {
-    values[key] ?? (key.defaultText, "default")
+    let (text, origin) = values[key] ?? (key.defaultText, "default")
+    return (key.redact(text), origin)
   }
 
   /// Refuses a policy file another user could have written (ssh's StrictModes): it can turn

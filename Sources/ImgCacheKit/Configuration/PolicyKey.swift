@@ -12,6 +12,8 @@ public struct PolicyKey: Sendable, Hashable, CustomStringConvertible {
   public let expected: String
   let apply: @Sendable (inout Configuration, String) -> Bool
   let render: @Sendable (Configuration) -> String
+  /// How a value is shown (`config`): credentials hidden.
+  var redact: @Sendable (String) -> String = { $0 }
 
   public static func == (lhs: PolicyKey, rhs: PolicyKey) -> Bool { lhs.name == rhs.name }
   public func hash(into hasher: inout Hasher) { hasher.combine(name) }

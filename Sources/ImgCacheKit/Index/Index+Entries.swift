@@ -30,9 +30,12 @@ extension Index {
   /// `data/` inside the transaction, so the row and the file appear together to every process;
   /// an entry whose body cannot be placed fails alone. A replaced entry keeps its use count;
   /// a stored URL's failure records are forgotten.
-  func store(_ entries: [CacheEntry], place: (Int, CacheEntry) throws -> Void) throws
-    -> [Result<CacheEntry, CacheError>]
-  {
+  func store(
+    _ entries: [CacheEntry],
+    counting counters: (stored: Counter, bytes: Counter) = (
+      .downloads, .bytesDownloaded
+    ), place: (Int, CacheEntry) throws -> Void
+  ) throws -> [Result<CacheEntry, CacheError>] {
     try write { db in
       var delta = CacheTotals.zero
       var stored: Int64 = 0
@@ -68,7 +71,7 @@ extension Index {
         results.append(.success(entry))
       }
       try IndexSchema.adjustTotals(db, by: delta)
-      try IndexSchema.increment([.downloads: stored, .bytesDownloaded: bytes], db)
+      try IndexSchema.increment([counters.stored: stored, counters.bytes: bytes], db)
       return results
     }
   }

@@ -95,9 +95,12 @@ final class Index: Sendable {
     }
   }
 
-  /// Notes `counts` for the next write transaction (see ``Counter``).
-  func note(_ counts: [Counter: Int64]) {
-    noted.withLock { $0.add(counts: counts) }
+  /// Notes `counts` for the next write transaction (see ``Counter``), and `named` counters.
+  func note(_ counts: [Counter: Int64], named: [String: Int64] = [:]) {
+    noted.withLock { noted in
+      noted.add(counts: counts)
+      noted.named.merge(named.filter { $0.value != 0 }, uniquingKeysWith: +)
+    }
   }
 
   /// Notes a use of each of `keys` at `time` (with `counts`), written with the next write
@@ -127,7 +130,12 @@ final class Index: Sendable {
   }
 
   /// Forgets the counts noted and not yet written (before zeroing the counters).
-  func discardNotedCounts() { noted.withLock { $0.counts = [:] } }
+  func discardNotedCounts() {
+    noted.withLock { noted in
+      noted.counts = [:]
+      noted.named = [:]
+    }
+  }
 
   /// Runs `body` in a write transaction when the cache exists; returns `empty` when it does not.
   func writeIfExists<T>(orIfMissing empty: T, _ body: (Database) throws -> T) throws -> T {

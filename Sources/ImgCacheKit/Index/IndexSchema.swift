@@ -155,13 +155,19 @@ enum IndexSchema {
 
   /// Adds `amounts` to the persistent counters (for `stats`).
   static func increment(_ amounts: [Counter: Int64], _ db: Database) throws {
+    try increment(named: Dictionary(uniqueKeysWithValues: amounts.map { ($0.rawValue, $1) }), db)
+  }
+
+  /// Adds `amounts` to the counters of these names.
+  static func increment(named amounts: [String: Int64], _ db: Database) throws {
+    guard !amounts.isEmpty else { return }
     let statement = try db.cachedStatement(
       sql: """
         INSERT INTO counter (name, value) VALUES (?, ?)
         ON CONFLICT(name) DO UPDATE SET value = value + excluded.value
         """)
     for (name, amount) in amounts where amount != 0 {
-      try statement.execute(arguments: [name.rawValue, amount])
+      try statement.execute(arguments: [name, amount])
     }
   }
 }

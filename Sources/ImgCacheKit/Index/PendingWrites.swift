@@ -20,11 +20,13 @@ struct PendingWrites {
   }
 
   var counts = [Counter: Int64]()
+  /// Counters named at run time: those of each remote backend (``Counter/remoteName(_:_:)``).
+  var named = [String: Int64]()
   var uses = [String: Use]()
   /// When the oldest waiting use was noted.
   var oldestUse: ContinuousClock.Instant?
 
-  var isEmpty: Bool { counts.isEmpty && uses.isEmpty }
+  var isEmpty: Bool { counts.isEmpty && named.isEmpty && uses.isEmpty }
 
   /// Whether the waiting uses should be written now.
   func usesAreDue(at now: ContinuousClock.Instant) -> Bool {
@@ -47,6 +49,7 @@ struct PendingWrites {
   /// Adds back what a failed transaction did not write.
   mutating func merge(_ other: PendingWrites) {
     add(counts: other.counts)
+    named.merge(other.named, uniquingKeysWith: +)
     for (key, use) in other.uses {
       var merged = uses[key] ?? Use(time: use.time, count: 0)
       merged.count += use.count
@@ -69,5 +72,6 @@ struct PendingWrites {
       for (key, use) in uses { try statement.execute(arguments: [use.time, use.count, key]) }
     }
     try IndexSchema.increment(counts, db)
+    try IndexSchema.increment(named: named, db)
   }
 }

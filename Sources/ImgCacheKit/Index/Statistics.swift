@@ -56,11 +56,33 @@ public enum Counter: String, Sendable, CaseIterable, Codable {
   case temporariesSwept = "temporaries_swept"
   /// `clean` runs that completed.
   case cleans
-  /// Remote tier (filled when the remote tier lands).
+  /// Remote tier, every backend together (each backend's own under ``remoteName(_:_:)``):
+  /// lookups served by a remote (verified, then copied into this cache).
   case remoteHits = "remote_hits"
+  /// Remote lookups that found nothing.
   case remoteMisses = "remote_misses"
+  /// Remote operations that failed (refused, 5xx, bad data, a corrupt object); the backend is
+  /// not asked again by that process.
   case remoteErrors = "remote_errors"
+  /// Remote operations that timed out.
   case remoteTimeouts = "remote_timeouts"
+  /// Bodies written back to remotes after a download (`remote push` included).
+  case remoteWrites = "remote_writes"
+  /// Bytes received from remotes.
+  case remoteBytesDown = "remote_bytes_down"
+  /// Bytes sent to remotes.
+  case remoteBytesUp = "remote_bytes_up"
+
+  /// The remote counters, each also kept per backend.
+  public static let remote: [Counter] = [
+    .remoteHits, .remoteMisses, .remoteErrors, .remoteTimeouts, .remoteWrites, .remoteBytesDown,
+    .remoteBytesUp,
+  ]
+
+  /// The name of `counter` for the backend shown as `backend` (`remote:<backend>:<counter>`).
+  public static func remoteName(_ backend: String, _ counter: Counter) -> String {
+    "remote:\(backend):\(counter.rawValue)"
+  }
 
   /// The counter of a failed download of `kind`, if it is one that is counted.
   public static func failure(_ kind: CacheError.Kind) -> Counter? {
@@ -90,6 +112,8 @@ public struct CacheStatistics: Sendable, Equatable {
   public var since: Date?
   /// When the counters were last zeroed, if ever.
   public var zeroed: Date?
+  /// The remote counters of each backend that counted any, by its printed URL.
+  public var remotes: [String: [Counter: Int64]] = [:]
 
   /// The value of `counter`.
   public subscript(counter: Counter) -> Int64 { counts[counter] ?? 0 }
@@ -106,7 +130,15 @@ extension Index {
         switch name {
         case Counter.sinceName: statistics.since = Date(timeIntervalSince1970: Double(value))
         case Counter.zeroedName: statistics.zeroed = Date(timeIntervalSince1970: Double(value))
-        default: if let counter = Counter(rawValue: name) { statistics.counts[counter] = value }
+        default:
+          if let counter = Counter(rawValue: name) {
+            statistics.counts[counter] = value
+          } else if name.hasPrefix("remote:"), let colon = name.lastIndex(of: ":"),
+            let counter = Counter(rawValue: String(name[name.index(after: colon)...]))
+          {
+            let backend = String(name[name.index(name.startIndex, offsetBy: 7)..<colon])
+            statistics.remotes[backend, default: [:]][counter] = value
+          }
         }
       }
       return statistics

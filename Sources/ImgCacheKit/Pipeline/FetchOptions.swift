@@ -30,6 +30,8 @@ public struct FetchOptions: Sendable, Equatable {
   public var touch = true
   /// Whether hits are judged by HTTP freshness, and when a stale copy may stand in.
   public var freshness = FreshnessPolicy()
+  /// Whether the remote tier is asked on a miss and written back after a download. True.
+  public var useRemote = true
 
   /// The defaults.
   public init() {}

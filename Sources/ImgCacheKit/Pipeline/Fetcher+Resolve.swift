@@ -59,6 +59,17 @@ extension Fetcher {
           }
         }
       }
+      // The remote tier, for what no local tier had (not for a stale entry: the origin decides).
+      let remoteAsked = open().filter { requests[$0] != nil && validators[keys[$0]] == nil }
+      if remote != nil && !remoteAsked.isEmpty {
+        var urlsByKey = [String: String]()
+        for index in remoteAsked { urlsByKey[keys[index]] = requests[index]?.stripped }
+        let found = await remoteHits(
+          keys: Array(urlsByKey.keys), urls: urlsByKey, options: options)
+        for index in remoteAsked {
+          if let hit = found[keys[index]] { answer(index, .success(.hit(hit))) }
+        }
+      }
       if options.mode == .refresh {
         for entry in try cache.index.entries(forKeys: open().map { keys[$0] }) {
           validators[entry.key] = entry

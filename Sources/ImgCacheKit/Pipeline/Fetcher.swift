@@ -31,11 +31,18 @@ public final class Fetcher: Sendable {
   /// The next place in the start order.
   func nextSequence() -> UInt64 { sequence.add(1, ordering: .relaxed).newValue }
 
-  /// Creates a pipeline over `cache` (then `readOnly` directories) downloading with `transfer`.
-  public init(cache: DiskCache, readOnly: [URL] = [], transfer: TransferOptions = TransferOptions())
-  {
+  /// The shared tier asked after `tiers` and written back after downloads, if any.
+  public let remote: RemoteTier?
+
+  /// Creates a pipeline over `cache` (then `readOnly` directories, then `remote`) downloading
+  /// with `transfer`.
+  public init(
+    cache: DiskCache, readOnly: [URL] = [], remote: RemoteTier? = nil,
+    transfer: TransferOptions = TransferOptions()
+  ) {
     self.cache = cache
     tiers = [cache] + (readOnly.isEmpty ? [] : [ReadOnlyDirectories(readOnly)])
+    self.remote = remote
     self.transfer = transfer
     stores = StoreBatcher(cache: cache)
   }
@@ -265,7 +272,10 @@ public final class Fetcher: Sendable {
       return download.validators == nil
         ? .downloaded(entry, path: path) : .revalidated(entry, path: path)
     }
-    if case .failure(let error) = stored { cache.noteFailure(error) }
+    switch stored {
+    case .failure(let error): cache.noteFailure(error)
+    case .success(let outcome): await writeBack(outcome, options: options)
+    }
     return result(stored, bytes: response.bytes)
   }
 }

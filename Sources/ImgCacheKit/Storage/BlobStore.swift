@@ -6,11 +6,14 @@ public enum CacheHit: Sendable, Equatable {
   case local(CacheEntry, path: String)
   /// In a read-only extra directory (SDWebImage's flat `<md5>[.ext]` layout).
   case readOnly(path: String)
+  /// In a remote backend (shown as `backend`): verified and copied into this cache, whose
+  /// entry it now is.
+  case remote(CacheEntry, path: String, backend: String)
 
   /// The absolute path of the body.
   public var path: String {
     switch self {
-    case .local(_, let path), .readOnly(let path): return path
+    case .local(_, let path), .readOnly(let path), .remote(_, let path, _): return path
     }
   }
 }

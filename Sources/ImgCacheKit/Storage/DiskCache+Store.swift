@@ -56,6 +56,14 @@ extension DiskCache {
   /// item succeeds or fails on its own; a failed item's temporary file is removed. Throws when
   /// the transaction itself fails.
   public func store(_ items: [PendingStore]) throws -> [Result<CacheEntry, CacheError>] {
+    try store(items, counting: (.downloads, .bytesDownloaded))
+  }
+
+  /// Stores `items` as ``store(_:)`` does, counting them under `counters` (a remote copy is a
+  /// remote hit, not a download).
+  func store(_ items: [PendingStore], counting counters: (stored: Counter, bytes: Counter))
+    throws -> [Result<CacheEntry, CacheError>]
+  {
     guard !items.isEmpty else { return [] }
     let time = now()
     var results = [Result<CacheEntry, CacheError>?](repeating: nil, count: items.count)
@@ -79,7 +87,7 @@ extension DiskCache {
             allocated: sizes.allocated, metadata: item.metadata, at: time)
         ))
     }
-    let stored = try index.store(ready.map(\.1)) { position, entry in
+    let stored = try index.store(ready.map(\.1), counting: counters) { position, entry in
       try moveIntoPlace(items[ready[position].0].temporaryPath, file: entry.file)
     }
     for ((position, _), result) in zip(ready, stored) { results[position] = result }

@@ -95,6 +95,11 @@ public final class DiskCache: Sendable {
     try index.entries(matching: filter, order: order, reverse: reverse, after: cursor, limit: limit)
   }
 
+  /// The rows of those of `keys` that are stored, without recording a use.
+  public func storedEntries(forKeys keys: [String]) throws -> [CacheEntry] {
+    try index.entries(forKeys: keys)
+  }
+
   // MARK: Remove, totals, counters
 
   /// Removes `key`: its row, its file and the legacy no-extension file. Returns the removed row,

@@ -1,0 +1,139 @@
+import Foundation
+
+/// A WebDAV or plain HTTP store of the remote tier (nginx with `dav_methods PUT`, Apache
+/// mod_dav, bazel-remote, ccache's http storage), or an S3 bucket: objects are GET and PUT
+/// through libcurl, each the body followed by its metadata (``RemoteEnvelope``).
+final class HTTPServer: RemoteServer {
+  /// How object URLs are made and requests signed.
+  struct Addressing: Sendable {
+    /// The base URL, without credentials or a trailing slash.
+    var base: String
+    /// `subdirs`: `<base>/ab/<name>`; `flat`: `<base>/<name>`.
+    var subdirectories: Bool
+    var headers: [String] = []
+    var credentials: String?
+    /// `aws:amz:<region>:s3` for S3.
+    var awsSignature: String?
+  }
+
+  private let addressing: Addressing
+  private let spec: RemoteSpec
+  private let display: String
+
+  init(addressing: Addressing, spec: RemoteSpec, display: String) {
+    self.addressing = addressing
+    self.spec = spec
+    self.display = display
+  }
+
+  /// A WebDAV/HTTP server at `url` (`https://user:password@host/path`).
+  convenience init(url: String, spec: RemoteSpec) throws {
+    let display = RemoteSpec.redact(url)
+    guard let split = try? RequestURL(url) else {
+      throw CacheError(.invalidInput, "remote storage \(display): malformed URL")
+    }
+    var addressing = Addressing(
+      base: split.stripped.hasSuffix("/") ? String(split.stripped.dropLast()) : split.stripped,
+      subdirectories: spec.attributes["layout"] != "flat")
+    addressing.credentials = split.credentials
+    if let token = spec.attributes["bearer-token"] {
+      addressing.headers.append("Authorization: Bearer \(token)")
+    }
+    self.init(addressing: addressing, spec: spec, display: display)
+  }
+
+  private func objectURL(_ name: String) -> String {
+    addressing.base + (addressing.subdirectories ? "/\(name.prefix(2))/" : "/") + name
+  }
+
+  private func request(_ method: ObjectRequest.Method, _ url: String) -> ObjectRequest {
+    var request = ObjectRequest(
+      method, url: url, connectTimeout: spec.connectTimeout,
+      operationTimeout: spec.operationTimeout)
+    request.headers = addressing.headers
+    request.credentials = addressing.credentials
+    request.awsSignature = addressing.awsSignature
+    return request
+  }
+
+  private func failure(_ status: Int, _ what: String) -> CacheError {
+    if status == 401 || status == 403 {
+      return CacheError(.auth, "\(display): \(what) refused (HTTP \(status))", httpStatus: status)
+    }
+    return CacheError(.httpStatus, "\(display): \(what): HTTP \(status)", httpStatus: status)
+  }
+
+  private func perform(_ request: ObjectRequest) throws -> ObjectRequest.Response {
+    do { return try request.perform() } catch var error as CacheError {
+      error.url = nil
+      error.detail =
+        error.isTimeout ? "timed out (\(display))" : "\(display): \(error.detail)"
+      throw error
+    }
+  }
+
+  func get(_ name: String, into path: String) throws -> RemoteMetadata? {
+    var request = request(.get, objectURL(name))
+    request.destination = path
+    if addressing.awsSignature != nil {
+      request.headers.append("x-amz-content-sha256: \(SHA256.hex(of: Data()))")
+    }
+    let response = try perform(request)
+    if response.status == 404 { return nil }
+    guard response.status == 200 else { throw failure(response.status, "GET") }
+    return try RemoteEnvelope.open(path)
+  }
+
+  func put(_ name: String, body path: String, metadata: RemoteMetadata) throws -> Int64 {
+    var request = request(.put, objectURL(name))
+    request.source = path
+    request.trailer = try RemoteEnvelope.trailer(metadata)
+    request.headers.append("Content-Type: application/octet-stream")
+    if addressing.awsSignature != nil {
+      // libcurl 7.88 does not hash the payload itself: S3 checks this header against it.
+      request.headers.append(
+        "x-amz-content-sha256: \(try Self.payloadHash(path, trailer: request.trailer))")
+    }
+    let response = try perform(request)
+    guard (200..<300).contains(response.status) else { throw failure(response.status, "PUT") }
+    return response.sent
+  }
+
+  func status() throws -> (objects: Int64?, bytes: Int64?) {
+    guard addressing.awsSignature != nil else {
+      // Reachable when it answers at all; a WebDAV root may well say 403 or 404 to a GET.
+      let response = try perform(request(.head, addressing.base + "/"))
+      if response.status == 401 || response.status == 403 && addressing.credentials != nil {
+        throw failure(response.status, "HEAD")
+      }
+      return (nil, nil)
+    }
+    return try S3Listing.count(self, base: addressing.base)
+  }
+
+  /// Lists one page of an S3 bucket (ListObjectsV2) into `path`; returns its status.
+  func list(_ url: String, into path: String) throws -> Int {
+    var request = request(.get, url)
+    request.destination = path
+    request.headers.append("x-amz-content-sha256: \(SHA256.hex(of: Data()))")
+    return try perform(request).status
+  }
+
+  /// The SHA-256 of the file at `path` followed by `trailer`.
+  static func payloadHash(_ path: String, trailer: Data) throws -> String {
+    let stream = SHA256Stream()
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw CacheError.posix("cannot read", path: path) }
+    defer { close(fd) }
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+      let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if count < 0 && errno == EINTR { continue }
+      guard count >= 0 else { throw CacheError.posix("cannot read", path: path) }
+      if count == 0 { break }
+      buffer.withUnsafeBytes { stream.update(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+    }
+    trailer.withUnsafeBytes { stream.update($0) }
+    return stream.finish()
+  }
+}

@@ -1,0 +1,115 @@
+import Foundation
+
+/// What a remote object carries besides its body: enough to verify it (size, SHA-256, format)
+/// and to make it an ordinary local entry.
+public struct RemoteMetadata: Codable, Sendable, Equatable {
+  public var url: String
+  public var size: Int64
+  public var sha256: String
+  public var format: String?
+  public var width: Int?
+  public var height: Int?
+  public var contentType: String?
+  public var etag: String?
+  public var lastModified: String?
+
+  /// The metadata of a stored entry; nil when the entry has no SHA-256 (stored before it was
+  /// kept): such a body is not shared, since no one could verify it.
+  init?(_ entry: CacheEntry) {
+    guard let sha256 = entry.sha256 else { return nil }
+    url = entry.url
+    size = entry.size
+    self.sha256 = sha256
+    format = entry.format
+    width = entry.width
+    height = entry.height
+    contentType = entry.contentType
+    etag = entry.etag
+    lastModified = entry.lastModified
+  }
+
+  /// The entry metadata of a verified copy.
+  var entryMetadata: EntryMetadata {
+    EntryMetadata(
+      format: format.flatMap(ImageFormat.init(rawValue:)), width: width, height: height,
+      contentType: contentType, etag: etag, lastModified: lastModified, sha256: sha256)
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case url, size, sha256, format, width, height
+    case contentType = "content_type"
+    case etag
+    case lastModified = "last_modified"
+  }
+}
+
+/// One remote server (a shard of a backend). Blocking calls, made from the remote tier's
+/// tasks on the blocking queue; they throw ``CacheError`` (`.network` for transport failures,
+/// "timed out" first in its detail for a timeout).
+protocol RemoteServer: Sendable {
+  /// Fetches the object `name` into the file at `path`; nil when it is not there.
+  func get(_ name: String, into path: String) throws -> RemoteMetadata?
+  /// Stores the body at `path` as object `name`; returns the bytes sent.
+  func put(_ name: String, body path: String, metadata: RemoteMetadata) throws -> Int64
+  /// Reachability and, where cheap, how many objects and bytes the store holds.
+  func status() throws -> (objects: Int64?, bytes: Int64?)
+}
+
+extension CacheError {
+  /// Whether a remote operation failed by running out of time.
+  var isTimeout: Bool { kind == .network && detail.hasPrefix("timed out") }
+}
+
+/// Objects on HTTP/WebDAV and S3 stores are the body followed by a trailer: the metadata as
+/// JSON, its length (8 bytes, little endian) and `IMGCACHE` — one object, written in one PUT,
+/// so a body never goes without its metadata, and an image viewer still opens it (decoders
+/// stop at the image's end).
+enum RemoteEnvelope {
+  static let magic = Data("IMGCACHE".utf8)
+
+  /// The trailer for `metadata`.
+  static func trailer(_ metadata: RemoteMetadata) throws -> Data {
+    let json = try JSONEncoder().encode(metadata)
+    var length = UInt64(json.count).littleEndian
+    return json + Data(bytes: &length, count: 8) + magic
+  }
+
+  /// Reads the trailer at the end of the file at `path` and cuts it off, leaving the body.
+  static func open(_ path: String) throws -> RemoteMetadata {
+    let fd = Glibc.open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
+    guard fd >= 0 else { throw CacheError.posix("cannot read", path: path) }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0, info.st_size >= 16 else { throw corrupt("no trailer") }
+    func read(_ count: Int, at offset: off_t) throws -> Data {
+      var buffer = Data(count: count)
+      let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, offset) }
+      guard got == count else { throw corrupt("short read") }
+      return buffer
+    }
+    let tail = try read(16, at: info.st_size - 16)
+    guard tail.suffix(8) == magic else { throw corrupt("no trailer") }
+    let length = tail.prefix(8).enumerated().reduce(UInt64(0)) { $0 | UInt64($1.1) << (8 * $1.0) }
+    guard length < 65_536, Int64(length) + 16 <= Int64(info.st_size) else {
+      throw corrupt("bad trailer length")
+    }
+    let bodySize = info.st_size - 16 - off_t(length)
+    let metadata: RemoteMetadata
+    do {
+      metadata = try JSONDecoder().decode(
+        RemoteMetadata.self, from: try read(Int(length), at: bodySize))
+    } catch let error as CacheError {
+      throw error
+    } catch {
+      throw corrupt("unreadable metadata")
+    }
+    guard ftruncate(fd, bodySize) == 0 else {
+      throw CacheError.posix("cannot truncate", path: path)
+    }
+    return metadata
+  }
+
+  static func corrupt(_ why: String) -> CacheError {
+    CacheError(.protocolError, "corrupt remote object: \(why)")
+  }
+}

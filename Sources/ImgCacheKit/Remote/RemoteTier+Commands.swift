@@ -1,0 +1,110 @@
+import Foundation
+
+/// What `remote status` reports of one server.
+public struct RemoteServerStatus: Sendable {
+  /// The backend as printed (credentials as `***`).
+  public var backend: String
+  /// The shard name, empty for a backend of one server.
+  public var shard: String
+  public var readOnly: Bool
+  public var reachable: Bool
+  /// How long the status request took.
+  public var latency: TimeInterval
+  /// Objects and bytes the store holds, where cheap to know (Redis: keys and memory used;
+  /// S3: one listing page).
+  public var objects: Int64?
+  public var bytes: Int64?
+  /// Why it is not reachable.
+  public var error: String?
+}
+
+/// What `remote push` did.
+public struct RemotePushReport: Sendable {
+  /// Entries written to at least one backend.
+  public var pushed = 0
+  /// Entries no backend took (each backend that failed is listed in `errors`).
+  public var failed = 0
+  /// Entries without a SHA-256 (stored by an old version): no one could verify them.
+  public var skipped = 0
+  /// Bytes sent.
+  public var bytes: Int64 = 0
+  /// The last error of each backend that failed.
+  public var errors: [String: String] = [:]
+
+  /// Nothing pushed yet.
+  public init() {}
+}
+
+extension RemoteTier {
+  /// Asks every server whether it answers, how fast, and (where cheap) what it holds.
+  public func status() async -> [RemoteServerStatus] {
+    var statuses = [RemoteServerStatus]()
+    for backend in backends {
+      for server in backend.servers {
+        let start = ContinuousClock.now
+        let outcome: Result<(objects: Int64?, bytes: Int64?), any Error>
+        do {
+          outcome = .success(try await Blocking.run { try server.server.status() })
+        } catch {
+          outcome = .failure(error)
+        }
+        let seconds = (ContinuousClock.now - start) / .seconds(1)
+        var status = RemoteServerStatus(
+          backend: backend.label, shard: server.shard, readOnly: backend.spec.readOnly,
+          reachable: true, latency: seconds)
+        switch outcome {
+        case .success(let held): (status.objects, status.bytes) = held
+        case .failure(let error):
+          status.reachable = false
+          status.error = (error as? CacheError)?.message ?? "\(error)"
+        }
+        statuses.append(status)
+      }
+    }
+    return statuses
+  }
+
+  /// Uploads `entries` (ccache's `--reshare`) to every writable backend, `parallel` at once.
+  public func push(_ entries: [CacheEntry], parallel: Int = 8) async -> RemotePushReport {
+    var report = RemotePushReport()
+    let layout = cache.layout
+    await withTaskGroup(of: (Int, Int64).self) { group in
+      var next = entries.makeIterator()
+      func add() -> Bool {
+        guard let entry = next.next() else { return false }
+        group.addTask {
+          guard entry.sha256 != nil else { return (-1, 0) }
+          let written =
+            (try? await Blocking.run {
+              self.writeBack(entry, path: layout.dataPath(entry.file))
+            }) ?? 0
+          return (written, written > 0 ? entry.size : 0)
+        }
+        return true
+      }
+      for _ in 0..<parallel where !add() { break }
+      while let (written, bytes) = await group.next() {
+        switch written {
+        case -1: report.skipped += 1
+        case 0: report.failed += 1
+        default:
+          report.pushed += 1
+          report.bytes += bytes
+        }
+        _ = add()
+      }
+    }
+    report.errors = lastErrors.withLock { $0 }
+    return report
+  }
+
+  /// Whether any backend can be written.
+  public var hasWritableBackend: Bool { backends.contains { !$0.spec.readOnly } }
+}
+
+extension RemoteTier {
+  /// The backends that failed in this process, each with its last error (for a warning).
+  public var failures: [(backend: String, error: String)] {
+    lastErrors.withLock { $0 }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+  }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import Synchronization
+
+/// The shared tier after the local cache and the read-only directories (ccache's remote
+/// storage): lookups ask each backend in order, write-backs go to every writable one. A hit
+/// is verified (size, SHA-256, image format) and copied into the local cache, where it is an
+/// ordinary entry. A backend that fails — refused, timed out, 5xx, bad data — is not asked
+/// again by this process: a remote fault never fails a fetch and costs a batch at most its
+/// timeouts once.
+public final class RemoteTier: Sendable {
+  /// One server: a backend, or one shard of it.
+  final class Server: Sendable {
+    let server: any RemoteServer
+    let shard: String
+    /// Whether it failed in this process (then it is not asked again).
+    let failed = Atomic<Bool>(false)
+
+    init(server: any RemoteServer, shard: String) {
+      self.server = server
+      self.shard = shard
+    }
+  }
+
+  /// One backend of `remote_storage`, with its servers.
+  final class Backend: Sendable {
+    let spec: RemoteSpec
+    let servers: [Server]
+    /// How the backend is shown (credentials as `***`); its counters are kept under it.
+    var label: String { spec.display }
+
+    init(spec: RemoteSpec, servers: [Server]) {
+      self.spec = spec
+      self.servers = servers
+    }
+
+    /// The server that holds `name` (rendezvous hashing: the shard whose hash with the name
+    /// is highest, so adding a shard moves only the keys it wins).
+    func server(for name: String) -> Server {
+      guard servers.count > 1 else { return servers[0] }
+      return servers.max { a, b in
+        Self.weight(a.shard, name) < Self.weight(b.shard, name)
+      } ?? servers[0]
+    }
+
+    private static func weight(_ shard: String, _ name: String) -> String {
+      SHA256.hex(of: Array((shard + "\u{0}" + name).utf8))
+    }
+  }
+
+  let backends: [Backend]
+  let cache: DiskCache
+
+  /// The tier of `specs`, copying hits into `cache`; S3 credentials may come from
+  /// `environment`. Throws `.invalidInput` for a malformed backend.
+  public init(specs: [RemoteSpec], cache: DiskCache, environment: [String: String]) throws {
+    self.cache = cache
+    backends = try specs.map { spec in
+      let servers = try spec.serverURLs.map { shard, url -> Server in
+        switch spec.kind {
+        case .redis: return Server(server: try RedisServer(url: url, spec: spec), shard: shard)
+        case .http: return Server(server: try HTTPServer(url: url, spec: spec), shard: shard)
+        case .s3:
+          return Server(
+            server: try S3Listing.server(url: url, spec: spec, environment: environment),
+            shard: shard)
+        }
+      }
+      return Backend(spec: spec, servers: servers)
+    }
+  }
+
+  /// The object name of a cache key: its SHA-256, plain hex.
+  static func objectName(_ key: String) -> String { SHA256.hex(of: Array(key.utf8)) }
+
+  /// Counts `counts` for `backend`, and globally unless a transaction already did.
+  func count(_ backend: Backend, _ counts: [Counter: Int64], globally: Bool = true) {
+    var named = [String: Int64]()
+    for (counter, value) in counts { named[Counter.remoteName(backend.label, counter)] = value }
+    cache.index.note(globally ? counts : [:], named: named)
+  }
+
+  /// Marks `server` failed after `error` and counts it.
+  func fail(_ backend: Backend, _ server: Server, _ error: CacheError) {
+    server.failed.store(true, ordering: .relaxed)
+    count(backend, [error.isTimeout ? .remoteTimeouts : .remoteErrors: 1])
+    lastErrors.withLock { $0[backend.label] = error.message }
+  }
+
+  /// The last error of each backend, for `remote status` and warnings.
+  let lastErrors = Mutex<[String: String]>([:])
+
+  // MARK: Lookup
+
+  /// The hits among `keys` (`urls[key]` is the URL asked for each), each verified and copied
+  /// into the local cache; at most `parallel` objects are fetched at once.
+  func lookup(keys: [String], urls: [String: String], acceptAnyBody: Bool, parallel: Int = 8)
+    async -> [String: CacheHit]
+  {
+    guard !backends.isEmpty, !keys.isEmpty else { return [:] }
+    return await withTaskGroup(of: (String, CacheHit?).self) { group in
+      var found = [String: CacheHit]()
+      var next = keys.makeIterator()
+      func add() -> Bool {
+        guard let key = next.next() else { return false }
+        let url = urls[key] ?? key
+        group.addTask {
+          let hit = try? await Blocking.run {
+            try self.fetch(key: key, url: url, acceptAnyBody: acceptAnyBody)
+          }
+          return (key, hit ?? nil)
+        }
+        return true
+      }
+      for _ in 0..<parallel where !add() { break }
+      while let (key, hit) = await group.next() {
+        if let hit { found[key] = hit }
+        _ = add()
+      }
+      return found
+    }
+  }
+
+  /// Asks each backend in turn for `key`; the first verified copy becomes a local entry.
+  private func fetch(key: String, url: String, acceptAnyBody: Bool) throws -> CacheHit? {
+    let name = Self.objectName(key)
+    for backend in backends {
+      let server = backend.server(for: name)
+      guard !server.failed.load(ordering: .relaxed) else { continue }
+      let (path, descriptor) = try cache.makeTemporaryFile()
+      close(descriptor)
+      do {
+        guard let metadata = try server.server.get(name, into: path) else {
+          unlink(path)
+          count(backend, [.remoteMisses: 1])
+          continue
+        }
+        try Self.verify(path, metadata, acceptAnyBody: acceptAnyBody)
+        let item = PendingStore(
+          temporaryPath: path, key: key, url: url, metadata: metadata.entryMetadata)
+        // The store's transaction counts the hit and its bytes; the backend's own here.
+        let entry = try cache.store([item], counting: (.remoteHits, .remoteBytesDown))[0].get()
+        count(backend, [.remoteHits: 1, .remoteBytesDown: entry.size], globally: false)
+        return .remote(entry, path: cache.layout.dataPath(entry.file), backend: backend.label)
+      } catch let error as CacheError {
+        unlink(path)
+        if error.kind == .localIO { throw error }
+        fail(backend, server, error)
+      }
+    }
+    return nil
+  }
+
+  /// Checks a fetched body against its metadata: size, SHA-256, and the image format it was
+  /// stored with (a body stored with "any body" is taken only by such a request).
+  static func verify(_ path: String, _ metadata: RemoteMetadata, acceptAnyBody: Bool) throws {
+    guard let sizes = FileIO.sizes(of: path), sizes.size == metadata.size else {
+      throw RemoteEnvelope.corrupt("size differs from its metadata")
+    }
+    guard try HTTPServer.payloadHash(path, trailer: Data()) == metadata.sha256 else {
+      throw RemoteEnvelope.corrupt("SHA-256 differs from its metadata")
+    }
+    if let format = metadata.format {
+      guard let info = ImageSniffer.sniff(path: path), info.format.rawValue == format,
+        info.hasPixels
+      else { throw RemoteEnvelope.corrupt("not the \(format) image its metadata says") }
+    } else if !acceptAnyBody {
+      throw RemoteEnvelope.corrupt("not an image")
+    }
+  }
+
+  // MARK: Write-back
+
+  /// Writes the body of `entry` at `path` to every writable backend that works; returns
+  /// how many took it.
+  @discardableResult
+  func writeBack(_ entry: CacheEntry, path: String) -> Int {
+    guard let metadata = RemoteMetadata(entry) else { return 0 }
+    let name = Self.objectName(entry.key)
+    var written = 0
+    for backend in backends where !backend.spec.readOnly {
+      let server = backend.server(for: name)
+      guard !server.failed.load(ordering: .relaxed) else { continue }
+      do {
+        let sent = try server.server.put(name, body: path, metadata: metadata)
+        count(backend, [.remoteWrites: 1, .remoteBytesUp: sent])
+        written += 1
+      } catch let error as CacheError {
+        fail(backend, server, error)
+      } catch {
+        fail(backend, server, CacheError(.network, "\(backend.label): \(error)"))
+      }
+    }
+    return written
+  }
+}

@@ -1,0 +1,210 @@
+import CCurl
+import Foundation
+
+/// One request to an object store (a WebDAV or HTTP cache, S3): GET into a file, PUT from a
+/// file (with an optional trailer after it, sent with a Content-Length), HEAD, DELETE. Run to
+/// completion on the calling thread by a multi handle of its own, bounded by a connect and an
+/// operation timeout; the remote tier calls it from its blocking queue.
+public struct ObjectRequest: Sendable {
+  /// The method.
+  public enum Method: String, Sendable { case get = "GET", put = "PUT", head = "HEAD" }
+
+  public var method: Method
+  /// The object's URL, without credentials.
+  public var url: String
+  /// Extra request headers.
+  public var headers: [String] = []
+  /// `user:password` for basic authentication, or the S3 key pair with `awsSignature`.
+  public var credentials: String?
+  /// `aws:amz:<region>:s3`: sign with AWS Signature Version 4 (libcurl's CURLOPT_AWS_SIGV4).
+  public var awsSignature: String?
+  /// GET: where the body goes (created or truncated).
+  public var destination: String?
+  /// PUT: the file sent, then `trailer`.
+  public var source: String?
+  public var trailer = Data()
+  public var connectTimeout: TimeInterval
+  public var operationTimeout: TimeInterval
+
+  /// Creates a request.
+  public init(
+    _ method: Method, url: String, connectTimeout: TimeInterval, operationTimeout: TimeInterval
+  ) {
+    self.method = method
+    self.url = url
+    self.connectTimeout = connectTimeout
+    self.operationTimeout = operationTimeout
+  }
+
+  /// What came back: the status (0 when none), bytes received and sent.
+  public struct Response: Sendable {
+    public var status: Int
+    public var received: Int64
+    public var sent: Int64
+  }
+
+  /// Runs the request. Throws `.network` on a transport failure (its message says "timed
+  /// out" for a timeout), `.localIO` when a file cannot be read or written.
+  public func perform() throws -> Response {
+    let api = try CurlLibrary.shared.get().api
+    guard let handle = imgcache_easy_init(api), let multi = imgcache_multi_init(api) else {
+      throw CacheError(.localIO, "cannot create a libcurl handle", url: url)
+    }
+    let state = ObjectTransferState()
+    defer {
+      imgcache_multi_remove_handle(api, multi, handle)
+      imgcache_easy_cleanup(api, handle)
+      imgcache_multi_cleanup(api, multi)
+      imgcache_slist_free_all(api, state.headerList)
+      state.close()
+    }
+    try configure(handle, api: api, state: state)
+    imgcache_multi_add_handle(api, multi, handle)
+    var running: Int32 = 1
+    while running > 0 {
+      guard imgcache_multi_perform(api, multi, &running) == CURLM_OK else { break }
+      if running > 0 { imgcache_multi_poll(api, multi, 100) }
+    }
+    var left: Int32 = 0
+    var code = CURLE_OK
+    while let message = imgcache_multi_info_read(api, multi, &left) {
+      code = imgcache_msg_result(message)
+    }
+    if let failure = state.failure { throw failure }
+    guard code == CURLE_OK else {
+      throw CurlTransfer.error(for: code, detail: "", url: url)
+    }
+    var status = 0
+    imgcache_getinfo_long(api, handle, CURLINFO_RESPONSE_CODE, &status)
+    return Response(status: status, received: state.received, sent: state.sent)
+  }
+
+  private func configure(
+    _ h: UnsafeMutableRawPointer, api: imgcache_api, state: ObjectTransferState
+  )
+    throws
+  {
+    imgcache_setopt_string(api, h, CURLOPT_URL, url)
+    imgcache_setopt_string(api, h, CURLOPT_PROTOCOLS_STR, "http,https")
+    imgcache_setopt_long(api, h, CURLOPT_NOSIGNAL, 1)
+    imgcache_setopt_long(api, h, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(connectTimeout * 1000)))
+    imgcache_setopt_long(api, h, CURLOPT_TIMEOUT_MS, max(1, Int(operationTimeout * 1000)))
+    if let credentials { imgcache_setopt_string(api, h, CURLOPT_USERPWD, credentials) }
+    if let awsSignature {
+      imgcache_setopt_string(api, h, CURLOPT_AWS_SIGV4, awsSignature)
+    } else if credentials != nil {
+      imgcache_setopt_long(api, h, CURLOPT_HTTPAUTH, imgcache_auth_basic)
+    }
+    for header in headers {
+      state.headerList = imgcache_slist_append(api, state.headerList, header)
+    }
+    // No "Expect: 100-continue" round trip before a PUT (not with SigV4: libcurl 7.88 would
+    // sign the empty header, and the signature would not match).
+    if method == .put && awsSignature == nil {
+      state.headerList = imgcache_slist_append(api, state.headerList, "Expect:")
+    }
+    imgcache_setopt_slist(api, h, CURLOPT_HTTPHEADER, state.headerList)
+    let me = Unmanaged.passUnretained(state).toOpaque()
+    switch method {
+    case .head:
+      imgcache_setopt_long(api, h, CURLOPT_NOBODY, 1)
+    case .get:
+      if let destination {
+        let fd = open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw CacheError.posix("cannot create", path: destination) }
+        state.output = fd
+      }
+      imgcache_setopt_pointer(api, h, CURLOPT_WRITEDATA, me)
+      imgcache_setopt_write_function(api, h, objectWrite)
+    case .put:
+      guard let source else { throw CacheError(.invalidInput, "PUT without a body", url: url) }
+      let fd = open(source, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+      guard fd >= 0 else { throw CacheError.posix("cannot read", path: source) }
+      var info = stat()
+      fstat(fd, &info)
+      state.input = fd
+      state.trailer = trailer
+      imgcache_setopt_long(api, h, CURLOPT_UPLOAD, 1)
+      imgcache_setopt_off(
+        api, h, CURLOPT_INFILESIZE_LARGE, curl_off_t(info.st_size) + curl_off_t(trailer.count))
+      imgcache_setopt_pointer(api, h, CURLOPT_READDATA, me)
+      imgcache_setopt_read_function(api, h, objectRead)
+      imgcache_setopt_pointer(api, h, CURLOPT_WRITEDATA, me)
+      imgcache_setopt_write_function(api, h, objectWrite)
+    }
+  }
+}
+
+/// The state of one ``ObjectRequest`` while libcurl runs it (on the calling thread only).
+private final class ObjectTransferState {
+  var output: Int32 = -1
+  var input: Int32 = -1
+  var trailer = Data()
+  var trailerSent = 0
+  var received: Int64 = 0
+  var sent: Int64 = 0
+  var failure: CacheError?
+  var headerList: UnsafeMutablePointer<curl_slist>?
+
+  func close() {
+    if output >= 0 { Glibc.close(output) }
+    if input >= 0 { Glibc.close(input) }
+  }
+}
+
+/// Writes the body into the destination file (or drops it: error pages, PUT replies).
+private func objectWrite(
+  _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
+  _ context: UnsafeMutableRawPointer?
+) -> Int {
+  guard let data, let context else { return 0 }
+  let state = Unmanaged<ObjectTransferState>.fromOpaque(context).takeUnretainedValue()
+  let length = size * count
+  state.received += Int64(length)
+  guard state.output >= 0 else { return length }
+  var done = 0
+  while done < length {
+    let n = write(state.output, data + done, length - done)
+    if n < 0 && errno == EINTR { continue }
+    guard n > 0 else {
+      state.failure = CacheError.posix("cannot write a remote object", path: "tmp/")
+      return 0
+    }
+    done += n
+  }
+  return length
+}
+
+/// Reads the file being sent, then its trailer.
+private func objectRead(
+  _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
+  _ context: UnsafeMutableRawPointer?
+) -> Int {
+  guard let buffer, let context else { return 0 }
+  let state = Unmanaged<ObjectTransferState>.fromOpaque(context).takeUnretainedValue()
+  let capacity = size * count
+  if state.input >= 0 {
+    let n = read(state.input, buffer, capacity)
+    if n > 0 {
+      state.sent += Int64(n)
+      return n
+    }
+    if n < 0 {
+      state.failure = CacheError.posix("cannot read a body to send", path: "data/")
+      return Int(CURL_READFUNC_ABORT)
+    }
+    Glibc.close(state.input)
+    state.input = -1
+  }
+  let left = state.trailer.count - state.trailerSent
+  let n = min(left, capacity)
+  if n > 0 {
+    state.trailer.withUnsafeBytes { bytes in
+      guard let base = bytes.baseAddress else { return }
+      UnsafeMutableRawPointer(buffer).copyMemory(from: base + state.trailerSent, byteCount: n)
+    }
+    state.trailerSent += n
+    state.sent += Int64(n)
+  }
+  return n
+}

@@ -1,0 +1,142 @@
+import Foundation
+import ImgCacheKit
+import ImgCacheTestSupport
+import Testing
+
+/// The remote tier on real redis-servers: two "machines" (two cache directories) share one.
+@Suite("imgcache remote tier on Redis", .serialized)
+struct RemoteRedisTests {
+  let machineA = CLIEnvironment()
+  let machineB = CLIEnvironment()
+  let servers = TestServers.shared
+
+  /// Distinct origin URLs on the fault server, whose requests it counts by path.
+  private func origin(_ count: Int) -> [String] {
+    let run = UUID().uuidString.prefix(8)
+    return (0..<count).map { "/image/base.png?r=\(run)&n=\($0)" }
+  }
+
+  private func requests(_ paths: [String]) -> Int {
+    let counts = servers.stats()?.requests ?? [:]
+    return paths.reduce(0) { $0 + (counts[$1] ?? 0) }
+  }
+
+  private func counters(_ env: CLIEnvironment) throws -> [String: Any] {
+    let stats = try #require(CLIEnvironment.records(env.run(["stats", "--json"])).first)
+    return try #require(stats["counters"] as? [String: Any])
+  }
+
+  @Test("the second machine gets every image from Redis: zero requests at the origin")
+  func sharedCache() throws {
+    let redis = RemoteStores(redis: 1)
+    let remote = "redis://127.0.0.1:\(redis.redis[0].port)"
+    let paths = origin(20)
+    let urls = paths.map { servers.fault($0) }
+    let first = machineA.run(["prefetch", "--remote", remote] + urls)
+    #expect(first.status == 0, "\(first.stderr)")
+    #expect(requests(paths) == 20)
+    #expect(redis.redisCLI(0, ["DBSIZE"]) == "20", "written back")
+    let second = machineB.run(["prefetch", "--json", "--remote", remote] + urls)
+    #expect(second.status == 0, "\(second.stderr)")
+    #expect(requests(paths) == 20, "no request of the second machine reached the origin")
+    let records = CLIEnvironment.records(second)
+    #expect(records.count == 20 && records.allSatisfy { $0["source"] as? String == "remote" })
+    let stats = try counters(machineB)
+    #expect(stats["remote_hits"] as? Int == 20)
+    #expect(stats["downloads"] as? Int == 0)
+    #expect(machineB.run(["verify", "--full"]).status == 0, "ordinary verified local entries")
+    // Now local: a third run asks neither the remote nor the origin.
+    #expect(machineB.run(["fetch", "--remote", remote, urls[0]]).status == 0)
+    #expect(try counters(machineB)["remote_hits"] as? Int == 20)
+  }
+
+  @Test("Redis killed mid-prefetch: the prefetch completes from the origin, one error, no retry")
+  func killedMidPrefetch() throws {
+    let redis = RemoteStores(redis: 1)
+    let remote = "redis://127.0.0.1:\(redis.redis[0].port)"
+    let urls = origin(40).map { servers.fault($0 + "&delay=0.05") }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: imgcacheBinary)
+    process.arguments = ["prefetch", "-j", "2", "--remote", remote] + urls
+    process.environment = machineA.environment
+    let stderr = Pipe()
+    process.standardError = stderr
+    try process.run()
+    let deadline = Date().addingTimeInterval(20)
+    while Int(redis.redisCLI(0, ["DBSIZE"])) ?? 0 < 5 && Date() < deadline { usleep(20_000) }
+    kill(redis.redis[0].pid, SIGKILL)
+    let warning = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "\(warning)")
+    #expect(
+      warning.contains("remote redis://127.0.0.1:\(redis.redis[0].port) failed"), "\(warning)")
+    let stats = try counters(machineA)
+    #expect(stats["downloads"] as? Int == 40)
+    let failures = (stats["remote_errors"] as? Int ?? 0) + (stats["remote_timeouts"] as? Int ?? 0)
+    #expect(failures == 1, "one error, then the backend is left alone: \(stats)")
+  }
+
+  @Test("a wrong password: a clear error counted, the fetch still succeeds; never printed")
+  func wrongPassword() throws {
+    let redis = RemoteStores(redis: 1, password: "right-secret")
+    let port = redis.redis[0].port
+    let url = servers.fault(origin(1)[0])
+    let wrong = machineA.run([
+      "fetch", "--json", "--remote", "redis://wrong-secret@127.0.0.1:\(port)", url,
+    ])
+    #expect(wrong.status == 0)
+    #expect(wrong.stderr.contains("authentication refused"), "\(wrong.stderr)")
+    #expect(try counters(machineA)["remote_errors"] as? Int == 1)
+    let config = machineA.run(
+      ["config", "get", "remote_storage"],
+      environment: [
+        "IMGCACHE_REMOTE_STORAGE": "redis://user:right-secret@127.0.0.1:\(port)"
+      ])
+    #expect(config.stdout.contains("redis://***@127.0.0.1:\(port)"), "\(config.stdout)")
+    for output in [wrong.stdout, wrong.stderr, config.stdout, machineA.run(["stats"]).stdout] {
+      #expect(!output.contains("secret"), "\(output)")
+    }
+    // The right one, over the unix socket too.
+    let socket = "redis+unix://:right-secret@localhost\(redis.redis[0].socket)"
+    #expect(machineB.run(["fetch", "--remote", socket, url]).status == 0)
+    #expect(redis.redisCLI(0, ["DBSIZE"], password: "right-secret") == "1")
+    let status = machineB.run(["remote", "status", "--remote", socket])
+    #expect(status.status == 0 && status.stdout.contains("reachable, "), "\(status.stdout)")
+  }
+
+  @Test("read-only is never written; a tampered object is rejected and not stored")
+  func readOnlyAndTampered() throws {
+    let redis = RemoteStores(redis: 1)
+    let remote = "redis://127.0.0.1:\(redis.redis[0].port)"
+    let paths = origin(2)
+    let urls = paths.map { servers.fault($0) }
+    #expect(machineA.run(["fetch", "--remote", remote + "|read-only", urls[0]]).status == 0)
+    #expect(redis.redisCLI(0, ["DBSIZE"]) == "0")
+    #expect(machineA.run(["fetch", "--remote", remote, urls[1]]).status == 0)
+    let key = redis.redisCLI(0, ["KEYS", "imgcache:*"])
+    #expect(!redis.redisCLI(0, ["HSET", key, "body", "not the image"]).isEmpty)
+    let tampered = machineB.run(["fetch", "--json", "--remote", remote, urls[1]])
+    #expect(tampered.status == 0)
+    #expect(CLIEnvironment.records(tampered).first?["source"] as? String == "local")
+    #expect(tampered.stderr.contains("corrupt remote object"), "\(tampered.stderr)")
+    #expect(requests([paths[1]]) == 2, "the origin, again")
+    #expect(try counters(machineB)["remote_errors"] as? Int == 1)
+    #expect(machineB.run(["verify", "--full"]).status == 0)
+  }
+
+  @Test("shards: 300 keys spread over 3 servers within 25 % of even")
+  func shards() throws {
+    let redis = RemoteStores(redis: 3)
+    let ports = redis.redis.map { String($0.port) }
+    let remote = "redis://127.0.0.1:*|shards=\(ports.joined(separator: ","))"
+    let urls = (0..<300).map { servers.nginx("base.png?shard=\($0)") }
+    let input = urls.joined(separator: "\n") + "\n"
+    #expect(machineA.run(["prefetch", "-i", "-", "--remote", remote], input: input).status == 0)
+    let counts = (0..<3).map { Int(redis.redisCLI($0, ["DBSIZE"])) ?? 0 }
+    #expect(counts.reduce(0, +) == 300)
+    #expect(counts.allSatisfy { $0 >= 75 && $0 <= 125 }, "\(counts)")
+    let pushed = machineA.run(["remote", "push", "--json", "--all", "--remote", remote])
+    #expect(CLIEnvironment.records(pushed).first?["pushed"] as? Int == 300)
+    #expect((0..<3).map { Int(redis.redisCLI($0, ["DBSIZE"])) ?? 0 } == counts, "same shards")
+  }
+}
