@@ -131,13 +131,54 @@ def cold_prefetch(label, lst, count, total, jobs):
     return results
 
 
+def remote_bench(small, count, origin_wall):
+    """Second machine, warm remote: a cold local cache whose remote holds the small set, for
+    each backend, against the origin-only cold prefetch (same -j 6)."""
+    work = os.path.join(WORK, "remotes")
+    proc = subprocess.Popen([sys.executable, os.path.join(ROOT, "Tests/Fixtures/remotes.py"), "--work", work,
+                             "--redis", "1", "--dav", "--s3", "--lifetime", "1800"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    info = json.loads(proc.stdout.readline())
+    s3 = info["s3"]
+    backends = {
+        "Redis": (f"redis://127.0.0.1:{info['redis'][0]['port']}", {}),
+        "WebDAV (nginx)": (f"http://127.0.0.1:{info['dav']['port']}/cache", {}),
+        "S3 (moto)": (f"s3://{s3['bucket']}/bench|endpoint=http://127.0.0.1:{s3['port']}",
+                      {"AWS_ACCESS_KEY_ID": s3["key"], "AWS_SECRET_ACCESS_KEY": s3["secret"]}),
+    }
+    try:
+        for name, (remote, keys) in backends.items():
+            env = lambda d: dict(ENV, IMGCACHE_DIR=os.path.join(d, "cache"), **keys)
+            timed([BIN, "prefetch", "-q", "-j", "6", "--remote", remote, "-i", small], env=env(unused_directory()))
+            walls, rss = [], []
+            for _ in range(RUNS):
+                w, r = timed([BIN, "prefetch", "-q", "-j", "6", "--remote", remote, "-i", small],
+                             env=env(unused_directory()))
+                walls.append(w)
+                rss.append(r)
+            wall = statistics.median(walls)
+            rows.append(("second machine, warm remote (small set)", f"imgcache prefetch -j 6, {name}",
+                         f"{count / wall:,.0f} files/s", f"{max(rss) / 1024:.1f} MiB",
+                         f"{origin_wall / wall:.2f} x origin-only cold prefetch"))
+            ratios.append((f"warm remote ({name}) vs origin", origin_wall / wall))
+    finally:
+        proc.stdin.close()
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
 def run_all(port, floor):
     if os.environ.get("BENCH_ONLY") == "maintenance":
         return maintenance(floor_wall=None)
     small, n_small, b_small = url_list("small", port)
     large, n_large, b_large = url_list("large", port)
+    if os.environ.get("BENCH_ONLY") == "remote":
+        origin = cold_prefetch(f"cold small ({n_small} files, {b_small / 1e6:.0f} MB)", small, n_small, b_small, 6)
+        return remote_bench(small, n_small, origin["imgcache prefetch -j 6"][0])
     for jobs in (6, 16):
-        cold_prefetch(f"cold small ({n_small} files, {b_small / 1e6:.0f} MB)", small, n_small, b_small, jobs)
+        origin = cold_prefetch(f"cold small ({n_small} files, {b_small / 1e6:.0f} MB)", small, n_small, b_small, jobs)
+        if jobs == 6:
+            remote_bench(small, n_small, origin["imgcache prefetch -j 6"][0])
     for jobs in (6, 16):
         cold_prefetch(f"cold large ({n_large} files, {b_large / 1e6:.0f} MB)", large, n_large, b_large, jobs)
 

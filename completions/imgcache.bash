@@ -189,22 +189,22 @@ _imgcache() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    fetch|prefetch|query|remove|clean|size|clear|list|stats|verify|config|help)
+    fetch|prefetch|query|remove|clean|size|clear|list|stats|verify|config|remote|help)
         # Offer subcommand argument completions
         "_imgcache_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'fetch prefetch query remove clean size clear list stats verify config help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'fetch prefetch query remove clean size clear list stats verify config remote help' -- "${cur}"))
         ;;
     esac
 }
 
 _imgcache_fetch() {
     repeating_flags=()
-    non_repeating_flags=(--quiet -q --verbose -v --json --offline --reload --refresh --retry-failed --any --netrc -k --insecure --link --version -h --help)
+    non_repeating_flags=(--quiet -q --verbose -v --json --offline --reload --refresh --retry-failed --any --no-remote --netrc -k --insecure --link --version -h --help)
     repeating_options=(--ro-dir -H --header)
-    non_repeating_options=(-d --dir --config --color --key-filter --freshness --stale-if-error -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry -A --user-agent --failed-ttl --output -o --key --input -i)
+    non_repeating_options=(-d --dir --config --color --key-filter --freshness --stale-if-error --remote -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry -A --user-agent --failed-ttl --output -o --key --input -i)
     __imgcache_offer_flags_options -1
 
     # Offer option value completions
@@ -232,6 +232,9 @@ _imgcache_fetch() {
         return
         ;;
     '--stale-if-error')
+        return
+        ;;
+    '--remote')
         return
         ;;
     '-H'|'--header')
@@ -285,9 +288,9 @@ _imgcache_fetch() {
 
 _imgcache_prefetch() {
     repeating_flags=()
-    non_repeating_flags=(--quiet -q --verbose -v --json --offline --reload --refresh --retry-failed --any --netrc -k --insecure --version -h --help)
+    non_repeating_flags=(--quiet -q --verbose -v --json --offline --reload --refresh --retry-failed --any --no-remote --netrc -k --insecure --version -h --help)
     repeating_options=(--ro-dir -H --header)
-    non_repeating_options=(-d --dir --config --color --key-filter --freshness --stale-if-error -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry -A --user-agent --failed-ttl --input -i --jobs -j --order --max-per-host --save-failed)
+    non_repeating_options=(-d --dir --config --color --key-filter --freshness --stale-if-error --remote -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry -A --user-agent --failed-ttl --input -i --jobs -j --order --max-per-host --save-failed)
     __imgcache_offer_flags_options -1
 
     # Offer option value completions
@@ -315,6 +318,9 @@ _imgcache_prefetch() {
         return
         ;;
     '--stale-if-error')
+        return
+        ;;
+    '--remote')
         return
         ;;
     '-H'|'--header')
@@ -763,6 +769,90 @@ _imgcache_config_path() {
         ;;
     '--color')
         __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    esac
+}
+
+_imgcache_remote() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __imgcache_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    status|push)
+        # Offer subcommand argument completions
+        "_imgcache_remote_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'status push' -- "${cur}"))
+        ;;
+    esac
+}
+
+_imgcache_remote_status() {
+    repeating_flags=()
+    non_repeating_flags=(--quiet -q --verbose -v --json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(-d --dir --config --color --remote)
+    __imgcache_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '-d'|'--dir')
+        __imgcache_add_completions -d
+        return
+        ;;
+    '--config')
+        __imgcache_add_completions -f
+        return
+        ;;
+    '--color')
+        __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--remote')
+        return
+        ;;
+    esac
+}
+
+_imgcache_remote_push() {
+    repeating_flags=()
+    non_repeating_flags=(--quiet -q --verbose -v --json --all --version -h --help)
+    repeating_options=()
+    non_repeating_options=(-d --dir --config --color --remote --key-filter --input -i)
+    __imgcache_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '-d'|'--dir')
+        __imgcache_add_completions -d
+        return
+        ;;
+    '--config')
+        __imgcache_add_completions -f
+        return
+        ;;
+    '--color')
+        __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--remote')
+        return
+        ;;
+    '--key-filter')
+        return
+        ;;
+    '--input'|'-i')
+        __imgcache_add_completions -f
         return
         ;;
     esac

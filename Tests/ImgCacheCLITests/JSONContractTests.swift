@@ -113,6 +113,13 @@ struct JSONContractTests {
     made["clear --json"] =
       records(["clear", "--json", "--dry-run"])
       + records(["clear", "--json", "--failed", "--dry-run"])
+    // The remote tier: a copy from Redis into another cache, a push, the status.
+    let redis = RemoteStores(redis: 1)
+    let remote = ["--remote", "redis://127.0.0.1:\(redis.redis[0].port)"]
+    made["remote push --json"] = records(["remote", "push", "--json", "--all"] + remote)
+    made["fetch --json", default: []] += records(
+      ["fetch", "--json"] + remote + [png], environment: ["IMGCACHE_DIR": env.root.path + "/b"])
+    made["remote status --json"] = records(["remote", "status", "--json"] + remote)
     made["size --json"] = records(["size", "--json"])
     made["size --by --json"] =
       records(["size", "--json", "--by", "format"]) + records(["size", "--json", "--by", "host"])

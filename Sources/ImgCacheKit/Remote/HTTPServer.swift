@@ -101,11 +101,10 @@ final class HTTPServer: RemoteServer {
 
   func status() throws -> (objects: Int64?, bytes: Int64?) {
     guard addressing.awsSignature != nil else {
-      // Reachable when it answers at all; a WebDAV root may well say 403 or 404 to a GET.
+      // Reachable when it answers at all (a WebDAV folder may well say 403 or 404 to a
+      // HEAD), unless it asks for credentials.
       let response = try perform(request(.head, addressing.base + "/"))
-      if response.status == 401 || response.status == 403 && addressing.credentials != nil {
-        throw failure(response.status, "HEAD")
-      }
+      if response.status == 401 || response.status == 407 { throw failure(response.status, "HEAD") }
       return (nil, nil)
     }
     return try S3Listing.count(self, base: addressing.base)
