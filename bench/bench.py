@@ -135,7 +135,9 @@ def remote_bench(small, count, origin_wall):
     """Second machine, warm remote: a cold local cache whose remote holds the small set, for
     each backend, against the origin-only cold prefetch (same -j 6)."""
     work = os.path.join(WORK, "remotes")
-    proc = subprocess.Popen([sys.executable, os.path.join(ROOT, "Tests/Fixtures/remotes.py"), "--work", work,
+    # The PATH's python3 (moto comes from PyPI); the bench itself runs on Debian's, for matplotlib.
+    python = shutil.which("python3", path=os.environ.get("PATH")) or sys.executable
+    proc = subprocess.Popen([python, os.path.join(ROOT, "Tests/Fixtures/remotes.py"), "--work", work,
                              "--redis", "1", "--dav", "--s3", "--lifetime", "1800"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     info = json.loads(proc.stdout.readline())
@@ -174,7 +176,8 @@ def run_all(port, floor):
     large, n_large, b_large = url_list("large", port)
     if os.environ.get("BENCH_ONLY") == "remote":
         origin = cold_prefetch(f"cold small ({n_small} files, {b_small / 1e6:.0f} MB)", small, n_small, b_small, 6)
-        return remote_bench(small, n_small, origin["imgcache prefetch -j 6"][0])
+        remote_bench(small, n_small, origin["imgcache prefetch -j 6"][0])
+        return report()
     for jobs in (6, 16):
         origin = cold_prefetch(f"cold small ({n_small} files, {b_small / 1e6:.0f} MB)", small, n_small, b_small, jobs)
         if jobs == 6:

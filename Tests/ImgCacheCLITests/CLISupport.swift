@@ -44,6 +44,24 @@ final class CLIEnvironment: @unchecked Sendable {
       imgcacheBinary, arguments, environment: environment.merging(extra) { $1 }, input: input)
   }
 
+  /// Starts `imgcache arguments...` without waiting (to interrupt it, or to act meanwhile).
+  func start(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: imgcacheBinary)
+    process.arguments = arguments
+    process.environment = environment.merging(extra) { $1 }
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    return process
+  }
+
+  /// The counters of `stats --json`.
+  func counters() throws -> [String: Any] {
+    let stats = try #require(CLIEnvironment.records(run(["stats", "--json"])).first)
+    return try #require(stats["counters"] as? [String: Any])
+  }
+
   /// Parses each stdout line as a JSON object.
   static func records(_ output: ProcessOutput) -> [[String: Any]] {
     output.stdout.split(separator: "\n").compactMap {
@@ -66,4 +84,18 @@ func expectCleanError(
   #expect(
     !output.stderr.contains("Fatal error") && !output.stderr.contains("ImgCacheKit."),
     sourceLocation: sourceLocation)
+}
+
+extension TestServers {
+  /// `count` distinct image paths on the fault server, which counts requests by path.
+  func distinctImages(_ count: Int) -> [String] {
+    let run = UUID().uuidString.prefix(8)
+    return (0..<count).map { "/image/base.png?r=\(run)&n=\($0)" }
+  }
+
+  /// How many requests the fault server had for `paths`.
+  func requests(_ paths: [String]) -> Int {
+    let counts = stats()?.requests ?? [:]
+    return paths.reduce(0) { $0 + (counts[$1] ?? 0) }
+  }
 }

@@ -10,51 +10,35 @@ struct RemoteRedisTests {
   let machineB = CLIEnvironment()
   let servers = TestServers.shared
 
-  /// Distinct origin URLs on the fault server, whose requests it counts by path.
-  private func origin(_ count: Int) -> [String] {
-    let run = UUID().uuidString.prefix(8)
-    return (0..<count).map { "/image/base.png?r=\(run)&n=\($0)" }
-  }
-
-  private func requests(_ paths: [String]) -> Int {
-    let counts = servers.stats()?.requests ?? [:]
-    return paths.reduce(0) { $0 + (counts[$1] ?? 0) }
-  }
-
-  private func counters(_ env: CLIEnvironment) throws -> [String: Any] {
-    let stats = try #require(CLIEnvironment.records(env.run(["stats", "--json"])).first)
-    return try #require(stats["counters"] as? [String: Any])
-  }
-
   @Test("the second machine gets every image from Redis: zero requests at the origin")
   func sharedCache() throws {
     let redis = RemoteStores(redis: 1)
     let remote = "redis://127.0.0.1:\(redis.redis[0].port)"
-    let paths = origin(20)
+    let paths = servers.distinctImages(20)
     let urls = paths.map { servers.fault($0) }
     let first = machineA.run(["prefetch", "--remote", remote] + urls)
     #expect(first.status == 0, "\(first.stderr)")
-    #expect(requests(paths) == 20)
+    #expect(servers.requests(paths) == 20)
     #expect(redis.redisCLI(0, ["DBSIZE"]) == "20", "written back")
     let second = machineB.run(["prefetch", "--json", "--remote", remote] + urls)
     #expect(second.status == 0, "\(second.stderr)")
-    #expect(requests(paths) == 20, "no request of the second machine reached the origin")
+    #expect(servers.requests(paths) == 20, "no request of the second machine reached the origin")
     let records = CLIEnvironment.records(second)
     #expect(records.count == 20 && records.allSatisfy { $0["source"] as? String == "remote" })
-    let stats = try counters(machineB)
+    let stats = try machineB.counters()
     #expect(stats["remote_hits"] as? Int == 20)
     #expect(stats["downloads"] as? Int == 0)
     #expect(machineB.run(["verify", "--full"]).status == 0, "ordinary verified local entries")
     // Now local: a third run asks neither the remote nor the origin.
     #expect(machineB.run(["fetch", "--remote", remote, urls[0]]).status == 0)
-    #expect(try counters(machineB)["remote_hits"] as? Int == 20)
+    #expect(try machineB.counters()["remote_hits"] as? Int == 20)
   }
 
   @Test("Redis killed mid-prefetch: the prefetch completes from the origin, one error, no retry")
   func killedMidPrefetch() throws {
     let redis = RemoteStores(redis: 1)
     let remote = "redis://127.0.0.1:\(redis.redis[0].port)"
-    let urls = origin(40).map { servers.fault($0 + "&delay=0.05") }
+    let urls = servers.distinctImages(40).map { servers.fault($0 + "&delay=0.05") }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: imgcacheBinary)
     process.arguments = ["prefetch", "-j", "2", "--remote", remote] + urls
@@ -70,7 +54,7 @@ struct RemoteRedisTests {
     #expect(process.terminationStatus == 0, "\(warning)")
     #expect(
       warning.contains("remote redis://127.0.0.1:\(redis.redis[0].port) failed"), "\(warning)")
-    let stats = try counters(machineA)
+    let stats = try machineA.counters()
     #expect(stats["downloads"] as? Int == 40)
     let failures = (stats["remote_errors"] as? Int ?? 0) + (stats["remote_timeouts"] as? Int ?? 0)
     #expect(failures == 1, "one error, then the backend is left alone: \(stats)")
@@ -80,13 +64,13 @@ struct RemoteRedisTests {
   func wrongPassword() throws {
     let redis = RemoteStores(redis: 1, password: "right-secret")
     let port = redis.redis[0].port
-    let url = servers.fault(origin(1)[0])
+    let url = servers.fault(servers.distinctImages(1)[0])
     let wrong = machineA.run([
       "fetch", "--json", "--remote", "redis://wrong-secret@127.0.0.1:\(port)", url,
     ])
     #expect(wrong.status == 0)
     #expect(wrong.stderr.contains("authentication refused"), "\(wrong.stderr)")
-    #expect(try counters(machineA)["remote_errors"] as? Int == 1)
+    #expect(try machineA.counters()["remote_errors"] as? Int == 1)
     let config = machineA.run(
       ["config", "get", "remote_storage"],
       environment: [
@@ -108,7 +92,7 @@ struct RemoteRedisTests {
   func readOnlyAndTampered() throws {
     let redis = RemoteStores(redis: 1)
     let remote = "redis://127.0.0.1:\(redis.redis[0].port)"
-    let paths = origin(2)
+    let paths = servers.distinctImages(2)
     let urls = paths.map { servers.fault($0) }
     #expect(machineA.run(["fetch", "--remote", remote + "|read-only", urls[0]]).status == 0)
     #expect(redis.redisCLI(0, ["DBSIZE"]) == "0")
@@ -119,8 +103,8 @@ struct RemoteRedisTests {
     #expect(tampered.status == 0)
     #expect(CLIEnvironment.records(tampered).first?["source"] as? String == "local")
     #expect(tampered.stderr.contains("corrupt remote object"), "\(tampered.stderr)")
-    #expect(requests([paths[1]]) == 2, "the origin, again")
-    #expect(try counters(machineB)["remote_errors"] as? Int == 1)
+    #expect(servers.requests([paths[1]]) == 2, "the origin, again")
+    #expect(try machineB.counters()["remote_errors"] as? Int == 1)
     #expect(machineB.run(["verify", "--full"]).status == 0)
   }
 

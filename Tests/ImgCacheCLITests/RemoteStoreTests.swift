@@ -10,32 +10,17 @@ struct RemoteStoreTests {
   let machineB = CLIEnvironment()
   let servers = TestServers.shared
 
-  private func origin(_ count: Int) -> [String] {
-    let run = UUID().uuidString.prefix(8)
-    return (0..<count).map { "/image/base.png?r=\(run)&n=\($0)" }
-  }
-
-  private func requests(_ paths: [String]) -> Int {
-    let counts = servers.stats()?.requests ?? [:]
-    return paths.reduce(0) { $0 + (counts[$1] ?? 0) }
-  }
-
-  private func counters(_ env: CLIEnvironment) throws -> [String: Any] {
-    let stats = try #require(CLIEnvironment.records(env.run(["stats", "--json"])).first)
-    return try #require(stats["counters"] as? [String: Any])
-  }
-
   /// Two machines share `remote`: the second sends no request to the origin.
   private func expectShared(_ remote: String, environment: [String: String] = [:]) throws {
-    let paths = origin(10)
+    let paths = servers.distinctImages(10)
     let urls = paths.map { servers.fault($0) }
     let first = machineA.run(["prefetch", "--remote", remote] + urls, environment: environment)
     #expect(first.status == 0 && first.stderr.contains("prefetch:"), "\(first.stderr)")
-    #expect(try counters(machineA)["remote_writes"] as? Int == 10)
+    #expect(try machineA.counters()["remote_writes"] as? Int == 10)
     let second = machineB.run(
       ["prefetch", "--json", "--remote", remote] + urls, environment: environment)
     #expect(second.status == 0, "\(second.stderr)")
-    #expect(requests(paths) == 10, "the second machine sent nothing to the origin")
+    #expect(servers.requests(paths) == 10, "the second machine sent nothing to the origin")
     #expect(CLIEnvironment.records(second).allSatisfy { $0["source"] as? String == "remote" })
     #expect(machineB.run(["verify", "--full"]).status == 0)
   }
@@ -53,12 +38,8 @@ struct RemoteStoreTests {
     #expect(!status.stdout.contains("dav-secret") && status.stdout.contains("***@"))
     // Flat layout, then the server stops mid-prefetch: the prefetch completes.
     let flat = "http://127.0.0.1:\(dav.port)/cache|layout=flat"
-    let urls = origin(30).map { servers.fault($0 + "&delay=0.05") }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: imgcacheBinary)
-    process.arguments = ["prefetch", "-q", "-j", "2", "--remote", flat] + urls
-    process.environment = machineA.environment
-    try process.run()
+    let urls = servers.distinctImages(30).map { servers.fault($0 + "&delay=0.05") }
+    let process = try machineA.start(["prefetch", "-q", "-j", "2", "--remote", flat] + urls)
     let deadline = Date().addingTimeInterval(20)
     let files = { DirectoryListing.names(atPath: dav.root + "/cache").filter { $0.count > 2 } }
     while files().count < 4 && Date() < deadline { usleep(20_000) }
@@ -66,7 +47,7 @@ struct RemoteStoreTests {
     kill(dav.pid, SIGTERM)
     process.waitUntilExit()
     #expect(process.terminationStatus == 0)
-    let stats = try counters(machineA)
+    let stats = try machineA.counters()
     #expect(stats["downloads"] as? Int == 40)
     #expect((stats["remote_errors"] as? Int ?? 0) + (stats["remote_timeouts"] as? Int ?? 0) == 1)
   }
@@ -83,29 +64,26 @@ struct RemoteStoreTests {
     let record = try #require(CLIEnvironment.records(status).first)
     #expect(record["reachable"] as? Bool == true && record["objects"] as? Int == 10, "\(record)")
     // A wrong secret: S3 refuses the signature; the fetch goes to the origin and succeeds.
-    let url = servers.fault(origin(1)[0])
+    let url = servers.fault(servers.distinctImages(1)[0])
     let wrong = machineB.run(
       ["fetch", "--remote", remote + "|access-key=\(s3.key)|secret-key=not-the-secret", url])
     #expect(wrong.status == 0)
     #expect(wrong.stderr.contains("refused"), "\(wrong.stderr)")
     #expect(!wrong.stderr.contains("not-the-secret"))
-    #expect(try counters(machineB)["remote_errors"] as? Int == 1)
+    #expect(try machineB.counters()["remote_errors"] as? Int == 1)
     let config = machineB.run(
       ["config", "get", "remote_storage"],
       environment: ["IMGCACHE_REMOTE_STORAGE": remote + "|secret-key=not-the-secret"])
     #expect(config.stdout.contains("secret-key=***") && !config.stdout.contains("not-the-secret"))
     // Killed outright mid-prefetch.
-    let urls = origin(30).map { servers.fault($0 + "&delay=0.05") }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: imgcacheBinary)
-    process.arguments = ["prefetch", "-q", "-j", "2", "--remote", remote] + urls
-    process.environment = machineA.environment.merging(keys) { $1 }
-    try process.run()
+    let urls = servers.distinctImages(30).map { servers.fault($0 + "&delay=0.05") }
+    let process = try machineA.start(
+      ["prefetch", "-q", "-j", "2", "--remote", remote] + urls, environment: keys)
     usleep(500_000)
     kill(s3.pid, SIGKILL)
     process.waitUntilExit()
     #expect(process.terminationStatus == 0)
-    let stats = try counters(machineA)
+    let stats = try machineA.counters()
     #expect(stats["downloads"] as? Int == 40)
     #expect((stats["remote_errors"] as? Int ?? 0) + (stats["remote_timeouts"] as? Int ?? 0) == 1)
   }

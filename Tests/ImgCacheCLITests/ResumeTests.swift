@@ -34,13 +34,7 @@ struct ResumeTests {
 
   /// Starts `fetch --any url` and interrupts it with `signal` once `bytes` are kept.
   private func interrupted(_ url: String, after bytes: Int, signal: Int32 = SIGINT) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: imgcacheBinary)
-    process.arguments = ["fetch", "--any", url]
-    process.environment = env.environment
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
+    let process = try env.start(["fetch", "--any", url])
     let deadline = Date().addingTimeInterval(30)
     while partialSize() < bytes && process.isRunning && Date() < deadline { usleep(10_000) }
     kill(process.processIdentifier, signal)
@@ -116,13 +110,7 @@ struct ResumeTests {
   @Test("a weak ETag only: nothing is kept to resume")
   func weakValidator() throws {
     let url = servers.fault("/weak?size=3000000&id=\(UUID().uuidString.prefix(8))")
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: imgcacheBinary)
-    process.arguments = ["fetch", "--any", url]
-    process.environment = env.environment
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
+    let process = try env.start(["fetch", "--any", url])
     usleep(1_000_000)
     #expect(partials.isEmpty, "a weak validator never makes a partial body")
     kill(process.processIdentifier, SIGINT)

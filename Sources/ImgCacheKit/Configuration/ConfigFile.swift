@@ -11,7 +11,7 @@ public enum ConfigFile {
     var scratch = Configuration()
     guard !value.contains("#"), key.apply(&scratch, value) else {
       throw CacheError(
-        .invalidInput, "invalid \(key.name) '\(value)' (expected \(key.expected))")
+        .invalidInput, "invalid \(key.name) '\(key.redact(value))' (expected \(key.expected))")
     }
     var lines = try read(path)
     let line = "\(key.name) = \(value)"

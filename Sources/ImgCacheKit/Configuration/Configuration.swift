@@ -146,7 +146,8 @@ public struct ResolvedConfiguration: Sendable {
       }
       guard key.apply(&configuration, text) else {
         throw CacheError(
-          .invalidInput, "invalid \(key.name) '\(text)' in \(origin) (expected \(key.expected))")
+          .invalidInput,
+          "invalid \(key.name) '\(key.redact(text))' in \(origin) (expected \(key.expected))")
       }
     }
   }

@@ -92,36 +92,58 @@ public final class RemoteTier: Sendable {
   // MARK: Lookup
 
   /// The hits among `keys` (`urls[key]` is the URL asked for each), each verified and copied
-  /// into the local cache; at most `parallel` objects are fetched at once.
+  /// into the local cache; at most `parallel` objects are fetched at once, and the copies are
+  /// stored in one transaction.
   func lookup(keys: [String], urls: [String: String], acceptAnyBody: Bool, parallel: Int = 8)
     async -> [String: CacheHit]
   {
     guard !backends.isEmpty, !keys.isEmpty else { return [:] }
-    return await withTaskGroup(of: (String, CacheHit?).self) { group in
-      var found = [String: CacheHit]()
+    let fetched = await withTaskGroup(of: Fetched?.self) { group in
+      var fetched = [Fetched]()
       var next = keys.makeIterator()
       func add() -> Bool {
         guard let key = next.next() else { return false }
         let url = urls[key] ?? key
         group.addTask {
-          let hit = try? await Blocking.run {
+          let copy = try? await Blocking.run {
             try self.fetch(key: key, url: url, acceptAnyBody: acceptAnyBody)
           }
-          return (key, hit ?? nil)
+          return copy ?? nil
         }
         return true
       }
       for _ in 0..<parallel where !add() { break }
-      while let (key, hit) = await group.next() {
-        if let hit { found[key] = hit }
+      while let copy = await group.next() {
+        if let copy { fetched.append(copy) }
         _ = add()
       }
-      return found
+      return fetched
     }
+    guard !fetched.isEmpty else { return [:] }
+    // The store's transaction counts the hits and their bytes; each backend's own here.
+    let stored =
+      (try? await Blocking.run { [cache] in
+        try cache.store(fetched.map(\.item), counting: (.remoteHits, .remoteBytesDown))
+      }) ?? []
+    var found = [String: CacheHit]()
+    for (copy, result) in zip(fetched, stored) {
+      guard case .success(let entry) = result else { continue }
+      count(copy.backend, [.remoteHits: 1, .remoteBytesDown: entry.size], globally: false)
+      found[entry.key] = .remote(
+        entry, path: cache.layout.dataPath(entry.file), backend: copy.backend.label)
+    }
+    if stored.isEmpty { fetched.forEach { unlink($0.item.temporaryPath) } }
+    return found
   }
 
-  /// Asks each backend in turn for `key`; the first verified copy becomes a local entry.
-  private func fetch(key: String, url: String, acceptAnyBody: Bool) throws -> CacheHit? {
+  /// A verified remote copy waiting to be stored, and the backend it came from.
+  struct Fetched: Sendable {
+    var item: PendingStore
+    var backend: Backend
+  }
+
+  /// Asks each backend in turn for `key`; returns the first verified copy.
+  private func fetch(key: String, url: String, acceptAnyBody: Bool) throws -> Fetched? {
     let name = Self.objectName(key)
     for backend in backends {
       let server = backend.server(for: name)
@@ -135,12 +157,10 @@ public final class RemoteTier: Sendable {
           continue
         }
         try Self.verify(path, metadata, acceptAnyBody: acceptAnyBody)
-        let item = PendingStore(
-          temporaryPath: path, key: key, url: url, metadata: metadata.entryMetadata)
-        // The store's transaction counts the hit and its bytes; the backend's own here.
-        let entry = try cache.store([item], counting: (.remoteHits, .remoteBytesDown))[0].get()
-        count(backend, [.remoteHits: 1, .remoteBytesDown: entry.size], globally: false)
-        return .remote(entry, path: cache.layout.dataPath(entry.file), backend: backend.label)
+        return Fetched(
+          item: PendingStore(
+            temporaryPath: path, key: key, url: url, metadata: metadata.entryMetadata),
+          backend: backend)
       } catch let error as CacheError {
         unlink(path)
         if error.kind == .localIO { throw error }
