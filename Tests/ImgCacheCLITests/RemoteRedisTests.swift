@@ -29,9 +29,15 @@ struct RemoteRedisTests {
     #expect(stats["remote_hits"] as? Int == 20)
     #expect(stats["downloads"] as? Int == 0)
     #expect(machineB.run(["verify", "--full"]).status == 0, "ordinary verified local entries")
+    // What the origin said about freshness travels with the copy.
+    let fresh = servers.fault("/origin?id=\(UUID().uuidString.prefix(8))&cc=max-age%3D3600")
+    #expect(machineA.run(["fetch", "--remote", remote, fresh]).status == 0)
+    #expect(machineB.run(["fetch", "--freshness", "http", "--remote", remote, fresh]).status == 0)
+    let copy = try #require(CLIEnvironment.records(machineB.run(["query", "--json", fresh])).first)
+    #expect(copy["cache_control"] as? String == "max-age=3600" && copy["fresh"] as? Bool == true)
     // Now local: a third run asks neither the remote nor the origin.
     #expect(machineB.run(["fetch", "--remote", remote, urls[0]]).status == 0)
-    #expect(try machineB.counters()["remote_hits"] as? Int == 20)
+    #expect(try machineB.counters()["remote_hits"] as? Int == 21)
   }
 
   @Test("Redis killed mid-prefetch: the prefetch completes from the origin, one error, no retry")

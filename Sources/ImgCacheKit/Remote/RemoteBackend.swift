@@ -12,6 +12,13 @@ public struct RemoteMetadata: Codable, Sendable, Equatable {
   public var contentType: String?
   public var etag: String?
   public var lastModified: String?
+  /// What the origin said about reusing it, and when it was received (seconds since 1970),
+  /// so that `freshness = http` judges a copy as it would the original.
+  public var cacheControl: String?
+  public var expires: String?
+  public var date: String?
+  public var age: String?
+  public var received: Double?
 
   /// The metadata of a stored entry; nil when the entry has no SHA-256 (stored before it was
   /// kept): such a body is not shared, since no one could verify it.
@@ -26,13 +33,21 @@ public struct RemoteMetadata: Codable, Sendable, Equatable {
     contentType = entry.contentType
     etag = entry.etag
     lastModified = entry.lastModified
+    cacheControl = entry.freshness.cacheControl
+    expires = entry.freshness.expires
+    date = entry.freshness.date
+    age = entry.freshness.age
+    received = (entry.freshness.received ?? entry.created).timeIntervalSince1970
   }
 
   /// The entry metadata of a verified copy.
   var entryMetadata: EntryMetadata {
     EntryMetadata(
       format: format.flatMap(ImageFormat.init(rawValue:)), width: width, height: height,
-      contentType: contentType, etag: etag, lastModified: lastModified, sha256: sha256)
+      contentType: contentType, etag: etag, lastModified: lastModified, sha256: sha256,
+      freshness: ResponseFreshness(
+        cacheControl: cacheControl, expires: expires, date: date, age: age,
+        received: received.map(Date.init(timeIntervalSince1970:))))
   }
 
   private enum CodingKeys: String, CodingKey {
@@ -40,6 +55,8 @@ public struct RemoteMetadata: Codable, Sendable, Equatable {
     case contentType = "content_type"
     case etag
     case lastModified = "last_modified"
+    case cacheControl = "cache_control"
+    case expires, date, age, received
   }
 }
 
