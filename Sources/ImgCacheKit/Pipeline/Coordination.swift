@@ -91,6 +91,10 @@ actor StoreBatcher {
 
   init(cache: DiskCache) { self.cache = cache }
 
+  /// How many waiting bodies end the gathering at once, and how long it lasts at most.
+  static let gatherTarget = 64
+  static let gatherTime = Duration.milliseconds(1)
+
   /// Stores `item` (its temporary file moves into `data/`) and returns its entry.
   func store(_ item: PendingStore) async -> Result<CacheEntry, CacheError> {
     await withCheckedContinuation { waiter in
@@ -104,7 +108,15 @@ actor StoreBatcher {
   }
 
   private func drain() async {
+    var gathering = false
     while !pending.isEmpty {
+      // Bodies that arrived while a batch committed come in a stream (a prefetch): gather
+      // for a millisecond, so one transaction takes many of them instead of one or two. A
+      // lone store (a fetch) never waits.
+      if gathering && pending.count < Self.gatherTarget {
+        try? await Task.sleep(for: Self.gatherTime)
+      }
+      gathering = true
       let batch = pending
       pending.removeAll()
       let items = batch.map(\.item)
