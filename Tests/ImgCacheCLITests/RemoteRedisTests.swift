@@ -114,6 +114,26 @@ struct RemoteRedisTests {
     #expect(machineB.run(["verify", "--full"]).status == 0)
   }
 
+  @Test("not shared: credentials, headers, private; an --any body is a miss for others")
+  func notShared() throws {
+    let redis = RemoteStores(redis: 1)
+    let remote = ["--remote", "redis://127.0.0.1:\(redis.redis[0].port)"]
+    let urls = servers.distinctImages(3).map { servers.fault($0) }
+    #expect(machineA.run(["fetch", "-H", "X-Token: mine"] + remote + [urls[0]]).status == 0)
+    #expect(machineA.run(["fetch", "-u", "me:secret"] + remote + [urls[1]]).status == 0)
+    let id = UUID().uuidString.prefix(8)
+    let personal = servers.fault("/origin?id=\(id)&cc=private%2C%20max-age%3D60")
+    #expect(machineA.run(["fetch"] + remote + [personal]).status == 0)
+    #expect(redis.redisCLI(0, ["DBSIZE"]) == "0", "nothing of one user's went to the remote")
+    let page = servers.fault("/html?id=\(id)")
+    #expect(machineA.run(["fetch", "--any"] + remote + [page]).status == 0)
+    #expect(redis.redisCLI(0, ["DBSIZE"]) == "1")
+    #expect(machineB.run(["fetch"] + remote + [page]).status == 9, "not an image, from the origin")
+    let stats = try machineB.counters()
+    #expect(stats["remote_misses"] as? Int == 1 && stats["remote_errors"] as? Int == 0, "\(stats)")
+    #expect(machineB.run(["fetch", "--any"] + remote + [page]).status == 0)
+  }
+
   @Test("shards: 300 keys spread over 3 servers within 25 % of even")
   func shards() throws {
     let redis = RemoteStores(redis: 3)

@@ -77,7 +77,18 @@ struct CommandContext: Sendable {
   {
     Fetcher(
       cache: cache, readOnly: readOnly.map { URL(fileURLWithPath: $0) },
-      remote: remote ? try remoteTier() : nil, transfer: transfer ?? configuration.transfer)
+      remote: remote ? usableRemoteTier() : nil, transfer: transfer ?? configuration.transfer)
+  }
+
+  /// The remote tier for a fetch: one that cannot be set up (no S3 keys in a cron job's
+  /// environment, say) is warned about and left out, since a remote never fails a fetch.
+  private func usableRemoteTier() -> RemoteTier? {
+    do { return try remoteTier() } catch let error as CacheError {
+      console.warning("\(error.message); going on without the remote tier")
+    } catch {
+      console.warning("remote storage: \(error); going on without the remote tier")
+    }
+    return nil
   }
 
   /// The remote tier of `remote_storage`, or nil when none is set.

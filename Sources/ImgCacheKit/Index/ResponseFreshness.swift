@@ -29,12 +29,13 @@ public struct ResponseFreshness: Sendable, Equatable {
   }
 
   /// These headers updated with those a 304 carried (RFC 9111 §4.3.4): each one the 304 sent
-  /// replaces the stored one, and the 304's time is the new reception time.
+  /// replaces the stored one, and the 304's time is the new reception time; the age is the
+  /// 304's own (none: it came from the origin itself).
   func updated(by notModified: ResponseFreshness) -> ResponseFreshness {
     ResponseFreshness(
       cacheControl: notModified.cacheControl ?? cacheControl,
       expires: notModified.expires ?? expires, date: notModified.date ?? date,
-      age: notModified.age ?? age, received: notModified.received ?? received)
+      age: notModified.age, received: notModified.received ?? received)
   }
 }
 
@@ -44,6 +45,8 @@ public struct CacheDirectives: Sendable, Equatable {
   public var maxAge: TimeInterval?
   /// `no-store`: the response is not cached (with `freshness = http`).
   public var noStore = false
+  /// `private`: for one user's cache only; never written to a shared remote.
+  public var isPrivate = false
   /// `no-cache`: every use revalidates first.
   public var noCache = false
   /// `must-revalidate`: once stale, never served without a successful revalidation.
@@ -69,6 +72,7 @@ public struct CacheDirectives: Sendable, Equatable {
       switch name {
       case "max-age": maxAge = seconds.map { max(0, $0) }
       case "no-store": noStore = true
+      case "private": isPrivate = true
       case "no-cache": noCache = true
       case "must-revalidate", "proxy-revalidate": mustRevalidate = true
       case "stale-if-error": staleIfError = seconds.map { max(0, $0) }

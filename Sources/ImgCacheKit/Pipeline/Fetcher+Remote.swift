@@ -17,11 +17,18 @@ extension Fetcher {
     return hits
   }
 
-  /// Writes a downloaded body back to the writable remotes.
-  func writeBack(_ outcome: FetchOutcome, options: FetchOptions) async {
-    guard let remote, options.useRemote else { return }
+  /// Writes a downloaded body back to the writable remotes, unless it is not for sharing: a
+  /// request with credentials, cookies or its own headers (the body may be one user's), or a
+  /// response marked `private` or `no-store`.
+  func writeBack(_ outcome: FetchOutcome, download: Download, options: FetchOptions) async {
+    guard let remote, options.useRemote, download.request.credentials == nil,
+      transfer.credentials == nil, !transfer.useNetrc, transfer.cookieJar == nil,
+      transfer.headers.isEmpty
+    else { return }
     switch outcome {
     case .downloaded(let entry, let path), .revalidated(let entry, let path):
+      let directives = CacheDirectives(entry.freshness.cacheControl)
+      if directives.isPrivate || directives.noStore { return }
       _ = try? await Blocking.run { remote.writeBack(entry, path: path) }
     default: break
     }

@@ -67,7 +67,13 @@ extension Fetcher {
         let found = await remoteHits(
           keys: Array(urlsByKey.keys), urls: urlsByKey, options: options)
         for index in remoteAsked {
-          if let hit = found[keys[index]] { answer(index, .success(.hit(hit))) }
+          guard let hit = found[keys[index]] else { continue }
+          // A copy is judged as the original would be: stale, it is revalidated first.
+          if case .remote(let entry, _, _) = hit, isStale(entry, options) {
+            validators[entry.key] = entry
+          } else {
+            answer(index, .success(.hit(hit)))
+          }
         }
       }
       if options.mode == .refresh {

@@ -274,7 +274,7 @@ public final class Fetcher: Sendable {
     }
     switch stored {
     case .failure(let error): cache.noteFailure(error)
-    case .success(let outcome): await writeBack(outcome, options: options)
+    case .success(let outcome): await writeBack(outcome, download: download, options: options)
     }
     return result(stored, bytes: response.bytes)
   }

@@ -116,23 +116,31 @@ public struct RemoteSpec: Sendable, Equatable {
   /// The URL as printed: credentials as `***`; attributes that are secrets left out.
   public var display: String { Self.redact(url) }
 
-  /// `url` with its userinfo as `***` (`redis://***@host:6379`).
+  /// `url` with its userinfo as `***` (`redis://***@host:6379`): everything between the
+  /// scheme and the last `@` before the query, so a password with an unencoded `/` is hidden too.
   public static func redact(_ url: String) -> String {
     guard let scheme = url.range(of: "://") else { return url }
     let rest = url[scheme.upperBound...]
-    let authority = rest.prefix { $0 != "/" }
-    guard let at = authority.lastIndex(of: "@") else { return url }
+    let beforeQuery = rest.prefix { $0 != "?" && $0 != "#" }
+    guard let at = beforeQuery.lastIndex(of: "@") else { return url }
     return String(url[..<scheme.upperBound]) + "***" + String(rest[at...])
   }
 
-  /// The whole value as printed by `config`: each backend redacted, secret attributes as `***`.
+  /// Attributes whose values are shown; every other value (a token, a key, a misspelt
+  /// attribute that may hold one) is `***`.
+  static let shownAttributes: Set<String> = [
+    "read-only", "connect-timeout", "operation-timeout", "shards", "layout", "endpoint", "region",
+  ]
+
+  /// The whole value as printed by `config` and in errors: each backend redacted, attribute
+  /// values other than ``shownAttributes`` as `***`.
   public static func redactList(_ text: String) -> String {
     text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map { backend in
       let parts = backend.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
       let attributes = parts.dropFirst().map { part -> String in
-        let name = part.prefix { $0 != "=" }
-        let secret = ["bearer-token", "secret-key", "session-token", "access-key"]
-        return secret.contains(String(name)) ? "\(name)=***" : part
+        let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
+        guard pair.count == 2, !shownAttributes.contains(pair[0]) else { return part }
+        return pair[0] + "=***"
       }
       return ([redact(parts[0])] + attributes).joined(separator: "|")
     }.joined(separator: " ")

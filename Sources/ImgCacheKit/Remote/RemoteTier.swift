@@ -81,7 +81,8 @@ public final class RemoteTier: Sendable {
 
   /// Marks `server` failed after `error` and counts it.
   func fail(_ backend: Backend, _ server: Server, _ error: CacheError) {
-    server.failed.store(true, ordering: .relaxed)
+    // Only the first failure counts: operations under way at that moment fail too.
+    guard !server.failed.exchange(true, ordering: .acquiringAndReleasing) else { return }
     count(backend, [error.isTimeout ? .remoteTimeouts : .remoteErrors: 1])
     lastErrors.withLock { $0[backend.label] = error.message }
   }
@@ -156,7 +157,14 @@ public final class RemoteTier: Sendable {
           count(backend, [.remoteMisses: 1])
           continue
         }
-        try Self.verify(path, metadata, acceptAnyBody: acceptAnyBody)
+        try Self.verify(path, metadata)
+        guard Self.isWanted(path, metadata, acceptAnyBody: acceptAnyBody) else {
+          // Authentic, but not an image this request takes (stored with "any body", or a
+          // format this version cannot read): a miss, not a fault of the backend.
+          unlink(path)
+          count(backend, [.remoteMisses: 1])
+          continue
+        }
         return Fetched(
           item: PendingStore(
             temporaryPath: path, key: key, url: url, metadata: metadata.entryMetadata),
@@ -170,22 +178,24 @@ public final class RemoteTier: Sendable {
     return nil
   }
 
-  /// Checks a fetched body against its metadata: size, SHA-256, and the image format it was
-  /// stored with (a body stored with "any body" is taken only by such a request).
-  static func verify(_ path: String, _ metadata: RemoteMetadata, acceptAnyBody: Bool) throws {
+  /// Checks a fetched body against its metadata: size and SHA-256 (a mismatch is corruption).
+  static func verify(_ path: String, _ metadata: RemoteMetadata) throws {
     guard let sizes = FileIO.sizes(of: path), sizes.size == metadata.size else {
       throw RemoteEnvelope.corrupt("size differs from its metadata")
     }
     guard try HTTPServer.payloadHash(path, trailer: Data()) == metadata.sha256 else {
       throw RemoteEnvelope.corrupt("SHA-256 differs from its metadata")
     }
-    if let format = metadata.format {
-      guard let info = ImageSniffer.sniff(path: path), info.format.rawValue == format,
-        info.hasPixels
-      else { throw RemoteEnvelope.corrupt("not the \(format) image its metadata says") }
-    } else if !acceptAnyBody {
-      throw RemoteEnvelope.corrupt("not an image")
+  }
+
+  /// Whether an authentic body suits the request: the image its metadata names, with pixels,
+  /// or any body for a request that accepts any.
+  static func isWanted(_ path: String, _ metadata: RemoteMetadata, acceptAnyBody: Bool) -> Bool {
+    if acceptAnyBody { return true }
+    guard let format = metadata.format, let info = ImageSniffer.sniff(path: path) else {
+      return false
     }
+    return info.format.rawValue == format && info.hasPixels
   }
 
   // MARK: Write-back
@@ -204,6 +214,9 @@ public final class RemoteTier: Sendable {
         let sent = try server.server.put(name, body: path, metadata: metadata)
         count(backend, [.remoteWrites: 1, .remoteBytesUp: sent])
         written += 1
+      } catch let error as CacheError where error.kind == .localIO {
+        // The body went away here (a clean, a remove): not the backend's fault.
+        continue
       } catch let error as CacheError {
         fail(backend, server, error)
       } catch {

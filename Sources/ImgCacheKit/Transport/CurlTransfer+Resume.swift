@@ -24,7 +24,7 @@ extension CurlTransfer {
   /// resume, and those of freshness (RFC 9111).
   static let keptHeaders: Set<String> = [
     "content-type", "etag", "last-modified", "content-length", "content-range", "date",
-    "cache-control", "expires", "age",
+    "cache-control", "expires", "age", "content-encoding",
   ]
 
   /// Before an attempt: a resumed body goes back to the bytes it started with (the same
@@ -58,10 +58,15 @@ extension CurlTransfer {
       resume.keeping = true
       return (resumable.path, fd)
     }
-    // A full body (200): worth keeping when long enough and sent with a strong validator.
+    // A full body (200): worth keeping when long enough, sent with a strong validator and
+    // without a content coding (Range offsets count encoded bytes, the file holds decoded
+    // ones). A body not kept replaces what an earlier run left: that goes now.
     guard let validator = strongValidator, let length = announcedLength,
-      length >= resumable.minimumSize
-    else { return nil }
+      length >= resumable.minimumSize, responseHeaders["content-encoding"] == nil
+    else {
+      unlink(resumable.path)
+      return nil
+    }
     let fd = open(
       resumable.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
     guard fd >= 0 else { throw CacheError.posix("cannot create", path: resumable.path) }

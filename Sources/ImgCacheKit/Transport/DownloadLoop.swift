@@ -112,8 +112,10 @@ final class DownloadLoop {
       else { continue }
       freed += 1
       perHost[transfer.host, default: 1] -= 1
+      // The message is valid only until the handle is removed: its result first.
+      let code = imgcache_msg_result(message)
       imgcache_multi_remove_handle(api, multi, easy)
-      let result = transfer.finish(imgcache_msg_result(message))
+      let result = transfer.finish(code)
       if case .failure(let error) = result, error.isTransient, transfer.attempt < options.retries {
         let delay = options.retryDelay * pow(2, Double(transfer.attempt))
         transfer.attempt += 1

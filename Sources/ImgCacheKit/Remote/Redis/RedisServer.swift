@@ -51,14 +51,23 @@ final class RedisServer: RemoteServer {
     }
   }
 
-  /// Runs `body` on an idle connection, or a new one; a connection that failed is dropped.
+  /// Runs `body` on an idle connection, or a new one; a connection that failed is dropped. An
+  /// idle connection the server closed meanwhile (its `timeout`, a NAT) gets one retry on a
+  /// new connection.
   private func withConnection<T>(_ body: (RedisConnection) throws -> T) throws -> T {
-    let connection =
-      try idle.withLock { $0.popLast() }
-      ?? RedisConnection(
-        host: host, port: port, socket: socket, user: user, password: password,
-        database: database, connectTimeout: spec.connectTimeout,
-        operationTimeout: spec.operationTimeout, display: display)
+    if let pooled = idle.withLock({ $0.popLast() }) {
+      do {
+        let result = try body(pooled)
+        idle.withLock { $0.append(pooled) }
+        return result
+      } catch let error as CacheError where error.kind == .network && !error.isTimeout {
+        // Dropped: a new connection below.
+      }
+    }
+    let connection = try RedisConnection(
+      host: host, port: port, socket: socket, user: user, password: password,
+      database: database, connectTimeout: spec.connectTimeout,
+      operationTimeout: spec.operationTimeout, display: display)
     let result = try body(connection)
     idle.withLock { $0.append(connection) }
     return result
