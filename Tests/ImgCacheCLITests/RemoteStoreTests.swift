@@ -52,6 +52,21 @@ struct RemoteStoreTests {
     #expect((stats["remote_errors"] as? Int ?? 0) + (stats["remote_timeouts"] as? Int ?? 0) == 1)
   }
 
+  @Test("a backend that cannot be set up (no S3 keys) is a warning; the fetch goes on")
+  func unusableBackend() {
+    let url = servers.fault(servers.distinctImages(1)[0])
+    let output = machineA.run(
+      ["fetch", url],
+      environment: ["IMGCACHE_REMOTE_STORAGE": "s3://images|endpoint=http://127.0.0.1:9"])
+    #expect(output.status == 0)
+    #expect(
+      output.stderr.contains("no credentials") && output.stderr.contains("without the remote"))
+    let status = machineA.run([
+      "remote", "status", "--remote", "s3://images|endpoint=http://127.0.0.1:9",
+    ])
+    #expect(status.status == 2, "remote status says it plainly: \(status.stderr)")
+  }
+
   @Test("S3 (moto, signatures checked): shared; a wrong secret is an error, never a failure")
   func s3() throws {
     let stores = RemoteStores(s3: true)
