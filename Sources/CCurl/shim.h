@@ -19,6 +19,7 @@ struct imgcache_curl {
   const char *(*easy_strerror)(CURLcode);
   CURL *(*easy_init)(void);
   void (*easy_cleanup)(CURL *);
+  void (*easy_reset)(CURL *);
   CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
   CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
   struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
@@ -56,6 +57,7 @@ static inline int imgcache_curl_load(struct imgcache_curl *api, char *error, siz
   IMGCACHE_CURL_SYMBOL(easy_strerror, "curl_easy_strerror")
   IMGCACHE_CURL_SYMBOL(easy_init, "curl_easy_init")
   IMGCACHE_CURL_SYMBOL(easy_cleanup, "curl_easy_cleanup")
+  IMGCACHE_CURL_SYMBOL(easy_reset, "curl_easy_reset")
   IMGCACHE_CURL_SYMBOL(easy_setopt, "curl_easy_setopt")
   IMGCACHE_CURL_SYMBOL(easy_getinfo, "curl_easy_getinfo")
   IMGCACHE_CURL_SYMBOL(slist_append, "curl_slist_append")
@@ -85,6 +87,7 @@ static inline CURLcode imgcache_global_init(imgcache_api a, long flags) { return
 static inline const char *imgcache_strerror(imgcache_api a, CURLcode c) { return a->easy_strerror(c); }
 static inline CURL *imgcache_easy_init(imgcache_api a) { return a->easy_init(); }
 static inline void imgcache_easy_cleanup(imgcache_api a, CURL *h) { a->easy_cleanup(h); }
+static inline void imgcache_easy_reset(imgcache_api a, CURL *h) { a->easy_reset(h); }
 
 static inline CURLcode imgcache_setopt_long(imgcache_api a, CURL *h, CURLoption o, long v) {
   return a->easy_setopt(h, o, v);

@@ -79,7 +79,11 @@ struct DownloaderTests {
     }
     let downloader = fetcher.downloader
     let first = Task { await downloader.download(request(0)) }
-    try? await Task.sleep(for: .milliseconds(100))
+    // The rest are queued once the first is at the server (not after a fixed sleep, which a
+    // loaded machine can outrun: the first transfer must hold the only slot).
+    for _ in 0..<250 where !(servers.stats()?.order ?? []).contains(where: { $0.contains(tag) }) {
+      try? await Task.sleep(for: .milliseconds(20))
+    }
     let rest = await downloader.download((1...5).map(request))
     let all = [await first.value] + rest
     for case .success(let response) in all { if let file = response.file { unlink(file) } }

@@ -1,8 +1,12 @@
 import Foundation
+import Synchronization
 
 /// A WebDAV or plain HTTP store of the remote tier (nginx with `dav_methods PUT`, Apache
 /// mod_dav, bazel-remote, ccache's http storage), or an S3 bucket: objects are GET and PUT
 /// through libcurl, each the body followed by its metadata (``RemoteEnvelope``).
+///
+/// Lock rule: `idle` guards a list of connections; one is taken out, used outside the lock,
+/// and put back, so its open connection (TCP and TLS) serves the next object.
 final class HTTPServer: RemoteServer {
   /// How object URLs are made and requests signed.
   struct Addressing: Sendable {
@@ -19,6 +23,7 @@ final class HTTPServer: RemoteServer {
   private let addressing: Addressing
   private let spec: RemoteSpec
   private let display: String
+  private let idle = Mutex<[ObjectConnection]>([])
 
   init(addressing: Addressing, spec: RemoteSpec, display: String) {
     self.addressing = addressing
@@ -64,7 +69,13 @@ final class HTTPServer: RemoteServer {
   }
 
   private func perform(_ request: ObjectRequest) throws -> ObjectRequest.Response {
-    do { return try request.perform() } catch var error as CacheError {
+    do {
+      let connection = try idle.withLock { $0.popLast() } ?? ObjectConnection()
+      let response = try request.perform(on: connection)
+      // A failed request drops its connection (it may be broken); a good one is kept.
+      idle.withLock { $0.append(connection) }
+      return response
+    } catch var error as CacheError {
       error.url = nil
       error.detail =
         error.isTimeout ? "timed out (\(display))" : "\(display): \(error.detail)"

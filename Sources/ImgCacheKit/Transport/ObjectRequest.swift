@@ -43,18 +43,20 @@ public struct ObjectRequest: Sendable {
     public var sent: Int64
   }
 
-  /// Runs the request. Throws `.network` on a transport failure (its message says "timed
-  /// out" for a timeout), `.localIO` when a file cannot be read or written.
-  public func perform() throws -> Response {
+  /// Runs the request on `connection` (its connections to the server are kept for the next
+  /// request), or on handles of its own. Throws `.network` on a transport failure (its message
+  /// says "timed out" for a timeout), `.localIO` when a file cannot be read or written.
+  public func perform(on connection: ObjectConnection? = nil) throws -> Response {
     let api = try CurlLibrary.shared.get().api
-    guard let handle = imgcache_easy_init(api), let multi = imgcache_multi_init(api) else {
+    let owned = connection == nil ? try ObjectConnection() : nil
+    guard let session = connection ?? owned else {
       throw CacheError(.localIO, "cannot create a libcurl handle", url: url)
     }
+    let (handle, multi) = (session.handle, session.multi)
+    imgcache_easy_reset(api, handle)
     let state = ObjectTransferState()
     defer {
       imgcache_multi_remove_handle(api, multi, handle)
-      imgcache_easy_cleanup(api, handle)
-      imgcache_multi_cleanup(api, multi)
       imgcache_slist_free_all(api, state.headerList)
       state.close()
     }
@@ -132,6 +134,35 @@ public struct ObjectRequest: Sendable {
       imgcache_setopt_pointer(api, h, CURLOPT_WRITEDATA, me)
       imgcache_setopt_write_function(api, h, objectWrite)
     }
+  }
+}
+
+/// An easy handle and the multi handle that runs it, kept between requests so that the
+/// connection to a server (its TCP and TLS handshakes) serves many objects.
+public final class ObjectConnection: @unchecked Sendable {
+  // @unchecked: used by one request at a time — the caller that created it, or took it out
+  // of its server's pool.
+  let handle: UnsafeMutableRawPointer
+  let multi: UnsafeMutableRawPointer
+  private let api: imgcache_api
+
+  /// Creates the handles (libcurl loaded on first use).
+  public init() throws {
+    api = try CurlLibrary.shared.get().api
+    guard let handle = imgcache_easy_init(api) else {
+      throw CacheError(.localIO, "cannot create a libcurl handle")
+    }
+    guard let multi = imgcache_multi_init(api) else {
+      imgcache_easy_cleanup(api, handle)
+      throw CacheError(.localIO, "cannot create a libcurl handle")
+    }
+    self.handle = handle
+    self.multi = multi
+  }
+
+  deinit {
+    imgcache_easy_cleanup(api, handle)
+    imgcache_multi_cleanup(api, multi)
   }
 }
 
