@@ -87,7 +87,7 @@ final class HTTPServer: RemoteServer {
     var request = request(.get, objectURL(name))
     request.destination = path
     if addressing.awsSignature != nil {
-      request.headers.append("x-amz-content-sha256: \(SHA256.hex(of: Data()))")
+      request.headers.append("x-amz-content-sha256: \(SHA256.empty)")
     }
     let response = try perform(request)
     if response.status == 404 { return nil }
@@ -103,7 +103,7 @@ final class HTTPServer: RemoteServer {
     if addressing.awsSignature != nil {
       // libcurl 7.88 does not hash the payload itself: S3 checks this header against it.
       request.headers.append(
-        "x-amz-content-sha256: \(try Self.payloadHash(path, trailer: request.trailer))")
+        "x-amz-content-sha256: \(try SHA256.hex(ofFileAt: path, then: request.trailer))")
     }
     let response = try perform(request)
     guard (200..<300).contains(response.status) else { throw failure(response.status, "PUT") }
@@ -125,25 +125,7 @@ final class HTTPServer: RemoteServer {
   func list(_ url: String, into path: String) throws -> Int {
     var request = request(.get, url)
     request.destination = path
-    request.headers.append("x-amz-content-sha256: \(SHA256.hex(of: Data()))")
+    request.headers.append("x-amz-content-sha256: \(SHA256.empty)")
     return try perform(request).status
-  }
-
-  /// The SHA-256 of the file at `path` followed by `trailer`.
-  static func payloadHash(_ path: String, trailer: Data) throws -> String {
-    let stream = SHA256Stream()
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw CacheError.posix("cannot read", path: path) }
-    defer { close(fd) }
-    var buffer = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-      let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-      if count < 0 && errno == EINTR { continue }
-      guard count >= 0 else { throw CacheError.posix("cannot read", path: path) }
-      if count == 0 { break }
-      buffer.withUnsafeBytes { stream.update(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
-    }
-    trailer.withUnsafeBytes { stream.update($0) }
-    return stream.finish()
   }
 }

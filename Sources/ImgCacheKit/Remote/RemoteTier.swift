@@ -183,7 +183,7 @@ public final class RemoteTier: Sendable {
     guard let sizes = FileIO.sizes(of: path), sizes.size == metadata.size else {
       throw RemoteEnvelope.corrupt("size differs from its metadata")
     }
-    guard try HTTPServer.payloadHash(path, trailer: Data()) == metadata.sha256 else {
+    guard try SHA256.hex(ofFileAt: path) == metadata.sha256 else {
       throw RemoteEnvelope.corrupt("SHA-256 differs from its metadata")
     }
   }

@@ -1,5 +1,6 @@
 import COpenSSL
 import Dispatch
+import Foundation
 import Glibc
 
 /// MD5 digests through OpenSSL's EVP interface.
@@ -36,10 +37,23 @@ public enum SHA256 {
     return hasher.finish()
   }
 
+  /// The SHA-256 of no bytes (S3's `x-amz-content-sha256` for a request without a body).
+  static let empty = hex(of: [UInt8]())
+
+  /// Returns the lowercase hexadecimal SHA-256 of the file at `path` followed by `trailer`.
+  static func hex(ofFileAt path: String, then trailer: Data = Data()) throws -> String {
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+    guard fd >= 0 else { throw CacheError.posix("cannot read", path: path) }
+    defer { close(fd) }
+    return try hex(readingFrom: fd, then: trailer)
+  }
+
   /// Returns the lowercase hexadecimal SHA-256 of what is left to read from `descriptor`,
-  /// read 256 KiB at a time; `inspect` sees each block (its own code, called with no lock).
+  /// then `trailer`, read 256 KiB at a time; `inspect` sees each block read (its own code,
+  /// called with no lock).
   static func hex(
-    readingFrom descriptor: Int32, inspect: (UnsafeRawBufferPointer) -> Void = { _ in }
+    readingFrom descriptor: Int32, then trailer: Data = Data(),
+    inspect: (UnsafeRawBufferPointer) -> Void = { _ in }
   ) throws -> String {
     let hasher = SHA256Stream()
     var buffer = [UInt8](repeating: 0, count: 256 * 1024)
@@ -47,7 +61,10 @@ public enum SHA256 {
       let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
       if count < 0 && errno == EINTR { continue }
       if count < 0 { throw CacheError.posix("cannot read", path: "descriptor \(descriptor)") }
-      if count == 0 { return hasher.finish() }
+      if count == 0 {
+        trailer.withUnsafeBytes { hasher.update($0) }
+        return hasher.finish()
+      }
       buffer.withUnsafeBytes { bytes in
         let block = UnsafeRawBufferPointer(rebasing: bytes[..<count])
         inspect(block)
