@@ -57,6 +57,20 @@ enum FileIO {
     return (path, fd)
   }
 
+  /// Writes all `count` bytes at `bytes` to `descriptor`, again after a partial write or an
+  /// interrupt; `display` names the file in the error.
+  static func writeAll(
+    _ descriptor: Int32, _ bytes: UnsafeRawPointer, count: Int, display: String
+  ) throws {
+    var done = 0
+    while done < count {
+      let n = write(descriptor, bytes + done, count - done)
+      if n < 0 && errno == EINTR { continue }
+      guard n > 0 else { throw CacheError.posix("cannot write", path: display) }
+      done += n
+    }
+  }
+
   /// Copies the regular file at `source` over `destination` (created or truncated).
   static func copy(_ source: String, to destination: String) throws {
     let output = open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
@@ -76,14 +90,9 @@ enum FileIO {
       if count < 0 && errno == EINTR { continue }
       guard count >= 0 else { throw CacheError.posix("cannot read", path: source) }
       if count == 0 { return }
-      var done = 0
-      while done < count {
-        let n = buffer.withUnsafeBytes { raw in
-          write(output, raw.baseAddress.map { $0 + done }, count - done)
-        }
-        if n < 0 && errno == EINTR { continue }
-        guard n > 0 else { throw CacheError.posix("cannot write", path: display) }
-        done += n
+      try buffer.withUnsafeBytes { raw in
+        guard let base = raw.baseAddress else { return }
+        try writeAll(output, base, count: count, display: display)
       }
     }
   }

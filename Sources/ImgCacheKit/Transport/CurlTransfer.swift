@@ -223,13 +223,7 @@ final class CurlTransfer {
       pendingHash.append(
         UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: length)
       if pendingHash.count >= 262_144 { hashPending() }
-      var done = 0
-      while done < length {
-        let n = write(fd, data + done, length - done)
-        if n < 0 && errno == EINTR { continue }
-        guard n > 0 else { throw CacheError.posix("cannot write", path: file?.path ?? "") }
-        done += n
-      }
+      try FileIO.writeAll(fd, data, count: length, display: file?.path ?? "")
       return length
     } catch let error as CacheError where error.kind == .protocolError {
       abortReason = error

@@ -193,15 +193,11 @@ private func objectWrite(
   let length = size * count
   state.received += Int64(length)
   guard state.output >= 0 else { return length }
-  var done = 0
-  while done < length {
-    let n = write(state.output, data + done, length - done)
-    if n < 0 && errno == EINTR { continue }
-    guard n > 0 else {
-      state.failure = CacheError.posix("cannot write a remote object", path: "tmp/")
-      return 0
-    }
-    done += n
+  do {
+    try FileIO.writeAll(state.output, data, count: length, display: "a remote object in tmp/")
+  } catch {
+    state.failure = error as? CacheError
+    return 0
   }
   return length
 }
