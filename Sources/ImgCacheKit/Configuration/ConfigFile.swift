@@ -9,7 +9,7 @@ public enum ConfigFile {
   public static func set(_ name: String, to value: String, in path: String) throws {
     let key = try policyKey(name)
     var scratch = Configuration()
-    guard !value.contains("#"), key.apply(&scratch, value) else {
+    guard !value.contains("#"), try key.apply(&scratch, value) else {
       throw CacheError(
         .invalidInput, "invalid \(key.name) '\(key.redact(value))' (expected \(key.expected))")
     }

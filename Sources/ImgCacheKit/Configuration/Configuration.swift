@@ -107,8 +107,8 @@ extension PolicyKey {
       name: "remote_storage", summary: "shared remote tier: redis://, http(s)://, s3:// URLs",
       expected: "space-separated backend URLs with |attribute=value (see the README)",
       apply: { config, text in
-        guard let specs = try? RemoteSpec.parseList(text) else { return false }
-        config.remote = specs
+        // Its own message (which attribute, which backend, redacted) says more than the form.
+        config.remote = try RemoteSpec.parseList(text)
         config.remoteStorage = text
         return true
       }, render: { RemoteSpec.redactList($0.remoteStorage) }, redact: RemoteSpec.redactList),
@@ -139,12 +139,11 @@ public struct ResolvedConfiguration: Sendable {
     for (key, text) in flags { values[key] = (text, key.flag) }
     for key in PolicyKey.all {
       guard let (text, origin) = values[key] else { continue }
-      if key.name == "remote_storage" {
-        do { _ = try RemoteSpec.parseList(text) } catch let error as CacheError {
-          throw CacheError(.invalidInput, "\(error.detail) (in \(origin))")
-        }
+      let applied: Bool
+      do { applied = try key.apply(&configuration, text) } catch let error as CacheError {
+        throw CacheError(.invalidInput, "\(error.detail) (in \(origin))")
       }
-      guard key.apply(&configuration, text) else {
+      guard applied else {
         throw CacheError(
           .invalidInput,
           "invalid \(key.name) '\(key.redact(text))' in \(origin) (expected \(key.expected))")

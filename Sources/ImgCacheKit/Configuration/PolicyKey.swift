@@ -10,7 +10,9 @@ public struct PolicyKey: Sendable, Hashable, CustomStringConvertible {
   public let summary: String
   /// What a value looks like, for error messages.
   public let expected: String
-  let apply: @Sendable (inout Configuration, String) -> Bool
+  /// Sets the key's value from its text: false when the text is not of the expected form, or
+  /// an `.invalidInput` error that says precisely what is wrong.
+  let apply: @Sendable (inout Configuration, String) throws -> Bool
   let render: @Sendable (Configuration) -> String
   /// How a value is shown (`config`): credentials hidden.
   var redact: @Sendable (String) -> String = { $0 }
