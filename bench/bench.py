@@ -7,7 +7,7 @@ hold on a noisy machine. Prints one table and writes it to bench/results/<date>.
 import json, os, platform, shutil, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from goals import chart, coprocess_rate, goal, goals, ratios, startup  # noqa: E402
+from goals import chart, coprocess_rate, goal, goals, ratios, startup, streamed_rate  # noqa: E402
 from datetime import datetime, timezone
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -200,11 +200,14 @@ def run_all(port, floor):
     urls = [line.strip() for line in open(small)]
     hits = coprocess_rate(BIN, env, urls, 20_000)
     ceiling = coprocess_rate(BIN, env, urls, 20_000, command=["cat"])
+    streamed = streamed_rate(BIN, env, urls, 100_000)
     rows.append(("co-process (fetch -i -)", "one line at a time from Python", f"{hits:,.0f} hits/s", "",
                  f"{hits / ceiling:.2f} x the driver against cat ({ceiling:,.0f} lines/s)"))
+    rows.append(("co-process (fetch -i -)", "fed by a thread, answers read as they come",
+                 f"{streamed:,.0f} hits/s", "", "the engine without a round trip per line"))
     ratios.append(("co-process fetch -i vs cat", hits / ceiling))
-    goal("co-process fetch -i -", f"{hits:,.0f} hits/s (cat: {ceiling:,.0f} lines/s)", ">= 50,000 hits/s",
-         hits >= 50_000)
+    goal("co-process fetch -i -", f"{hits:,.0f} hits/s (the driver against cat: {ceiling:,.0f} lines/s; "
+         f"streamed: {streamed:,.0f} hits/s)", ">= 50,000 hits/s", hits >= 50_000)
 
     # One hit, process start to exit, against the floor of a Swift program printing a line.
     url = open(small).readline().strip()

@@ -5,7 +5,7 @@
 #   corpus/SOURCES.txt  where every file came from
 # Usage: bench/make-corpus.sh OUTDIR   (idempotent: an existing complete corpus is kept)
 set -euo pipefail
-out=$1
+out=$(realpath -m "$1")  # absolute: the mogrify step runs in another directory
 [ -f "$out/.complete" ] && exit 0
 rm -rf "$out"
 mkdir -p "$out/small" "$out/large" "$out/wheels"

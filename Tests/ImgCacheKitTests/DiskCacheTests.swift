@@ -198,4 +198,26 @@ struct DiskCacheTests {
     #expect(try cache.clearFailedURLs() == 1)
     #expect(try cache.failure(url: url) == nil)
   }
+
+  @Test("rows are decoded by position: the entry table's columns are Columns.all, in order")
+  func entryColumnOrder() throws {
+    let cache = self.cache
+    let stored = try store(cache, "https://a.example/order.png")
+    let names = try DatabaseQueue(path: cache.layout.indexFile.path).read { db in
+      try db.columns(in: "entry").map(\.name)
+    }
+    #expect(names == CacheEntry.Columns.all.map(\.name))
+    #expect(try cache.storedEntries(forKeys: [stored.key]) == [stored])
+  }
+
+  @Test("a batch lookup answers in input order, repeats included, misses left out, past 256 keys")
+  func batchLookup() throws {
+    let cache = self.cache
+    let urls = (0..<300).map { "https://a.example/\($0).png" }
+    for url in urls where !url.hasSuffix("7.png") { _ = try store(cache, url) }
+    let asked = urls.reversed() + ["https://a.example/1.png", "https://a.example/none.png"]
+    let found = try cache.storedEntries(forKeys: asked).map(\.key)
+    #expect(found == asked.filter { !$0.hasSuffix("7.png") && !$0.hasSuffix("none.png") })
+    #expect(try cache.hits(forKeys: asked, touch: true).count == 270)
+  }
 }

@@ -114,29 +114,35 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecor
     ]
   }
 
-  /// Decodes a row by hand: several times faster than `Decodable` on hot paths.
+  /// What every query of entries selects: ``Columns/all``, in that order (the table's own).
+  public static var databaseSelection: [any SQLSelectable] { Columns.all }
+
+  /// ``Columns/all`` as an SQL select list, for raw queries of entries.
+  static let selectList = Columns.all.map(\.name).joined(separator: ", ")
+
+  /// Decodes a row of ``databaseSelection`` by position: by hand and without name look-ups,
+  /// several times faster than `Decodable` or `row[column]` on the hit path.
   public init(row: Row) throws {
-    key = row[Columns.key]
-    url = row[Columns.url]
-    file = row[Columns.file]
-    size = row[Columns.size]
-    allocated = row[Columns.allocated]
-    format = row[Columns.format]
-    width = row[Columns.width]
-    height = row[Columns.height]
-    scale = row[Columns.scale]
-    contentType = row[Columns.contentType]
-    etag = row[Columns.etag]
-    lastModified = row[Columns.lastModified]
-    created = Date(timeIntervalSince1970: row[Columns.created])
-    lastAccess = Date(timeIntervalSince1970: row[Columns.lastAccess])
-    expiry = (row[Columns.expiry] as Double?).map(Date.init(timeIntervalSince1970:))
-    accessCount = row[Columns.accessCount]
-    sha256 = row[Columns.sha256]
+    key = row[0]
+    url = row[1]
+    file = row[2]
+    size = row[3]
+    allocated = row[4]
+    format = row[5]
+    width = row[6]
+    height = row[7]
+    scale = row[8]
+    contentType = row[9]
+    etag = row[10]
+    lastModified = row[11]
+    created = Date(timeIntervalSince1970: row[12])
+    lastAccess = Date(timeIntervalSince1970: row[13])
+    expiry = (row[14] as Double?).map(Date.init(timeIntervalSince1970:))
+    accessCount = row[15]
+    sha256 = row[16]
     freshness = ResponseFreshness(
-      cacheControl: row[Columns.cacheControl], expires: row[Columns.expires],
-      date: row[Columns.date], age: row[Columns.age],
-      received: (row[Columns.received] as Double?).map(Date.init(timeIntervalSince1970:)))
+      cacheControl: row[17], expires: row[18], date: row[19], age: row[20],
+      received: (row[21] as Double?).map(Date.init(timeIntervalSince1970:)))
   }
 
   /// Creates the entry of a body stored under `key` at `time`.

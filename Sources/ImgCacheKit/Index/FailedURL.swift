@@ -77,8 +77,9 @@ extension Index {
   /// The records of those `urls` that failed after `cutoff`, every request of each, by URL.
   func failures(urls: [String], after cutoff: Date) throws -> [String: [FailedURL]] {
     guard !urls.isEmpty else { return [:] }
-    return try read(orIfMissing: [:]) { db in
-      guard try FailedURL.fetchCount(db) > 0 else { return [:] }
+    return try peek(orIfMissing: [:]) { db in
+      let any = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM failed_request)")
+      guard try Bool.fetchOne(any) == true else { return [:] }
       let statement = try db.cachedStatement(
         sql: "SELECT * FROM failed_request WHERE url = ? AND last_failure > ?")
       var records = [String: [FailedURL]]()

@@ -76,6 +76,21 @@ final class Index: Sendable {
     }
   }
 
+  /// Runs `body`, lookups of independent rows, outside a transaction: each statement reads
+  /// the latest commit. The hit path's read, several times cheaper than ``read(orIfMissing:_:)``
+  /// (no BEGIN/COMMIT, no read-only toggling, no reader pool), on the read-only connection even
+  /// after this process has written. Returns `empty` when the cache does not exist.
+  func peek<T>(orIfMissing empty: T, _ body: (Database) throws -> T) throws -> T {
+    do {
+      if let reader = connections.withLock({ $0.reader }) { return try reader.inDatabase(body) }
+      if access(path, F_OK) != 0 { return empty }
+      if let reader = readOnlyQueue(), let value = try? reader.inDatabase(body) { return value }
+      return try writer().unsafeRead(body)
+    } catch {
+      throw failure("cannot read the index", error)
+    }
+  }
+
   /// Runs `body` in an IMMEDIATE write transaction, creating the cache when needed. The
   /// counts noted so far are added in the same transaction (and noted again if it fails).
   func write<T>(_ body: (Database) throws -> T) throws -> T {

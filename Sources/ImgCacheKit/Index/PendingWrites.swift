@@ -61,17 +61,40 @@ struct PendingWrites {
 
   /// Writes everything in `db`'s transaction. A use of an entry removed meanwhile is dropped.
   func write(_ db: Database) throws {
-    if !uses.isEmpty {
-      let statement = try db.cachedStatement(
-        sql: """
-          UPDATE entry SET \(CacheEntry.Columns.lastAccess.name) = \
-          max(\(CacheEntry.Columns.lastAccess.name), ?),
-            \(CacheEntry.Columns.accessCount.name) = \(CacheEntry.Columns.accessCount.name) + ?
-          WHERE \(CacheEntry.Columns.key.name) = ?
-          """)
-      for (key, use) in uses { try statement.execute(arguments: [use.time, use.count, key]) }
+    var pending = uses[...]
+    while !pending.isEmpty {
+      let chunk = pending.prefix(Self.usesPerStatement)
+      pending = pending.dropFirst(chunk.count)
+      try Self.update(chunk, db)
     }
     try IndexSchema.increment(counts, db)
     try IndexSchema.increment(named: named, db)
+  }
+
+  /// The most uses one UPDATE statement writes.
+  private static let usesPerStatement = 256
+
+  /// Writes `uses` with one `UPDATE … FROM (VALUES …)`: a statement per batch, not per entry.
+  /// Batches are padded to a power of two with rows whose NULL key matches nothing, so that
+  /// nine cached statements serve every size.
+  private static func update(_ uses: some Collection<(key: String, value: Use)>, _ db: Database)
+    throws
+  {
+    var size = 1
+    while size < uses.count { size *= 2 }
+    let (access, count, key) = (
+      CacheEntry.Columns.lastAccess.name, CacheEntry.Columns.accessCount.name,
+      CacheEntry.Columns.key.name
+    )
+    let statement = try db.cachedStatement(
+      sql: "WITH used(key, time, count) AS (VALUES "
+        + repeatElement("(?, ?, ?)", count: size).joined(separator: ", ")
+        + ") UPDATE entry SET \(access) = max(\(access), used.time), "
+        + "\(count) = \(count) + used.count FROM used WHERE entry.\(key) = used.key")
+    var arguments = [(any DatabaseValueConvertible)?]()
+    arguments.reserveCapacity(3 * size)
+    for (key, use) in uses { arguments += [key, use.time, use.count] }
+    arguments += repeatElement(nil, count: 3 * (size - uses.count))
+    try statement.execute(arguments: StatementArguments(arguments))
   }
 }

@@ -20,25 +20,42 @@ struct RequestURL: Sendable, Equatable {
     guard let schemeEnd = URLText.schemeSeparator(in: url) else {
       throw CacheError(.invalidInput, "not a valid URL", url: Self.redacted(url))
     }
-    let scheme = url[..<schemeEnd.lowerBound].lowercased()
-    guard scheme == "http" || scheme == "https" else {
+    // On the UTF-8 bytes, once: this runs for every URL of every batch.
+    let bytes = url.utf8
+    guard Self.isHTTP(bytes[..<schemeEnd.lowerBound]) else {
+      let scheme = url[..<schemeEnd.lowerBound].lowercased()
       throw CacheError(
         .invalidInput, "unsupported scheme \(scheme) (only http and https)", url: Self.redacted(url)
       )
     }
-    let rest = url.utf8[schemeEnd.upperBound...]
-    let authorityEnd = rest.firstIndex(where: URLText.endsAuthority) ?? rest.endIndex
-    let authority = url[schemeEnd.upperBound..<authorityEnd]
-    let hostPort =
-      authority.lastIndex(of: "@").map { authority[authority.index(after: $0)...] }
-      ?? authority
-    let host = hostPort.hasPrefix("[") ? hostPort : hostPort.split(separator: ":").first ?? ""
-    guard !host.isEmpty, !hostPort.contains(" ") else {
+    let rest = bytes[schemeEnd.upperBound...]
+    let authority = rest[..<(rest.firstIndex(where: URLText.endsAuthority) ?? rest.endIndex)]
+    let at = authority.lastIndex(of: UInt8(ascii: "@"))
+    let hostPort = at.map { authority[authority.index(after: $0)...] } ?? authority
+    // A host: something besides port colons ("[v6]" counts), and no space.
+    guard hostPort.contains(where: { $0 != UInt8(ascii: ":") }),
+      !hostPort.contains(UInt8(ascii: " "))
+    else {
       throw CacheError(.invalidInput, "the URL has no host", url: Self.redacted(url))
     }
-    stripped = CacheKey.withoutUserinfo(url)
-    display = CacheKey.redacted(url)
-    credentials = CacheKey.userinfo(of: url).map { $0.2.removingPercentEncoding ?? String($0.2) }
+    guard let at else {
+      (stripped, display, credentials) = (url, url, nil)
+      return
+    }
+    let prefix = url[..<schemeEnd.upperBound]
+    let userinfo = url[schemeEnd.upperBound..<at]
+    stripped = String(prefix + url[url.index(after: at)...])
+    display = String(prefix + "***" + url[at...])
+    credentials = userinfo.removingPercentEncoding ?? String(userinfo)
+  }
+
+  /// Whether `scheme` is http or https, in any case.
+  private static func isHTTP(_ scheme: Substring.UTF8View) -> Bool {
+    guard scheme.count == 4 || scheme.count == 5 else { return false }
+    for (byte, expected) in zip(scheme, "https".utf8) where byte | 0x20 != expected {
+      return false
+    }
+    return true
   }
 
   /// `url` with its userinfo shown as `***`.

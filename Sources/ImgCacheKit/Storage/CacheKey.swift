@@ -17,9 +17,13 @@ public enum CacheKey {
   /// its query for `.stripQuery`.
   public static func key(for url: String, filter: KeyFilter = .none) -> String {
     let url = withoutUserinfo(url)
-    var end = url.firstIndex(of: "#") ?? url.endIndex
-    if filter == .stripQuery, let query = url[..<end].firstIndex(of: "?") { end = query }
-    return String(url[..<end])
+    // On the UTF-8 bytes: a search by Character runs the grapheme breaker on every byte.
+    let bytes = url.utf8
+    var end = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
+    if filter == .stripQuery, let query = bytes[..<end].firstIndex(of: UInt8(ascii: "?")) {
+      end = query
+    }
+    return end == bytes.endIndex ? url : String(url[..<end])
   }
 
   /// `url` without the userinfo of its authority (`user:password@`): a credential, never part
