@@ -67,7 +67,7 @@ final class RedisConnection: @unchecked Sendable {
     let buffers = arguments.map { data -> UnsafeMutableRawBufferPointer in
       let buffer = UnsafeMutableRawBufferPointer.allocate(
         byteCount: max(1, data.count), alignment: 1)
-      data.copyBytes(to: buffer.bindMemory(to: UInt8.self))
+      _ = data.copyBytes(to: buffer.bindMemory(to: UInt8.self))
       return buffer
     }
     defer { buffers.forEach { $0.deallocate() } }
