@@ -10,20 +10,18 @@ extension Index {
     try read(orIfMissing: nil) { db in try CacheEntry.fetchOne(db, key: key) }.map(withWaitingUses)
   }
 
-  /// The rows of those of `keys` that exist, in the order of `keys`: one statement per 256
-  /// keys (`key IN (…)`, padded to a power of two so that nine cached statements serve every
-  /// batch), outside a transaction.
+  /// The rows of those of `keys` that exist, in the order of `keys`: one statement per
+  /// ``PaddedBatch/limit`` keys (`key IN (…)`), outside a transaction.
   func entries(forKeys keys: [String]) throws -> [CacheEntry] {
     guard !keys.isEmpty else { return [] }
     let byKey: [String: CacheEntry] = try peek(orIfMissing: [:]) { db in
       var byKey = [String: CacheEntry]()
-      for start in stride(from: 0, to: keys.count, by: Self.lookupChunk) {
-        let chunk = keys[start..<min(start + Self.lookupChunk, keys.count)]
-        var size = 1
-        while size < chunk.count { size *= 2 }
+      for start in stride(from: 0, to: keys.count, by: PaddedBatch.limit) {
+        let chunk = keys[start..<min(start + PaddedBatch.limit, keys.count)]
+        let size = PaddedBatch.size(for: chunk.count)
         let statement = try db.cachedStatement(
           sql: "SELECT \(CacheEntry.selectList) FROM entry WHERE key IN ("
-            + repeatElement("?", count: size).joined(separator: ", ") + ")")
+            + PaddedBatch.list(of: "?", count: size) + ")")
         // The padding repeats the last key: the same row, found once.
         let padded = chunk + repeatElement(chunk[chunk.endIndex - 1], count: size - chunk.count)
         for entry in try CacheEntry.fetchAll(statement, arguments: StatementArguments(padded)) {
@@ -34,9 +32,6 @@ extension Index {
     }
     return keys.compactMap { byKey[$0].map(withWaitingUses) }
   }
-
-  /// The most keys one lookup statement takes.
-  private static let lookupChunk = 256
 
   /// Drops the row of `key` when `isGone` says its file is (still) missing.
   func dropEntry(key: String, if isGone: (CacheEntry) -> Bool) throws {

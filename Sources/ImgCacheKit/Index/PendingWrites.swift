@@ -63,7 +63,7 @@ struct PendingWrites {
   func write(_ db: Database) throws {
     var pending = uses[...]
     while !pending.isEmpty {
-      let chunk = pending.prefix(Self.usesPerStatement)
+      let chunk = pending.prefix(PaddedBatch.limit)
       pending = pending.dropFirst(chunk.count)
       try Self.update(chunk, db)
     }
@@ -71,24 +71,19 @@ struct PendingWrites {
     try IndexSchema.increment(named: named, db)
   }
 
-  /// The most uses one UPDATE statement writes.
-  private static let usesPerStatement = 256
-
   /// Writes `uses` with one `UPDATE … FROM (VALUES …)`: a statement per batch, not per entry.
-  /// Batches are padded to a power of two with rows whose NULL key matches nothing, so that
-  /// nine cached statements serve every size.
+  /// Batches are padded (``PaddedBatch``) with rows whose NULL key matches nothing.
   private static func update(_ uses: some Collection<(key: String, value: Use)>, _ db: Database)
     throws
   {
-    var size = 1
-    while size < uses.count { size *= 2 }
+    let size = PaddedBatch.size(for: uses.count)
     let (access, count, key) = (
       CacheEntry.Columns.lastAccess.name, CacheEntry.Columns.accessCount.name,
       CacheEntry.Columns.key.name
     )
     let statement = try db.cachedStatement(
       sql: "WITH used(key, time, count) AS (VALUES "
-        + repeatElement("(?, ?, ?)", count: size).joined(separator: ", ")
+        + PaddedBatch.list(of: "(?, ?, ?)", count: size)
         + ") UPDATE entry SET \(access) = max(\(access), used.time), "
         + "\(count) = \(count) + used.count FROM used WHERE entry.\(key) = used.key")
     var arguments = [(any DatabaseValueConvertible)?]()
