@@ -38,15 +38,14 @@ struct RequestURL: Sendable, Equatable {
     else {
       throw CacheError(.invalidInput, "the URL has no host", url: Self.redacted(url))
     }
-    guard let at else {
+    // Most URLs have no userinfo: nothing to take apart.
+    guard at != nil else {
       (stripped, display, credentials) = (url, url, nil)
       return
     }
-    let prefix = url[..<schemeEnd.upperBound]
-    let userinfo = url[schemeEnd.upperBound..<at]
-    stripped = String(prefix + url[url.index(after: at)...])
-    display = String(prefix + "***" + url[at...])
-    credentials = userinfo.removingPercentEncoding ?? String(userinfo)
+    stripped = CacheKey.withoutUserinfo(url)
+    display = CacheKey.redacted(url)
+    credentials = CacheKey.userinfo(of: url).map { $0.2.removingPercentEncoding ?? String($0.2) }
   }
 
   /// Whether `scheme` is http or https, in any case.
