@@ -47,4 +47,33 @@ struct PendingUsesTests {
     let stats = try DiskCache(directory: directory.url).statistics()
     #expect(stats[.hitsLocal] == Int64(5 * 3 + many.count + 1))
   }
+
+  /// The schema cookie in the header of `index.sqlite` (bytes 40–43): it changes with every
+  /// schema change, after which every other connection parses the schema again.
+  private func schemaCookie() throws -> [UInt8] {
+    let header = try Data(contentsOf: directory.url.appendingPathComponent("index.sqlite"))
+    return Array(header[40..<44])
+  }
+
+  @Test("a process that only reads writes its uses at close without opening the pool")
+  func hitOnlyProcess() throws {
+    let url = "https://a.example/only-read.png"
+    let writer = DiskCache(directory: directory.url, now: clock.function)
+    _ = try store(writer, url)
+    writer.close()
+    let cookie = try schemaCookie()
+
+    clock.advance(60)
+    let reader = DiskCache(directory: directory.url, now: clock.function)
+    #expect(try reader.hits(forKeys: [url], touch: true).count == 1)
+    reader.close()
+    #expect(try accessCounts([url]) == [1], "the use is written at close")
+    // The pool's WAL set-up creates and drops a table when the WAL file is missing: a schema
+    // change, after which every other process parses the schema again.
+    #expect(try schemaCookie() == cookie, "no schema change")
+    // With a read-only connection and a pool, the WAL outlived the process (and a copy of
+    // index.sqlite alone was not complete); the direct connection, closing last, removes it.
+    let files = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+    #expect(!files.contains("index.sqlite-wal"), "the last connection removed the WAL")
+  }
 }

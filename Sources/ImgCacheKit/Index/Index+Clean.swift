@@ -6,6 +6,16 @@ import GRDB
 extension Index {
   private typealias Columns = CacheEntry.Columns
 
+  /// The page cache of a clean's transactions, in KiB: a batch dirties pages all over the table
+  /// and its indexes, and with SQLite's default (2 MiB) they spill to the WAL before commit and
+  /// are written and read again several times.
+  private static let cleanCacheKiB = 32_768
+
+  /// Raises the connection's page cache to ``cleanCacheKiB`` (kept for the process: a clean).
+  private func enlargeCache(_ db: Database) throws {
+    try db.execute(sql: "PRAGMA cache_size = -\(Self.cleanCacheKiB)")
+  }
+
   /// The condition of entries expired at `time`: last used at or before `time − maxAge` (none
   /// when `maxAge` is negative), or past their own expiry.
   private func expired(maxAge: TimeInterval, at time: Date) -> SQLExpression {
@@ -21,6 +31,7 @@ extension Index {
     maxAge: TimeInterval, at time: Date, limit: Int, unlink: ([CacheEntry]) throws -> Void
   ) throws -> [CacheEntry] {
     try write { db in
+      try enlargeCache(db)
       let rows = try CacheEntry.filter(expired(maxAge: maxAge, at: time))
         .order(Columns.lastAccess).limit(limit).fetchAll(db)
       try unlink(rows)
@@ -38,6 +49,7 @@ extension Index {
     unlink: ([CacheEntry]) throws -> Void
   ) throws -> (removed: [CacheEntry], exhausted: Bool) {
     try write { db in
+      try enlargeCache(db)
       let rows = try CacheEntry.order(Columns.lastAccess, Columns.created).limit(limit)
         .fetchAll(db)
       let chosen = choose(try IndexSchema.totals(db), rows)

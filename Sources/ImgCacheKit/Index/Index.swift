@@ -5,8 +5,10 @@ import Synchronization
 /// The SQLite index of one cache directory (DESIGN.md §2): its connections and transactions.
 /// Every SQL statement of imgcache lives in this folder; callers see records and totals.
 ///
-/// A process that has not written reads through one read-only connection (it opens faster:
-/// no WAL set-up); the first write opens a pool, creating the cache and migrating the schema.
+/// A process that has not written reads through one direct connection (it opens faster: no
+/// pool, no WAL set-up, no migration check); the first write opens a pool, creating the cache
+/// and migrating the schema. A process that only read (a hit) writes its uses and counts
+/// through the direct connection when it closes, and never opens the pool.
 ///
 /// Lock rule: `connections` guards two slots and `noted` a dictionary, and nothing else. They
 /// are never held while opening a database, migrating, running a transaction or calling any
@@ -21,7 +23,7 @@ final class Index: Sendable {
 
   private struct Connections {
     var pool: DatabasePool?
-    var reader: DatabaseQueue?
+    var direct: DatabaseQueue?
   }
 
   /// The index at `path`; `createDirectories` makes the cache's folders before the first write.
@@ -69,7 +71,7 @@ final class Index: Sendable {
       if let pool = connections.withLock({ $0.pool }) { return try pool.read(body) }
       if access(path, F_OK) != 0 { return empty }
       // An index older than this program cannot be read as it is: open the pool to migrate.
-      if let reader = readOnlyQueue(), let value = try? reader.read(body) { return value }
+      if let direct = directQueue(), let value = try? direct.read(body) { return value }
       return try writer().read(body)
     } catch {
       throw failure("cannot read the index", error)
@@ -78,13 +80,13 @@ final class Index: Sendable {
 
   /// Runs `body`, lookups of independent rows, outside a transaction: each statement reads
   /// the latest commit. The hit path's read, several times cheaper than ``read(orIfMissing:_:)``
-  /// (no BEGIN/COMMIT, no read-only toggling, no reader pool), on the read-only connection even
+  /// (no BEGIN/COMMIT, no read-only toggling, no reader pool), on the direct connection even
   /// after this process has written. Returns `empty` when the cache does not exist.
   func peek<T>(orIfMissing empty: T, _ body: (Database) throws -> T) throws -> T {
     do {
-      if let reader = connections.withLock({ $0.reader }) { return try reader.inDatabase(body) }
+      if let direct = connections.withLock({ $0.direct }) { return try direct.inDatabase(body) }
       if access(path, F_OK) != 0 { return empty }
-      if let reader = readOnlyQueue(), let value = try? reader.inDatabase(body) { return value }
+      if let direct = directQueue(), let value = try? direct.inDatabase(body) { return value }
       return try writer().unsafeRead(body)
     } catch {
       throw failure("cannot read the index", error)
@@ -162,13 +164,15 @@ final class Index: Sendable {
   /// file alone is complete; the next use opens them again. Counts still noted are written
   /// first. Called when a command ends.
   func close() {
-    if noted.withLock({ !$0.isEmpty }) && exists { _ = try? write { _ in } }
-    let (pool, reader) = connections.withLock { state in
-      defer { state = Connections() }
-      return (state.pool, state.reader)
+    if noted.withLock({ !$0.isEmpty }) && exists && !writeNotedDirectly() {
+      _ = try? write { _ in }
     }
-    // The read-only connection first: the pool's last connection can then remove the WAL.
-    try? reader?.close()
+    let (pool, direct) = connections.withLock { state in
+      defer { state = Connections() }
+      return (state.pool, state.direct)
+    }
+    // The direct connection first: the pool's last connection can then remove the WAL.
+    try? direct?.close()
     if let pool {
       // PASSIVE never waits for other processes; closing the last connection removes the WAL.
       _ = try? pool.writeWithoutTransaction { try $0.checkpoint(.passive) }
@@ -207,18 +211,45 @@ final class Index: Sendable {
         + "move it aside and start empty", underlying: error)
   }
 
-  /// The read-only connection of a process that has not written, opened once.
-  private func readOnlyQueue() -> DatabaseQueue? {
-    if let reader = connections.withLock({ $0.reader }) { return reader }
+  /// The direct connection of a process that has not written, opened once: read-write (read
+  /// only when the file is), without the pool's WAL set-up or migration check.
+  private func directQueue() -> DatabaseQueue? {
+    if let direct = connections.withLock({ $0.direct }) { return direct }
     var config = GRDB.Configuration()
-    config.readonly = true
     config.busyMode = .timeout(60)
-    config.label = "imgcache.index.read"
+    config.label = "imgcache.index.direct"
     guard let opened = try? DatabaseQueue(path: path, configuration: config) else { return nil }
     return connections.withLock { state in
-      if let reader = state.reader { return reader }
-      state.reader = opened
+      if let direct = state.direct { return direct }
+      state.direct = opened
       return opened
+    }
+  }
+
+  /// Writes what is noted through the direct connection when no pool was opened: a process
+  /// that only read (a hit) records its uses without the pool. The direct connection read
+  /// the current rows, so the columns written exist. Returns false (the noted writes kept)
+  /// when there is no such connection or the write fails: the caller then uses the pool.
+  private func writeNotedDirectly() -> Bool {
+    guard let direct = connections.withLock({ $0.pool == nil ? $0.direct : nil }) else {
+      return false
+    }
+    let pending = noted.withLock { noted in
+      defer { noted = PendingWrites() }
+      return noted
+    }
+    do {
+      try direct.writeWithoutTransaction { db in
+        try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        try db.inTransaction(.immediate) {
+          try pending.write(db)
+          return .commit
+        }
+      }
+      return true
+    } catch {
+      noted.withLock { $0.merge(pending) }
+      return false
     }
   }
 }

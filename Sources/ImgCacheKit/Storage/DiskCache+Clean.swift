@@ -1,8 +1,11 @@
 import Foundation
 
 extension DiskCache {
-  /// Rows deleted per write transaction, so other processes are never held up for long.
-  static let cleanBatchSize = 2_000
+  /// Rows deleted per write transaction: few enough that other processes wait under a second,
+  /// enough that the pages of the table and its indexes (the victims are scattered over all of
+  /// them) are not rewritten by every small batch. Trimming 100,000 entries to half, 2,000 a
+  /// batch wrote 14× the index's pages to the WAL; 10,000 (with a larger page cache) 2.8×.
+  static let cleanBatchSize = 10_000
 
   /// Cleans the cache with SDWebImage's semantics: expire by age, trim least recently used
   /// entries to strictly below `target × limit`, then sweep stale temporaries and orphans.
