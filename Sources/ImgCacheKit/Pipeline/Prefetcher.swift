@@ -58,14 +58,16 @@ public struct PrefetchEvent: Sendable {
 }
 
 /// A prefetch in progress: an asynchronous sequence of one event per URL, with back pressure
-/// (a consumer that stops reading holds up new transfers), then its summary.
+/// (a consumer that stops reading holds up new transfers), then its summary. Events travel in
+/// batches (the answers of one resolved batch together, each download's alone), so a warm run
+/// pays one channel hand-off per batch, not per URL.
 public struct PrefetchRun: AsyncSequence, Sendable {
   public typealias Element = PrefetchEvent
-  let channel: AsyncChannel<PrefetchEvent>
+  let channel: AsyncChannel<[PrefetchEvent]>
   let task: Task<PrefetchSummary, Never>
 
-  public func makeAsyncIterator() -> AsyncChannel<PrefetchEvent>.Iterator {
-    channel.makeAsyncIterator()
+  public func makeAsyncIterator() -> Iterator {
+    Iterator(batches: channel.makeAsyncIterator(), task: task)
   }
 
   /// Stops reading input and cancels transfers in flight; events still pending are dropped and
@@ -74,6 +76,24 @@ public struct PrefetchRun: AsyncSequence, Sendable {
 
   /// The summary, once the run has ended.
   public var summary: PrefetchSummary { get async { await task.value } }
+
+  /// The events one at a time, in the order they happened.
+  public struct Iterator: AsyncIteratorProtocol {
+    var batches: AsyncChannel<[PrefetchEvent]>.Iterator
+    let task: Task<PrefetchSummary, Never>
+    var batch = [PrefetchEvent]()
+    var position = 0
+
+    /// The next event; nil once the run has ended or was cancelled.
+    public mutating func next() async -> PrefetchEvent? {
+      while position == batch.count || task.isCancelled {
+        guard !task.isCancelled, let next = await batches.next() else { return nil }
+        (batch, position) = (next, 0)
+      }
+      defer { position += 1 }
+      return batch[position]
+    }
+  }
 }
 
 /// Warms the cache from a stream of URLs (SDWebImagePrefetcher): reads lazily, skips
@@ -96,7 +116,7 @@ public struct Prefetcher: Sendable {
   public func start(
     _ input: sending any URLSource, options: FetchOptions, collectUnread: Bool = false
   ) -> PrefetchRun {
-    let channel = AsyncChannel<PrefetchEvent>()
+    let channel = AsyncChannel<[PrefetchEvent]>()
     let task = Task { [self] in
       var run = RunState()
       await produce(input, into: &run, options: options, channel: channel)
@@ -109,7 +129,7 @@ public struct Prefetcher: Sendable {
 
   private func produce(
     _ input: any URLSource, into run: inout RunState, options: FetchOptions,
-    channel: AsyncChannel<PrefetchEvent>
+    channel: AsyncChannel<[PrefetchEvent]>
   ) async {
     let window = max(4, fetcher.transfer.maxConcurrent * 4)
     await withTaskGroup(of: FetchResult.self) { group in
@@ -117,14 +137,20 @@ public struct Prefetcher: Sendable {
       while !Task.isCancelled {
         let batch = run.readBatch(input, size: batchSize)
         if batch.isEmpty { break }
+        var answered = [PrefetchEvent]()
         for resolution in await fetcher.resolve(batch, options: options) {
           switch resolution {
           case .answered(let result):
-            await channel.send(run.record(result))
+            answered.append(run.record(result))
           case .download(let download):
+            if running >= window && !answered.isEmpty {
+              // The answers so far go first: events keep the order they were recorded in.
+              await channel.send(answered)
+              answered = []
+            }
             while running >= window, let result = await group.next() {
               running -= 1
-              await channel.send(run.record(result))
+              await channel.send([run.record(result)])
             }
             guard !Task.isCancelled else {
               run.unfinished.append(download.request.display)
@@ -136,8 +162,9 @@ public struct Prefetcher: Sendable {
             group.addTask { await fetcher.finish(started, options: options) }
           }
         }
+        if !answered.isEmpty { await channel.send(answered) }
       }
-      for await result in group { await channel.send(run.record(result)) }
+      for await result in group { await channel.send([run.record(result)]) }
     }
   }
 }
