@@ -12,8 +12,8 @@ enum PaddedBatch {
   }
 
   /// `group` `count` times, comma-separated: `?, ?` or `(?, ?, ?), (?, ?, ?)`. The padded
-  /// sizes of the two groups the index uses are built once: a batch of 256 took 175,000
-  /// instructions to build again.
+  /// sizes of the two groups the index uses are built once: building a list of 256 for every
+  /// batch took 730,000 instructions with `joined(separator:)`, 175,000 with appends.
   static func list(of group: String, count: Int) -> String {
     if count > 0 && count <= limit && count.nonzeroBitCount == 1, let lists = prebuilt[group] {
       return lists[count.trailingZeroBitCount]

@@ -5,8 +5,8 @@ import Glibc
 
 /// MD5 digests through OpenSSL's EVP interface.
 public enum MD5 {
-  /// OpenSSL's MD5, fetched from its provider once. With `EVP_md5()` every digest looks the
-  /// implementation up again: 4,000 of the 5,200 instructions of the MD5 of a URL.
+  /// OpenSSL's MD5, fetched from its provider once. With `EVP_md5()` every digest looked the
+  /// implementation up again: the MD5 of a URL took 5,200 instructions, now 2,800.
   private struct Algorithm: @unchecked Sendable {
     // A fetched EVP_MD is reference-counted and never changes: OpenSSL lets threads share it.
     let pointer: OpaquePointer?
