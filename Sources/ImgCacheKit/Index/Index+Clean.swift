@@ -81,11 +81,11 @@ extension Index {
   /// gives the files on disk as `ab/<name>`; files without a row go to `unlinkOrphans`, rows
   /// without a file are dropped. With `dryRun` nothing changes. Returns orphans and missing.
   func reconcile(
-    shard: String, dryRun: Bool, listFiles: () -> Set<String>,
+    shard: String, dryRun: Bool, listFiles: () throws -> Set<String>,
     unlinkOrphans: ([String]) throws -> Void
   ) throws -> (orphans: [String], missing: [String]) {
     func work(_ db: Database) throws -> ([String], [String]) {
-      let onDisk = listFiles()
+      let onDisk = try listFiles()
       let indexed = try String.fetchSet(
         db, CacheEntry.select(Columns.file).filter(Self.inShard(shard)))
       let orphans = onDisk.subtracting(indexed).sorted()

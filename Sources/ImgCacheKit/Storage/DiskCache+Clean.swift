@@ -181,9 +181,11 @@ extension DiskCache {
         foreign.append("data/" + shard)
         continue
       }
-      let names = try directory.names()
+      // Listed inside the transaction: a listing taken before it misses a file another
+      // process stores meanwhile, and its new row would be dropped as missing (an orphan).
       let (found, gone) = try index.reconcile(
-        shard: shard, dryRun: dryRun, listFiles: { Set(names.map { shard + "/" + $0 }) },
+        shard: shard, dryRun: dryRun,
+        listFiles: { Set(try directory.names().map { shard + "/" + $0 }) },
         unlinkOrphans: { files in
           for file in files { try directory.unlink(String(file.dropFirst(3))) }
         })
