@@ -37,6 +37,11 @@ final class Index: Sendable {
     connections.withLock { $0.pool != nil } || access(path, F_OK) == 0
   }
 
+  /// The sync level of every connection that writes. WAL with NORMAL sync: commits are atomic
+  /// and the index never corrupts; only the last transactions before a power loss may be lost,
+  /// which a cache tolerates.
+  private static let synchronousNormal = "PRAGMA synchronous = NORMAL"
+
   /// The writable pool, opened (and the cache created) on first use.
   func writer() throws -> DatabasePool {
     if let pool = connections.withLock({ $0.pool }) { return pool }
@@ -44,9 +49,7 @@ final class Index: Sendable {
       try createDirectories()
       var config = GRDB.Configuration()
       config.busyMode = .timeout(60)
-      // WAL with NORMAL sync: commits are atomic and the index never corrupts; only the last
-      // transactions before a power loss may be lost, which a cache tolerates.
-      config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+      config.prepareDatabase { db in try db.execute(sql: Self.synchronousNormal) }
       config.label = "imgcache.index"
       // Opening sets WAL mode and may migrate: threads and processes take turns on an flock
       // (a file lock, released by the kernel if the holder dies), never on an in-process lock.
@@ -96,19 +99,31 @@ final class Index: Sendable {
   /// Runs `body` in an IMMEDIATE write transaction, creating the cache when needed. The
   /// counts noted so far are added in the same transaction (and noted again if it fails).
   func write<T>(_ body: (Database) throws -> T) throws -> T {
+    do {
+      return try withNoted { pending in
+        try writer().write { db in
+          // The waiting uses first: a clean in this transaction sees the latest LRU order.
+          try pending.write(db)
+          return try body(db)
+        }
+      }
+    } catch {
+      throw failure("cannot update the index", error)
+    }
+  }
+
+  /// Runs `body` with the counts and uses noted so far, taken out of `noted`; they are noted
+  /// again when `body` throws (its transaction did not write them).
+  private func withNoted<T>(_ body: (PendingWrites) throws -> T) throws -> T {
     let pending = noted.withLock { noted in
       defer { noted = PendingWrites() }
       return noted
     }
     do {
-      return try writer().write { db in
-        // The waiting uses first: a clean in this transaction sees the latest LRU order.
-        try pending.write(db)
-        return try body(db)
-      }
+      return try body(pending)
     } catch {
       noted.withLock { $0.merge(pending) }
-      throw failure("cannot update the index", error)
+      throw error
     }
   }
 
@@ -234,21 +249,18 @@ final class Index: Sendable {
     guard let direct = connections.withLock({ $0.pool == nil ? $0.direct : nil }) else {
       return false
     }
-    let pending = noted.withLock { noted in
-      defer { noted = PendingWrites() }
-      return noted
-    }
     do {
-      try direct.writeWithoutTransaction { db in
-        try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        try db.inTransaction(.immediate) {
-          try pending.write(db)
-          return .commit
+      try withNoted { pending in
+        try direct.writeWithoutTransaction { db in
+          try db.execute(sql: Self.synchronousNormal)
+          try db.inTransaction(.immediate) {
+            try pending.write(db)
+            return .commit
+          }
         }
       }
       return true
     } catch {
-      noted.withLock { $0.merge(pending) }
       return false
     }
   }
