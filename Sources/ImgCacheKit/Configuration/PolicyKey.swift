@@ -121,11 +121,3 @@ extension PolicyKey {
       }, render: { $0[keyPath: path].rawValue })
   }
 }
-
-extension String {
-  /// Whether the text holds a control character (C0, DEL or C1) — never acceptable in a
-  /// header, a path given as a policy value, or a URL.
-  public var containsControlCharacters: Bool {
-    unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
-  }
-}
