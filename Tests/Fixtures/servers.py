@@ -13,9 +13,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 STATS = {"requests": {}, "order": [], "active": 0, "max_active": 0, "connections": 0,
          "max_connections": 0, "groups": {}}
 LOCK = threading.Lock()
+HEARD = {}  # /hostile ids: the request headers each request came with
+RESUMABLE = {}  # /resumable ids: how many full and ranged requests were served
 DOWN = {}  # /origin ids that are down, with how they fail: an HTTP status or "reset"
 ROOT = "."
 BOMB = gzip.compress(b"\0" * (64 * 1024 * 1024), compresslevel=9)
+
+
+def query_of(path):
+    return path.partition("?")[2]
 
 
 def free_port():
@@ -96,7 +102,10 @@ class Fault(BaseHTTPRequestHandler):
                 DOWN[params.get("id", "")] = params.get("how", "503")
             elif path == "/_up":
                 DOWN.pop(params.get("id", ""), None)
-            body = json.dumps(STATS).encode()
+            if path == "/_heard":
+                body = json.dumps(HEARD.get(params.get("id", ""), [])).encode()
+            else:
+                body = json.dumps(STATS).encode()
         self.send(200, body, "application/json")
 
     def route(self, path, params):
@@ -279,7 +288,84 @@ class Fault(BaseHTTPRequestHandler):
                 return self.send(304, b"", "image/png", [("ETag", etag)])
             return self.send(200, self.image(params.get("name", "base.png")), "image/png",
                              [("ETag", etag)])
+        if path == "/hostile":
+            # A response with the raw header lines given as h=… (URL-encoded, repeatable), the
+            # status `status`, an image body; the request headers are logged for the test.
+            lines = [v for k, v in urllib.parse.parse_qsl(query_of(self.path)) if k == "h"]
+            with LOCK:
+                HEARD.setdefault(params.get("id", ""), []).append(dict(self.headers.items()))
+            body = self.image(params.get("name", "base.png"))
+            self.wfile.write(("HTTP/1.1 %s X\r\n" % params.get("status", "200")).encode())
+            self.wfile.write(b"Content-Type: image/png\r\nContent-Length: %d\r\n" % len(body))
+            for line in lines:
+                self.wfile.write(line.encode("utf-8", "surrogateescape") + b"\r\n")
+            self.wfile.write(b"\r\n")
+            if self.command != "HEAD":
+                self.wfile.write(body)
+            return
+        if path == "/resumable":
+            return self.resumable(params)
         self.send(404, b"not found", "text/plain")
+
+    def resumable(self, params):
+        # A body of `size` bytes with a strong ETag; the first full response of an `id` is cut
+        # after `cut` bytes. A Range request gets a 206 shaped by `bad`: `length` (another
+        # complete length: the file changed, same ETag), `end` (ends early), `clen` (a
+        # Content-Length that is not the range's), or a correct one. A full response after a
+        # `length` 206 is the new, longer version.
+        ident, size = params.get("id", ""), int(params.get("size", "3000000"))
+        with LOCK:
+            state = RESUMABLE.setdefault(ident, {"full": 0, "ranged": 0})
+        version = 2 if state["ranged"] and params.get("bad") == "length" else 1
+        length = size + (1000 if version == 2 else 0)
+        body = (bytes(range(version, 256)) * (length // 250 + 1))[:length]
+        coded = params.get("gz") == "1"
+        if coded:  # incompressible bytes, gzip-coded: offsets of the coded body differ
+            import random
+            body = gzip.compress(random.Random(ident).randbytes(length), compresslevel=1)
+        ask = self.headers.get("Range", "")
+        if ask.startswith("bytes=") and self.headers.get("If-Range") == '"v1"':
+            with LOCK:
+                state["ranged"] += 1
+            start, bad = int(ask[6:].rstrip("-")), params.get("bad", "")
+            other = (bytes(range(2, 256)) * (size // 250 + 5))[:size + 1000]
+            end, complete, tail = size - 1, size, body[start:]
+            if bad == "length":
+                complete, tail = size + 1000, other[start:size]
+            elif bad == "end":
+                end, tail = size - 2, body[start:size - 1]
+            elif bad == "clen":
+                tail = body[start:size - 10]
+            self.send_response(206)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Range", "bytes %d-%d/%d" % (start, end, complete))
+            self.send_header("Content-Length", str(len(tail)))
+            self.send_header("ETag", '"v1"')
+            self.end_headers()
+            self.wfile.write(tail)
+            return
+        with LOCK:
+            state["full"] += 1
+            first = state["full"] == 1
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("ETag", '"v1"')
+        if coded:
+            self.send_header("Content-Encoding", "gzip")
+        for k, v in urllib.parse.parse_qsl(query_of(self.path)):
+            if k == "h":
+                name, _, value = v.partition(":")
+                self.send_header(name, value.strip())
+        self.end_headers()
+        cut = int(params.get("cut", "0"))
+        if first and cut:
+            self.wfile.write(body[:cut])
+            self.wfile.flush()
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        self.wfile.write(body)
 
     do_HEAD = do_GET
 

@@ -105,12 +105,13 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecor
     public static let date = Column("date")
     public static let age = Column("age")
     public static let received = Column("received")
+    public static let status = Column("status")
 
     /// Every column, in the order ``CacheEntry/values`` lists them.
     static let all = [
       key, url, file, size, allocated, format, width, height, scale, contentType, etag,
       lastModified, created, lastAccess, expiry, accessCount, sha256, cacheControl, expires,
-      date, age, received,
+      date, age, received, status,
     ]
   }
 
@@ -142,7 +143,7 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecor
     sha256 = row[16]
     freshness = ResponseFreshness(
       cacheControl: row[17], expires: row[18], date: row[19], age: row[20],
-      received: (row[21] as Double?).map(Date.init(timeIntervalSince1970:)))
+      received: (row[21] as Double?).map(Date.init(timeIntervalSince1970:)), status: row[22])
   }
 
   /// Creates the entry of a body stored under `key` at `time`.
@@ -177,6 +178,7 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecor
       lastModified, created.timeIntervalSince1970, lastAccess.timeIntervalSince1970,
       expiry?.timeIntervalSince1970, accessCount, sha256, freshness.cacheControl,
       freshness.expires, freshness.date, freshness.age, freshness.received?.timeIntervalSince1970,
+      freshness.status,
     ]
   }
 

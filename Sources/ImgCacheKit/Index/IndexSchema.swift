@@ -109,6 +109,10 @@ enum IndexSchema {
         t.add(column: "received", .double)
       }
     }
+    migrator.registerMigration("v5") { db in
+      // The response's status: heuristic freshness is only for heuristically cacheable ones.
+      try db.alter(table: "entry") { t in t.add(column: "status", .integer) }
+    }
     return migrator
   }
 

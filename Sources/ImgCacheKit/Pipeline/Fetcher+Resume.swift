@@ -15,7 +15,7 @@ extension Fetcher {
     let point = cache.resumePoint(key: download.key, url: download.url)
     let (cache, url, key) = (self.cache, download.url, download.key)
     request.resumable = Resumable(
-      path: point.path, offset: point.offset, validator: point.validator,
+      path: point.path, offset: point.offset, validator: point.validator, length: point.length,
       minimumSize: cache.resume.minimumSize,
       started: { validator, length in
         cache.recordPartial(url: url, key: key, validator: validator, contentLength: length)
@@ -23,19 +23,21 @@ extension Fetcher {
     return request
   }
 
-  /// After a failed resumable transfer: a server that cannot resume (416, a 206 at another
-  /// offset) means starting over at once; a permanent failure drops the partial body. Returns
+  /// After a failed resumable transfer: a server that cannot resume (416, a 206 whose range
+  /// or lengths differ from what was kept) means starting over at once; a permanent failure drops the partial body. Returns
   /// the new attempt's result, or nil when the failure stands.
   func restartWithoutRange(after error: CacheError, _ download: Download, _ options: FetchOptions)
     async -> FetchResult?
   {
     let kept = cache.layout.partialFile(forKey: download.key)
+    var info = stat()
+    let hasBody = lstat(kept, &info) == 0 && info.st_size > 0
     guard error.httpStatus == 416 || error.httpStatus == 206 else {
-      if error.isPermanent { cache.discardPartial(key: download.key) }
+      // A body not kept (too short to be worth it) leaves no record either.
+      if error.isPermanent || !hasBody { cache.discardPartial(key: download.key) }
       return nil
     }
-    var info = stat()
-    guard lstat(kept, &info) == 0, info.st_size > 0 else { return nil }
+    guard hasBody else { return nil }
     cache.discardPartial(key: download.key)
     let ticket = downloader.submit([downloadRequest(download, resumable: true)])[0]
     return await complete(

@@ -221,7 +221,10 @@ public final class Fetcher: Sendable {
       return FetchResult(url: download.request.display, key: key, outcome: shown, bytes: bytes)
     }
     let response: DownloadResponse
-    switch await downloader.result(of: ticket) {
+    let delivered = await downloader.result(of: ticket)
+    // The loop only handed over "a partial started": written before anything deletes it.
+    if resumed { cache.flushPartialRecords() }
+    switch delivered {
     case .failure(let error):
       if resumed, let restarted = await restartWithoutRange(after: error, download, options) {
         return restarted
@@ -263,7 +266,10 @@ public final class Fetcher: Sendable {
       }
       return result(.failure(failure), bytes: response.bytes)
     }
-    if options.freshness.mode == .http && CacheDirectives(response.freshness.cacheControl).noStore {
+    if options.freshness.mode == .http,
+      !CacheDirectives(response.freshness.cacheControl).allowsStoring(
+        status: response.freshness.status ?? response.status)
+    {
       cache.note([.notStored: 1])
       return result(.success(.notStored(body: pending.temporaryPath)), bytes: response.bytes)
     }

@@ -24,6 +24,11 @@ public struct FreshnessPolicy: Sendable, Equatable {
   /// The defaults.
   public init() {}
 
+  /// The statuses a heuristic lifetime may be given to (RFC 9111 §4.2.2, RFC 9110 §15.1).
+  static let heuristicallyCacheable: Set<Int> = [
+    200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501,
+  ]
+
   /// `staleIfError` for "any age": what `--stale-if-error` alone means.
   public static let anyAge: TimeInterval = 100 * 365 * 86_400
 
@@ -33,17 +38,19 @@ public struct FreshnessPolicy: Sendable, Equatable {
   ) -> FreshnessVerdict {
     let directives = CacheDirectives(freshness.cacheControl)
     let received = freshness.received ?? stored
-    let date = freshness.date.flatMap(HTTPDate.parse) ?? received
+    let date = freshness.date.flatMap { HTTPDate.parse($0) } ?? received
     // RFC 9111 §4.2.3: the age when received, then the time resident here.
-    let ageValue = freshness.age.flatMap { TimeInterval($0) }.map { max(0, $0) } ?? 0
+    let ageValue = HTTPFields.age(freshness.age) ?? 0
     let initialAge = max(max(0, received.timeIntervalSince(date)), ageValue)
     let lifetime: TimeInterval
     if let maxAge = directives.maxAge {
       lifetime = maxAge
     } else if let expires = freshness.expires {
-      // An invalid date (`0`, `-1`) means already expired.
+      // An invalid date (`0`, `-1`, `UTC`, a two-digit year) means already expired (§5.3).
       lifetime = HTTPDate.parse(expires).map { max(0, $0.timeIntervalSince(date)) } ?? 0
-    } else if let modified = lastModified.flatMap(HTTPDate.parse) {
+    } else if Self.heuristicallyCacheable.contains(freshness.status ?? 200),
+      let modified = lastModified.flatMap({ HTTPDate.parse($0) })
+    {
       lifetime = min(max(0, date.timeIntervalSince(modified)) / 10, heuristicMax)
     } else {
       lifetime = 0

@@ -20,6 +20,9 @@ public final class DiskCache: Sendable {
   let prepared = Atomic<Bool>(false)
   /// When interrupted downloads are kept and resumed.
   public let resume: ResumePolicy
+  /// Writes and deletes the records of partial bodies in the order they were asked for, off
+  /// the download loop's thread (a `clean` holding the write lock stalls this queue only).
+  let partialRecords = DispatchQueue(label: "imgcache.partial-records")
 
   /// Opens the cache at `directory`; nothing is created until the first write.
   public init(

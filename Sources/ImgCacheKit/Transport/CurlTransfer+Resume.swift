@@ -42,14 +42,24 @@ extension CurlTransfer {
   }
 
   /// Opens the body file when the response is one to keep or to append to; nil for an
-  /// ordinary temporary file. A 206 must start exactly at the kept length.
+  /// ordinary temporary file. A 206 must continue exactly what was kept: its `Content-Range`
+  /// from the kept length to the end of the length first announced, and a `Content-Length`
+  /// (when sent) of that range; anything else restarts without a range.
   func openResumableFile() throws -> (path: String, descriptor: Int32)? {
     guard let resumable = resume.resumable else { return nil }
     if status == 206 {
-      guard resumable.offset > 0, startOfRange == resumable.offset else {
+      let range = ContentRange(responseHeaders["content-range"])
+      let length = responseHeaders["content-length"]
+      guard resumable.offset > 0, let range, let complete = range.complete,
+        range.first == resumable.offset, range.last == complete - 1,
+        complete == resumable.length,
+        length == nil || HTTPFields.contentLength(length) == range.last - range.first + 1,
+        !hasContentCoding
+      else {
         throw CacheError(
-          .protocolError, "the server resumed at another offset than \(resumable.offset)",
-          url: request.url, httpStatus: 206)
+          .protocolError,
+          "the server's 206 does not continue the \(resumable.offset) bytes kept (Content-Range "
+            + "'\(responseHeaders["content-range"] ?? "")')", url: request.url, httpStatus: 206)
       }
       let fd = open(resumable.path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW)
       guard fd >= 0 else { throw CacheError.posix("cannot reopen", path: resumable.path) }
@@ -62,7 +72,7 @@ extension CurlTransfer {
     // without a content coding (Range offsets count encoded bytes, the file holds decoded
     // ones). A body not kept replaces what an earlier run left: that goes now.
     guard let validator = strongValidator, let length = announcedLength,
-      length >= resumable.minimumSize, responseHeaders["content-encoding"] == nil
+      length >= resumable.minimumSize, !hasContentCoding
     else {
       unlink(resumable.path)
       return nil
@@ -73,6 +83,20 @@ extension CurlTransfer {
     resume.keeping = true
     resumable.started(validator, length)
     return (resumable.path, fd)
+  }
+
+  /// Whether the body came with a content coding other than `identity`.
+  private var hasContentCoding: Bool {
+    guard let coding = responseHeaders["content-encoding"] else { return false }
+    return coding.split(separator: ",").contains {
+      $0.trimmingCharacters(in: .whitespaces).lowercased() != "identity"
+    }
+  }
+
+  /// Whether a partial body is worth keeping after a failure: at least the minimum size.
+  var keepsPartialBody: Bool {
+    guard resume.keeping, let resumable = resume.resumable else { return false }
+    return bytes >= max(1, resumable.minimumSize)
   }
 
   /// The ETag when strong, else a Last-Modified date that is strong: at least a second older
@@ -86,14 +110,8 @@ extension CurlTransfer {
     return lastModified
   }
 
-  private var announcedLength: Int64? { responseHeaders["content-length"].flatMap { Int64($0) } }
-
-  /// N of `Content-Range: bytes N-M/T`.
-  private var startOfRange: Int64? {
-    guard let range = responseHeaders["content-range"], range.hasPrefix("bytes ") else {
-      return nil
-    }
-    return Int64(range.dropFirst(6).prefix { $0 != "-" })
+  private var announcedLength: Int64? {
+    HTTPFields.contentLength(responseHeaders["content-length"])
   }
 
   /// Feeds the bytes already kept to the hash, so the SHA-256 covers the whole body.
@@ -118,6 +136,7 @@ extension CurlTransfer {
   var responseFreshness: ResponseFreshness {
     ResponseFreshness(
       cacheControl: responseHeaders["cache-control"], expires: responseHeaders["expires"],
-      date: responseHeaders["date"], age: responseHeaders["age"], received: Date())
+      date: responseHeaders["date"], age: responseHeaders["age"], received: Date(),
+      status: status == 206 ? 200 : status)
   }
 }

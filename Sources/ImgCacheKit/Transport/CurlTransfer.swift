@@ -124,8 +124,12 @@ final class CurlTransfer {
   func setHeaders(_ extra: [String]) {
     resume.extraHeaders = extra
     var headers = ["Accept: image/*,*/*;q=0.8"] + extra
-    if let etag = request.etag { headers.append("If-None-Match: \(etag)") }
-    if let lastModified = request.lastModified {
+    // Validators come from the index, a remote object or an older version: one with a control
+    // character would be a header line of its own, so it is not sent at all.
+    if let etag = request.etag, HTTPFields.isSafeValue(etag) {
+      headers.append("If-None-Match: \(etag)")
+    }
+    if let lastModified = request.lastModified, HTTPFields.isSafeValue(lastModified) {
       headers.append("If-Modified-Since: \(lastModified)")
     }
     headers += resume.rangeHeaders
@@ -151,8 +155,9 @@ final class CurlTransfer {
     lastModified = nil
   }
 
-  /// Parses one header line: a status line resets the fields (redirects, 100 Continue); only
-  /// the three headers the cache keeps are decoded.
+  /// Parses one header line: a status line resets the fields (redirects, 100 Continue); every
+  /// other line goes through ``HeaderLine`` (any name length, no control characters), and of
+  /// the headers kept a list field's lines are joined, any other field's first line counts.
   private func header(_ data: UnsafeMutablePointer<CChar>, _ length: Int) {
     lastActivity = DispatchTime.now().uptimeNanoseconds
     let bytes = UnsafeRawBufferPointer(start: data, count: length)
@@ -165,19 +170,18 @@ final class CurlTransfer {
       responseHeaders = [:]
       return
     }
-    guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon < 16 else { return }
-    let name = String(decoding: bytes[..<colon], as: UTF8.self).lowercased()
-    guard Self.keptHeaders.contains(name) else { return }
-    let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
-    var value = bytes[(colon + 1)...]
-    while let first = value.first, isSpace(first) { value = value.dropFirst() }
-    while let last = value.last, isSpace(last) { value = value.dropLast() }
-    let text = String(decoding: value, as: UTF8.self)
-    switch name {
-    case "content-type": contentType = text
-    case "etag": etag = text
-    case "last-modified": lastModified = text
-    default: responseHeaders[name] = responseHeaders[name].map { $0 + ", " + text } ?? text
+    guard let line = HeaderLine.parse(bytes), Self.keptHeaders.contains(line.name) else { return }
+    switch line.name {
+    case "content-type": contentType = contentType ?? line.value
+    case "etag": etag = etag ?? line.value
+    case "last-modified": lastModified = lastModified ?? line.value
+    default:
+      if let earlier = responseHeaders[line.name] {
+        guard HTTPFields.listFields.contains(line.name) else { return }
+        responseHeaders[line.name] = earlier + ", " + line.value
+      } else {
+        responseHeaders[line.name] = line.value
+      }
     }
   }
 
@@ -248,11 +252,11 @@ final class CurlTransfer {
   }
 
   /// Closes and deletes the temporary file, if any; a partial body kept for a resumed
-  /// download is only closed.
+  /// download (at least the minimum size) is only closed.
   func discardFile() {
     guard let file else { return }
     close(file.descriptor)
-    if !resume.keeping { unlink(file.path) }
+    if !keepsPartialBody { unlink(file.path) }
     self.file = nil
   }
 }

@@ -66,16 +66,10 @@ public struct TransferOptions: Sendable, Equatable {
       throw CacheError(.invalidInput, "invalid header '\(header)' (expected 'Name: value')")
     }
     let name = header[..<colon]
-    let tokenCharacters = CharacterSet(charactersIn: "!#$%&'*+-.^_`|~").union(.alphanumerics)
-    guard !name.isEmpty,
-      name.unicodeScalars.allSatisfy({ $0.isASCII && tokenCharacters.contains($0) })
-    else {
+    guard !name.isEmpty, name.utf8.allSatisfy(HTTPFields.isTokenByte) else {
       throw CacheError(.invalidInput, "invalid header name in '\(header)'")
     }
-    let value = header[header.index(after: colon)...]
-    guard
-      !value.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F })
-    else {
+    guard HTTPFields.isSafeValue(header[header.index(after: colon)...]) else {
       throw CacheError(
         .invalidInput, "invalid header '\(name)': its value holds a control character")
     }
@@ -125,20 +119,26 @@ public struct Resumable: Sendable {
   public var offset: Int64
   /// The strong validator those bytes came with (required when `offset` > 0).
   public var validator: String?
-  /// Bodies announced shorter than this (or of no announced length) are not kept.
+  /// The whole body's length as first announced (with `offset` > 0): a 206 must announce
+  /// exactly this, from `offset` to its end.
+  public var length: Int64?
+  /// Bodies announced shorter than this (or of no announced length) are not kept, nor is a
+  /// partial body that stopped before this many bytes.
   public var minimumSize: Int64
   /// Called once, on the loop thread with no lock held, when a body worth keeping starts
   /// streaming into `path` from its first byte: its strong validator and announced length.
+  /// It must only hand the news over (the loop runs libcurl and nothing else).
   public var started: @Sendable (_ validator: String, _ length: Int64) -> Void
 
   /// Creates one.
   public init(
-    path: String, offset: Int64, validator: String?, minimumSize: Int64,
+    path: String, offset: Int64, validator: String?, length: Int64? = nil, minimumSize: Int64,
     started: @escaping @Sendable (String, Int64) -> Void
   ) {
     self.path = path
     self.offset = offset
     self.validator = validator
+    self.length = length
     self.minimumSize = minimumSize
     self.started = started
   }

@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+
+@testable import ImgCacheKit
+
+/// The boundary for values from outside (docs/design.md, "Untrusted input"): each class of
+/// issue 21 that a parser decides, checked value by value.
+@Suite("Untrusted input: checked numbers, HTTP dates, header lines, RFC 9111 parsing")
+struct UntrustedInputTests {
+  let received = Date(timeIntervalSince1970: 784_111_777)  // Sun, 06 Nov 1994 08:49:37 GMT
+
+  @Test("class 1: a date with a 12-digit year, or any absurd field, is no date — never a trap")
+  func absurdDates() {
+    for text in [
+      "Sun, 06 Nov 999999999999 08:49:37 GMT", "Sun, 06 Nov 99999999999999999999 08:49:37 GMT",
+      "Sun, 99999999999999999999 Nov 1994 08:49:37 GMT",
+      "Sun, 06 Nov 1994 99999999999999999999:49:37 GMT",
+      "Sunday, 06-Nov-999999999999 08:49:37 GMT", "Sun Nov  6 08:49:37 999999999999",
+      "Sun Nov 99999999999999999999 08:49:37 1994",
+    ] {
+      #expect(HTTPDate.parse(text) == nil, "\(text)")
+    }
+    #expect(HTTPDate.parse("Fri, 31 Dec 9999 23:59:59 GMT") != nil, "the last four-digit year")
+  }
+
+  @Test("class 18: only the three RFC 9110 forms, exactly; anything else is expired")
+  func strictDates() {
+    for bad in [
+      "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 06 Nov 94 08:49:37 GMT",
+      "Sun 06 Nov 1994 08:49:37 GMT", "Sun,  06 Nov 1994 08:49:37 GMT",
+      "Sun, 06-Nov-1994 08:49:37 GMT", "Sun, 06 Nov 1994 8:49:37 GMT",
+      "Sun, 6 Nov 1994 08:49:37 GMT", "sun, 06 nov 1994 08:49:37 gmt",
+      "Sun, 06 Nov 1994 08:49:37 GMT ", " Sun, 06 Nov 1994 08:49:37 GMT",
+      "Sun, 31 Feb 1994 08:49:37 GMT", "Sun, 06 Nov 1994 24:00:00 GMT",
+      "Sunday, 06 Nov 1994 08:49:37 GMT", "Sun, 06-Nov-94 08:49:37 GMT",
+      "Sun Nov 6 08:49:37 1994", "Sun Nov  6 08:49:37 94",
+    ] {
+      #expect(HTTPDate.parse(bad) == nil, "\(bad)")
+      let verdict = FreshnessPolicy().verdict(
+        ResponseFreshness(expires: bad, date: "Sun, 06 Nov 1994 08:49:37 GMT", received: received),
+        lastModified: nil, stored: received, at: received)
+      #expect(!verdict.isFresh, "an invalid Expires means already expired: \(bad)")
+    }
+    // RFC 850's two-digit year: the most recent one not more than 50 years ahead.
+    let now = Date(timeIntervalSince1970: 1_795_000_000)  // 2026
+    #expect(
+      HTTPDate.parse("Tuesday, 01-Jan-80 00:00:00 GMT", now: now)?.timeIntervalSince1970
+        == 315_532_800, "80 is 1980: 2080 is more than 50 years ahead")
+    #expect(
+      HTTPDate.parse("Wednesday, 01-Jan-70 00:00:00 GMT", now: now)?.timeIntervalSince1970
+        == 3_155_760_000, "70 is 2070")
+  }
+
+  @Test(
+    "class 5: every header name is parsed, whatever its length; control characters refuse a line")
+  func headerLines() {
+    func parse(_ text: String) -> HeaderLine? {
+      Array(text.utf8).withUnsafeBytes { HeaderLine.parse($0) }
+    }
+    #expect(
+      parse("Content-Encoding: gzip\r\n") == HeaderLine(name: "content-encoding", value: "gzip"))
+    let long = String(repeating: "X", count: 300)
+    #expect(parse("\(long): 1\r\n")?.name == long.lowercased())
+    #expect(parse("ETag: \"a\u{0}b\"\r\n") == nil)
+    #expect(parse("Bad Name: x\r\n") == nil)
+    #expect(parse(": x\r\n") == nil)
+    #expect(parse("Age:\t 5 \r\n") == HeaderLine(name: "age", value: "5"))
+  }
+
+  @Test("class 19: Age is delta-seconds; a list counts its first member; 7200.0 is ignored")
+  func ages() {
+    #expect(HTTPFields.age("7200, 0") == 7200)
+    #expect(HTTPFields.age("7200.0") == nil)
+    #expect(HTTPFields.age("-5") == nil)
+    #expect(HTTPFields.age("1e3") == nil)
+    #expect(HTTPFields.age("99999999999999999999999") == 2_147_483_648)
+    let listed = ResponseFreshness(cacheControl: "max-age=3600", age: "7200, 0", received: received)
+    #expect(
+      !FreshnessPolicy().verdict(listed, lastModified: nil, stored: received, at: received).isFresh,
+      "the origin says it is already stale")
+  }
+
+  @Test("class 20: of duplicated directives the first counts; an invalid max-age is stale")
+  func duplicatedDirectives() {
+    #expect(CacheDirectives("max-age=60, max-age=99999").maxAge == 60)
+    #expect(CacheDirectives("max-age=abc").maxAge == 0)
+    #expect(CacheDirectives("max-age=\"60\"").maxAge == 60)
+    #expect(CacheDirectives("max-age=60.5").maxAge == 0)
+    #expect(CacheDirectives("max-age=1e300").maxAge == 0)
+    #expect(CacheDirectives("stale-if-error=inf").staleIfError == nil)
+  }
+
+  @Test("class 21: a heuristic lifetime only for heuristically cacheable statuses (not 201/202)")
+  func heuristicStatuses() {
+    let date = "Sun, 06 Nov 1994 08:49:37 GMT"
+    let modified = "Thu, 27 Oct 1994 08:49:37 GMT"  // ten days earlier: one day heuristic
+    for (status, fresh) in [(200, true), (nil, true), (203, true), (201, false), (202, false)] {
+      let freshness = ResponseFreshness(date: date, received: received, status: status)
+      let verdict = FreshnessPolicy().verdict(
+        freshness, lastModified: modified, stored: received, at: received.addingTimeInterval(60))
+      #expect(verdict.isFresh == fresh, "status \(String(describing: status))")
+    }
+  }
+
+  @Test("class 22: must-understand stores understood statuses despite no-store, never others")
+  func mustUnderstand() {
+    let directives = CacheDirectives("must-understand, no-store")
+    #expect(directives.allowsStoring(status: 200))
+    #expect(!directives.allowsStoring(status: 202))
+    #expect(!CacheDirectives("no-store").allowsStoring(status: 200))
+    #expect(CacheDirectives("max-age=5").allowsStoring(status: 201))
+  }
+
+  @Test("class 4: Content-Range is parsed whole; anything inconsistent is nil")
+  func contentRanges() {
+    #expect(ContentRange("bytes 100-199/200") == ContentRange(first: 100, last: 199, complete: 200))
+    #expect(ContentRange("bytes 100-199/*") == ContentRange(first: 100, last: 199, complete: nil))
+    for bad in [
+      "bytes 100-199/150", "bytes 200-100/300", "bytes -1-5/10", "bytes 1-5", "items 1-5/10",
+      "bytes 1-99999999999999999999/5", "bytes 1 -5/10", "bytes 0-0/0",
+    ] {
+      #expect(ContentRange(bad) == nil, "\(bad)")
+    }
+  }
+
+  @Test("checked conversions: NaN, infinities and huge values are nil, never a trap")
+  func checkedNumbers() {
+    for value in [Double.nan, .infinity, -.infinity, 1e300, -1e300, 9.3e18] {
+      #expect(Checked.int(value) == nil)
+    }
+    #expect(Checked.int(12.9) == 12)
+    #expect(Checked.digits("9223372036854775807") == Int64.max)
+    #expect(Checked.digits("9223372036854775808") == nil)
+    #expect(Checked.digits("+1") == nil && Checked.digits("") == nil && Checked.digits("1 ") == nil)
+    #expect(Checked.total([Int64.max, 1]) == nil)
+    #expect(Checked.milliseconds(.infinity) == 1 && Checked.milliseconds(1e300) == 86_400_000)
+  }
+}
