@@ -33,6 +33,11 @@ struct BatchFetchTests {
     #expect(ask("not a url") == "")
     #expect(ask(png) == first)
     #expect(ask(servers.nginx("base.gif?co=1"))?.hasSuffix(".gif") == true)
+    // Issue 21, class 17: a blank or comment line gets its (empty) line too, at once.
+    #expect(ask("") == "")
+    #expect(ask("# a comment") == "")
+    #expect(ask("   ") == "")
+    #expect(ask(png) == first)
     try input.fileHandleForWriting.close()
     process.waitUntilExit()
     // The most severe status of the stream, as for a batch: the malformed URL (2) over the 404.
@@ -54,6 +59,15 @@ struct BatchFetchTests {
     #expect(records.compactMap { $0["url"] as? String } == urls)
     #expect(records.last?["status"] as? String == "error")
     #expect(env.run(["fetch", "-i", "-", "-o", env.root.path + "/x.png"]).status == 2)
+    // Every line answered: blank and comment lines as empty lines, or error records.
+    let mixed = [urls[0], "", "# note", urls[1]].joined(separator: "\n") + "\n"
+    let plain = env.run(["fetch", "-i", "-"], input: mixed)
+    #expect(plain.status == 0, "\(plain.stderr)")
+    let answers = plain.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+    #expect(answers.count == 5 && answers[1].isEmpty && answers[2].isEmpty && !answers[3].isEmpty)
+    let recorded = CLIEnvironment.records(env.run(["fetch", "--json", "-i", "-"], input: mixed))
+    #expect(recorded.count == 4)
+    #expect(recorded.map { $0["status"] as? String } == ["hit", "error", "error", "hit"])
   }
 }
 

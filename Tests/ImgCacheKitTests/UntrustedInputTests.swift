@@ -123,6 +123,22 @@ struct UntrustedInputTests {
     }
   }
 
+  @Test("class 2: an SVG sized 1e300, inf or nan has unknown dimensions, never a trap")
+  func absurdSVG() {
+    for value in ["1e300", "inf", "nan", "-inf", "1e9", "-5"] {
+      for svg in [
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(value) \(value)\"></svg>",
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(value)\" height=\"\(value)\"></svg>",
+      ] {
+        let info = ImageSniffer.sniff(data: Array(svg.utf8))
+        #expect(info?.format == .svg, "\(svg)")
+        #expect(info?.width == nil && info?.height == nil, "\(svg)")
+      }
+    }
+    let plain = "<svg viewBox=\"0 0 12.4 30\"></svg>"
+    #expect(ImageSniffer.sniff(data: Array(plain.utf8))?.width == 12)
+  }
+
   @Test("checked conversions: NaN, infinities and huge values are nil, never a trap")
   func checkedNumbers() {
     for value in [Double.nan, .infinity, -.infinity, 1e300, -1e300, 9.3e18] {

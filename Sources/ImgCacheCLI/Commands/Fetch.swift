@@ -90,14 +90,34 @@ extension ImgCacheCommand {
       let (outcome, signal) = await Interrupts.run { [urls] () async -> Result<Int32, CacheError> in
         var status = ExitStatus.ok
         do {
-          let source = try URLLines(arguments: urls, file: input)
+          let source = try URLLines(arguments: urls, file: input, reportsBlankLines: true)
           while !Task.isCancelled && !context.console.stdoutClosed {
-            guard case .url(let first) = try source.next(wait: true) else { break }
-            var batch = [first]
-            while batch.count < 256, case .url(let url) = try source.next(wait: false) {
-              batch.append(url)
+            // Every line gets its answer, a blank or comment line too (an empty line, or an
+            // error record with --json): a co-process never waits for one that never comes.
+            var lines = [try source.next(wait: true)]
+            guard lines[0] != .end else { break }
+            while lines.count < 256 {
+              let item = try source.next(wait: false)
+              guard item != .end && item != .notYet else { break }
+              lines.append(item)
             }
-            for result in await fetcher.fetch(batch, options: options) {
+            let batch = lines.compactMap { line -> String? in
+              if case .url(let url) = line { return url }
+              return nil
+            }
+            var results =
+              (batch.isEmpty ? [] : await fetcher.fetch(batch, options: options)).makeIterator()
+            for line in lines {
+              if case .blank(let number) = line {
+                if context.global.json {
+                  context.emit(
+                    FetchRecord(.noURL(line: number), freshness: context.configuration.freshness))
+                } else {
+                  context.console.data("")
+                }
+                continue
+              }
+              guard let result = results.next() else { break }
               if let uncached = result.outcome.uncachedBody { unlink(uncached) }
               status = ExitStatus.worst(
                 status, Self.render(result, path: result.outcome.successPath, context: context))

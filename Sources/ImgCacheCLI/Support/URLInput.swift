@@ -35,8 +35,13 @@ final class URLLines: URLSource {
   private var start = 0
   private var finished = false
   private var lineNumber = 0
+  /// Whether lines without a URL come out as ``URLSourceItem/blank(line:)``.
+  private let reportsBlankLines: Bool
 
-  init(arguments: [String], file: String?) throws {
+  /// Reads `arguments`, then the lines of `file` (`-`: standard input); with
+  /// `reportsBlankLines`, a blank or comment line is an item of its own instead of skipped.
+  init(arguments: [String], file: String?, reportsBlankLines: Bool = false) throws {
+    self.reportsBlankLines = reportsBlankLines
     self.arguments = arguments.makeIterator()
     name = file == "-" ? "standard input" : file ?? ""
     guard let file else {
@@ -68,6 +73,7 @@ final class URLLines: URLSource {
         start = newline + 1
         lineNumber += 1
         if let url = try url(in: line) { return .url(url) }
+        if reportsBlankLines { return .blank(line: lineNumber) }
         continue
       }
       if buffer.count - start > Self.maxLine { throw tooLong(lineNumber + 1) }
@@ -77,7 +83,7 @@ final class URLLines: URLSource {
         start = buffer.count
         lineNumber += 1
         if let url = try url(in: line) { return .url(url) }
-        return .end
+        return reportsBlankLines ? .blank(line: lineNumber) : .end
       }
       guard try ready(descriptor, wait: wait) else { return wait ? .end : .notYet }
       try fill(from: descriptor)

@@ -9,6 +9,11 @@ public enum ConfigFile {
   public static func set(_ name: String, to value: String, in path: String) throws {
     let key = try policyKey(name)
     var scratch = Configuration()
+    guard value.isSingleLine else {
+      throw CacheError(
+        .invalidInput,
+        "invalid \(key.name): the value holds a control character or a line break")
+    }
     guard !value.contains("#"), try key.apply(&scratch, value) else {
       throw CacheError(
         .invalidInput, "invalid \(key.name) '\(key.redact(value))' (expected \(key.expected))")
@@ -60,10 +65,14 @@ public enum ConfigFile {
     case malformed(String)
   }
 
-  /// The lines of a policy file's text. Split on `isNewline`, not "\n": a CRLF is one
-  /// Character in Swift and would never split.
+  /// The lines of a policy file's text: split on LF only (a CRLF's CR dropped), never on
+  /// the other characters Swift calls newlines (U+2028, U+2029, NEL, VT, FF), which a reader
+  /// and a writer could otherwise disagree on (a value that becomes two lines).
   static func lines(of text: String) -> [Substring] {
-    text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+    // On scalars: "\r\n" is a single Character, which a Character split would not cut.
+    text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+      Substring(line.last == "\r" ? line.dropLast() : line)
+    }
   }
 
   /// Parses one line: the reader of policy files and `config set` read lines alike.
@@ -98,8 +107,10 @@ public enum ConfigFile {
   }
 
   /// Writes atomically (a temporary file beside it, then a rename), keeping the file's mode;
-  /// a new file is 0600.
-  private static func write(_ lines: [String], to path: String) throws {
+  /// a new file is 0600. A config file that is a symbolic link (a dotfile kept in a
+  /// repository) is written through: its target gets the new text, the link stays.
+  private static func write(_ lines: [String], to link: String) throws {
+    let path = try target(of: link)
     let folder = (path as NSString).deletingLastPathComponent
     do {
       try FileManager.default.createDirectory(
@@ -113,5 +124,25 @@ public enum ConfigFile {
     } catch {
       throw CacheError.io("cannot write config file \(path)", error)
     }
+  }
+
+  /// The file `path` names once every symbolic link on the way is followed (a link's
+  /// relative target counts from the link's folder); `path` itself when it is no link.
+  static func target(of path: String) throws -> String {
+    var current = path
+    for _ in 0..<40 {
+      var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+      let count = readlink(current, &buffer, buffer.count - 1)
+      guard count >= 0 else { return current }
+      let destination = String(
+        decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      current =
+        destination.hasPrefix("/")
+        ? destination
+        : ((current as NSString).deletingLastPathComponent as NSString)
+          .appendingPathComponent(destination)
+    }
+    throw CacheError(
+      .invalidInput, "cannot write config file \(path): too many levels of symbolic links")
   }
 }

@@ -194,6 +194,11 @@ public struct ResolvedConfiguration: Sendable {
         throw CacheError(.invalidInput, "\(origin): expected 'key = value', got '\(content)'")
       case .assignment(let key, let text): (name, value) = (key, text)
       }
+      guard value.isSingleLine else {
+        throw CacheError(
+          .invalidInput,
+          "\(origin): the value of '\(name)' holds a control character or a line break")
+      }
       guard let key = PolicyKey.named(name) else {
         throw CacheError(.invalidInput, "\(origin): unknown key '\(name)'")
       }

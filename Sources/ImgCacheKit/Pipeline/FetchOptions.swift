@@ -97,3 +97,15 @@ public struct FetchResult: Sendable {
   /// Bytes downloaded for this URL (0 for a hit).
   public var bytes: Int64
 }
+
+extension FetchResult {
+  /// The answer to line `line` of a URL list that holds no URL (blank, or a comment):
+  /// `fetch -i` answers every line, so a co-process never waits for one.
+  public static func noURL(line: Int) -> FetchResult {
+    FetchResult(
+      url: "", key: "",
+      outcome: .failure(
+        CacheError(.invalidInput, "line \(line) holds no URL (blank or a comment)")),
+      bytes: 0)
+  }
+}

@@ -203,6 +203,7 @@ private struct RunState {
           progress.done += 1
         }
       case .notYet: return batch
+      case .blank: continue
       case .end: inputEnded = true
       }
     }

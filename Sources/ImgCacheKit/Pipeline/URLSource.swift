@@ -2,6 +2,9 @@
 public enum URLSourceItem: Sendable, Equatable {
   /// A URL.
   case url(String)
+  /// A line without a URL (blank, or a `#` comment), numbered from 1; only from a source
+  /// that reports them (`fetch -i`, which answers every line).
+  case blank(line: Int)
   /// Nothing yet (a pipe with no full line waiting); only when not asked to wait.
   case notYet
   /// The end of the input (or of the wait, when the reading task was cancelled).

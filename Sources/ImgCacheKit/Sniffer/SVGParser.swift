@@ -26,8 +26,9 @@ enum SVGParser {
     if width == nil || height == nil, let box = attribute("viewBox", in: tag) {
       let numbers = box.split(whereSeparator: { $0 == " " || $0 == "," }).compactMap { Double($0) }
       if numbers.count == 4 {
-        width = width ?? Int(numbers[2].rounded())
-        height = height ?? Int(numbers[3].rounded())
+        // `1e300`, `inf`, `nan`: out-of-range dimensions are unknown, never a trap.
+        width = width ?? Checked.pixels(numbers[2])
+        height = height ?? Checked.pixels(numbers[3])
       }
     }
     return ImageInfo(format: .svg, width: width, height: height)
@@ -55,10 +56,7 @@ enum SVGParser {
   private static func pixels(_ value: Substring) -> Int? {
     var number = value.trimmingSpaces
     if number.hasSuffix("px") { number = number.dropLast(2) }
-    guard let parsed = Double(number), parsed.isFinite, parsed >= 0, parsed < 1e9 else {
-      return nil
-    }
-    return Int(parsed.rounded())
+    return Double(number).flatMap(Checked.pixels)
   }
 }
 

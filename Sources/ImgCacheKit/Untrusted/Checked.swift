@@ -16,6 +16,13 @@ public enum Checked {
     int(value).map(Int64.init)
   }
 
+  /// A length in pixels read as a floating-point number (an SVG attribute), rounded; nil
+  /// unless finite, at least 0 and under a billion.
+  public static func pixels(_ value: Double) -> Int? {
+    guard value.isFinite, value >= 0, value < 1e9 else { return nil }
+    return Int(value.rounded())
+  }
+
   /// A non-negative decimal integer written with ASCII digits only (no sign, no space, no
   /// point), or nil: empty, another character, or beyond `Int64.max`.
   public static func digits<Text: StringProtocol>(_ text: Text) -> Int64? {
@@ -52,6 +59,17 @@ public enum Checked {
   public static func milliseconds(_ seconds: TimeInterval, limit: Int = 86_400_000) -> Int {
     guard seconds.isFinite, seconds > 0 else { return 1 }
     return max(1, min(limit, int(seconds * 1000) ?? limit))
+  }
+}
+
+extension StringProtocol {
+  /// Whether the text is one line of plain text: no control character but the tab, no Unicode
+  /// line or paragraph separator. What a request header value and a config value must be.
+  public var isSingleLine: Bool {
+    !unicodeScalars.contains {
+      ($0.value < 0x20 && $0 != "\t") || (0x7F...0x9F).contains($0.value) || $0.value == 0x2028
+        || $0.value == 0x2029
+    }
   }
 }
 

@@ -36,12 +36,7 @@ enum HTTPFields {
   /// Whether `value` may be sent as a request header's value: no control character (CR, LF,
   /// NUL…), no Unicode line break. Every value that becomes a request header passes here,
   /// wherever it comes from (`-H`, the index, a remote object's metadata, a config file).
-  static func isSafeValue<Text: StringProtocol>(_ value: Text) -> Bool {
-    !value.unicodeScalars.contains {
-      ($0.value < 0x20 && $0 != "\t") || (0x7F...0x9F).contains($0.value) || $0.value == 0x2028
-        || $0.value == 0x2029
-    }
-  }
+  static func isSafeValue<Text: StringProtocol>(_ value: Text) -> Bool { value.isSingleLine }
 
   /// Whether `byte` may appear in a token (a field name, a directive name).
   static func isTokenByte(_ byte: UInt8) -> Bool {
