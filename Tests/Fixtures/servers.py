@@ -13,6 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 STATS = {"requests": {}, "order": [], "active": 0, "max_active": 0, "connections": 0,
          "max_connections": 0, "groups": {}}
 LOCK = threading.Lock()
+FIRST = {}  # URLs with slowfirst=: how many requests each got
 HEARD = {}  # /hostile ids: the request headers each request came with
 RESUMABLE = {}  # /resumable ids: how many full and ranged requests were served
 DOWN = {}  # /origin ids that are down, with how they fail: an HTTP status or "reset"
@@ -109,6 +110,12 @@ class Fault(BaseHTTPRequestHandler):
         self.send(200, body, "application/json")
 
     def route(self, path, params):
+        if params.get("slowfirst"):  # only the first request of this exact URL is slow
+            with LOCK:
+                seen = FIRST.get(self.path, 0)
+                FIRST[self.path] = seen + 1
+            if not seen:
+                time.sleep(min(float(params["slowfirst"]), 30))
         delay = float(params.get("delay", "0"))
         if delay:
             time.sleep(min(delay, 30))

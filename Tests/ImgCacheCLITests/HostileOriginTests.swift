@@ -114,4 +114,41 @@ struct HostileOriginTests {
     #expect(!heard.lowercased().contains("x-injected"), "\(heard)")
     #expect(heard.contains("If-None-Match") == false, "an unsafe validator is not sent at all")
   }
+
+  @Test("class 16: a holder stopped by SIGSTOP is waited for the idle timeout only, not 10 min")
+  func stoppedHolder() throws {
+    let url = servers.fault("/image/base.png?slowfirst=25&id=\(UUID().uuidString)")
+    let holder = try env.start(["fetch", url])
+    defer {
+      kill(holder.processIdentifier, SIGCONT)
+      kill(holder.processIdentifier, SIGKILL)
+      holder.waitUntilExit()
+    }
+    let locks = env.cacheDirectory + "/locks"
+    let deadline = Date().addingTimeInterval(20)
+    while DirectoryListing.names(atPath: locks).isEmpty && Date() < deadline { usleep(10_000) }
+    #expect(!DirectoryListing.names(atPath: locks).isEmpty, "the holder took the key's lock")
+    kill(holder.processIdentifier, SIGSTOP)
+    let waiter = run(
+      "/usr/bin/timeout", ["-s", "KILL", "60", imgcacheBinary, "fetch", "--timeout", "2s", url],
+      environment: env.environment)
+    #expect(waiter.status == 0, "the waiter downloaded it itself: \(waiter.stderr)")
+    #expect(waiter.stdout.hasPrefix(env.cacheDirectory + "/data/"))
+  }
+
+  @Test("class 24: after fetch and prefetch no index.sqlite-wal or -shm stays behind")
+  func noWALLeftBehind() throws {
+    let index = env.cacheDirectory + "/index.sqlite"
+    let leftovers = {
+      ["-wal", "-shm"].filter { FileManager.default.fileExists(atPath: index + $0) }
+    }
+    #expect(env.run(["fetch", servers.nginx("base.png?wal=\(UUID().uuidString)")]).status == 0)
+    #expect(leftovers().isEmpty, "after fetch")
+    let list = (0..<5).map { servers.nginx("base.jpg?wal=\($0)-\(UUID().uuidString)") }
+    let prefetch = env.run(["prefetch", "-i", "-"], input: list.joined(separator: "\n"))
+    #expect(prefetch.status == 0, "\(prefetch.stderr)")
+    #expect(leftovers().isEmpty, "after prefetch")
+    #expect(env.run(["fetch", servers.fault("/status/404?wal=1")]).status != 0)
+    #expect(leftovers().isEmpty, "after a failed fetch")
+  }
 }

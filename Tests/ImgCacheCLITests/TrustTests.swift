@@ -101,6 +101,9 @@ struct TrustTests {
       let output = env.run(arguments)
       #expect(output.status == 3, "\(arguments): \(output.stderr)")
       expectCleanError(output, contains: "imgcache clear")
+      // Issue 21, class 23: one clean line, never the message nested in itself.
+      #expect(output.stderr.components(separatedBy: "is damaged").count == 2, "\(output.stderr)")
+      #expect(output.stderr.components(separatedBy: "imgcache clear").count == 2)
     }
     let cleared = env.run(["clear"])
     #expect(cleared.status == 0, "\(cleared.stderr)")

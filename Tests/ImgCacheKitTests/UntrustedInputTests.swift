@@ -1,4 +1,6 @@
 import Foundation
+import GRDB
+import ImgCacheTestSupport
 import Testing
 
 @testable import ImgCacheKit
@@ -150,5 +152,29 @@ struct UntrustedInputTests {
     #expect(Checked.digits("+1") == nil && Checked.digits("") == nil && Checked.digits("1 ") == nil)
     #expect(Checked.total([Int64.max, 1]) == nil)
     #expect(Checked.milliseconds(.infinity) == 1 && Checked.milliseconds(1e300) == 86_400_000)
+  }
+}
+
+/// Class 27: the download loop only hands over "a partial started"; the record is written
+/// elsewhere, so a `clean` holding the write lock never stalls the transfers of a process.
+@Suite("Partial records: written off the download loop's thread")
+struct PartialRecordTests {
+  let directory = TemporaryDirectory()
+
+  @Test("recordPartial returns while another process holds the write lock; written after")
+  func recordedOffTheLoop() throws {
+    let cache = DiskCache(directory: directory.url)
+    try store(cache, "https://a.example/seed.png")
+    cache.index.close()
+    let holder = try DatabaseQueue(path: cache.layout.indexFile.path)
+    let key = "https://a.example/big.bin"
+    try holder.writeWithoutTransaction { db in
+      try db.execute(sql: "BEGIN EXCLUSIVE")
+      // On the loop's thread this must not wait for the lock (60 s of busy timeout).
+      cache.recordPartial(url: key, key: key, validator: "\"v1\"", contentLength: 5_000_000)
+      try db.execute(sql: "COMMIT")
+    }
+    cache.flushPartialRecords()
+    #expect(try cache.index.partial(forKey: key)?.validator == "\"v1\"")
   }
 }

@@ -189,8 +189,11 @@ final class Index: Sendable {
     // The direct connection first: the pool's last connection can then remove the WAL.
     try? direct?.close()
     if let pool {
-      // PASSIVE never waits for other processes; closing the last connection removes the WAL.
+      // PASSIVE never waits for other processes; closing the last connection removes the WAL
+      // and its -shm, but only when that connection can write: the pool closes its writer
+      // before its (read-only) readers, so the readers go first here.
       _ = try? pool.writeWithoutTransaction { try $0.checkpoint(.passive) }
+      pool.releaseMemory()
       try? pool.close()
     }
   }
@@ -206,24 +209,31 @@ final class Index: Sendable {
   }
 
   /// Whether `error` says the index file is damaged or not a database.
-  static func isCorruption(_ error: any Error) -> Bool {
+  static func isCorruption(_ error: any Error) -> Bool { corruption(in: error) != nil }
+
+  /// The SQLite error under `error` (however deeply wrapped) that says the file is damaged.
+  private static func corruption(in error: any Error) -> DatabaseError? {
     var current: (any Error)? = error
     while let error = current {
       if let database = error as? DatabaseError {
         return database.resultCode == .SQLITE_CORRUPT || database.resultCode == .SQLITE_NOTADB
+          ? database : nil
       }
       current = (error as? CacheError)?.underlying
     }
-    return false
+    return nil
   }
 
-  /// Wraps an error of the index, pointing at `clear` when the file is damaged.
+  /// Wraps an error of the index, pointing at `clear` when the file is damaged: one line that
+  /// names SQLite's own error, however many layers wrapped it already.
   private func failure(_ what: String, _ error: any Error) -> CacheError {
-    guard Self.isCorruption(error) else { return CacheError.io("\(what) \(path)", error) }
+    guard let root = Self.corruption(in: error) else {
+      return CacheError.io("\(what) \(path)", error)
+    }
     return CacheError(
       .localIO,
-      "the index \(path) is damaged (\(CacheError.describe(error))): run 'imgcache clear' to "
-        + "move it aside and start empty", underlying: error)
+      "the index \(path) is damaged (\(CacheError.describe(root))): run 'imgcache clear' to "
+        + "move it aside and start empty", underlying: root)
   }
 
   /// The direct connection of a process that has not written, opened once: read-write (read

@@ -32,12 +32,19 @@ extension Fetcher {
   }
 
   /// Waits for the process holding `lockPath`, then serves what it stored, or downloads the
-  /// key (holding the lock) when it stored nothing: it failed, died, or the wait timed out.
+  /// key (holding the lock) when it stored nothing: it failed, died, or the wait timed out —
+  /// the whole wait, or the idle timeout without progress (a stopped holder).
   func afterAnotherProcess(_ started: Started, lockPath: String, options: FetchOptions) async
     -> FetchResult
   {
     let download = started.download
-    let lock = try? await KeyLock.wait(for: lockPath, until: lockDeadline())
+    // The holder's progress shows in its partial body (a resumable download); without one, a
+    // holder gets the idle timeout to finish before this process downloads the key itself.
+    let partial = cache.layout.partialFile(forKey: download.key)
+    let idle = Duration.milliseconds(Checked.milliseconds(transfer.idleTimeout))
+    let lock = try? await KeyLock.wait(for: lockPath, until: lockDeadline(), idle: idle) {
+      FileIO.sizes(of: partial)?.size ?? -1
+    }
     defer { lock?.release() }
     if Task.isCancelled {
       return FetchResult(

@@ -39,13 +39,28 @@ final class KeyLock: Sendable {
   }
 
   /// Takes the lock at `path`, checking every 5 ms (an `await`, never a blocked thread) until
-  /// `deadline`; nil when the deadline passes or the task is cancelled first.
-  static func wait(for path: String, until deadline: ContinuousClock.Instant) async throws
-    -> KeyLock?
-  {
+  /// `deadline`, or until `idle` passes without the holder's `progress` changing (a holder
+  /// stopped by SIGSTOP or Ctrl-Z never releases, and a second download beats a hang); nil
+  /// when either passes or the task is cancelled first. `progress` is read every 100 ms.
+  static func wait(
+    for path: String, until deadline: ContinuousClock.Instant, idle: Duration,
+    progress: () -> Int64
+  ) async throws -> KeyLock? {
+    var seen = progress()
+    var idleDeadline = ContinuousClock.now + idle
+    var checks = 0
     while true {
       if let lock = try attempt(path) { return lock }
-      if ContinuousClock.now >= deadline || Task.isCancelled { return nil }
+      let now = ContinuousClock.now
+      checks += 1
+      if checks % 20 == 0 {
+        let current = progress()
+        if current != seen {
+          seen = current
+          idleDeadline = now + idle
+        }
+      }
+      if now >= deadline || now >= idleDeadline || Task.isCancelled { return nil }
       try? await Task.sleep(for: .milliseconds(5))
     }
   }
