@@ -11,7 +11,7 @@ DEB_PACKAGES := pkg-config curl libsqlite3-dev libssl-dev libcurl4-openssl-dev l
 # PyPI: the S3 server the remote-tier tests run (moto, with its server extras).
 PIP_PACKAGES := moto[server]
 
-.PHONY: all deps build release test format lint docs check-docs demo install clean bench deb
+.PHONY: all deps build release test format lint docs check-docs demo install clean bench deb fuzz
 
 all: build
 
@@ -38,6 +38,12 @@ test: deps
 	$(SWIFT) test --skip-build
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory check-docs
+
+# The untrusted-input boundary fuzzed for FUZZ_SECONDS (make test runs it for 4 s); a trap or a
+# hang prints the target and the input in hex and fails. FUZZ_SEED repeats a run.
+FUZZ_SECONDS ?= 300
+fuzz: build
+	.build/debug/imgcache-fuzz $(FUZZ_SECONDS) $(FUZZ_SEED)
 
 lint:
 	git ls-files -z '*.swift' | xargs -0 $(SWIFT) format lint --strict --parallel

@@ -36,11 +36,13 @@ let package = Package(
       ]),
     .executableTarget(name: "imgcache", dependencies: ["ImgCacheCLI"]),
     .executableTarget(name: "imgcache-stress", dependencies: ["ImgCacheKit"]),
+    // The untrusted-input fuzzer (make fuzz; a few seconds of it in make test). Not installed.
+    .executableTarget(name: "imgcache-fuzz", dependencies: ["ImgCacheKit"]),
     .target(
       name: "ImgCacheTestSupport", dependencies: ["ImgCacheKit"], path: "Tests/ImgCacheTestSupport"),
     .testTarget(
       name: "ImgCacheKitTests",
-      dependencies: ["ImgCacheKit", "ImgCacheTestSupport", "imgcache-stress"]),
+      dependencies: ["ImgCacheKit", "ImgCacheTestSupport", "imgcache-stress", "imgcache-fuzz"]),
     .testTarget(
       name: "ImgCacheCLITests",
       dependencies: ["ImgCacheCLI", "ImgCacheKit", "ImgCacheTestSupport", "imgcache"]),

@@ -42,10 +42,10 @@ struct PrefetchDisplay {
     drawn = true
     let width = 30
     let fraction = progress.total > 0 ? Double(progress.done) / Double(progress.total) : 0
-    let filled = Int(fraction * Double(width))
+    let filled = min(width, max(0, Checked.int(fraction * Double(width)) ?? 0))
     let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
     console.stderr(
-      "\r[\(bar)] \(progress.done)/\(progress.total)\(progress.inputFinished ? "" : "+")  \(progress.failed) failed  \(Units.formatBytes(Int64(progress.rate)))/s \u{1B}[K"
+      "\r[\(bar)] \(progress.done)/\(progress.total)\(progress.inputFinished ? "" : "+")  \(progress.failed) failed  \(Units.formatBytes(Checked.int64(progress.rate) ?? 0))/s \u{1B}[K"
     )
   }
 
@@ -56,7 +56,7 @@ struct PrefetchDisplay {
     let p = summary.progress
     var parts = [
       "\(p.hits) hit",
-      "\(p.downloaded) downloaded (\(Units.formatBytes(p.bytes)), \(Units.formatBytes(Int64(p.rate)))/s)",
+      "\(p.downloaded) downloaded (\(Units.formatBytes(p.bytes)), \(Units.formatBytes(Checked.int64(p.rate) ?? 0))/s)",
     ]
     if p.notModified > 0 { parts.append("\(p.notModified) not modified") }
     if p.misses > 0 { parts.append("\(p.misses) not cached (offline)") }

@@ -1,4 +1,5 @@
 import Foundation
+import ImgCacheKit
 
 /// Sizes and durations as people read them (parsing is the engine's ``PolicyValue``).
 enum Units {
@@ -21,7 +22,7 @@ enum Units {
   static func formatDuration(_ seconds: TimeInterval) -> String {
     if seconds < 0 { return "never" }
     if seconds < 60 { return String(format: seconds < 10 ? "%.1fs" : "%.0fs", seconds) }
-    let total = Int(seconds.rounded())
+    guard let total = Checked.int(seconds.rounded()) else { return "unknown" }
     let (d, h, m, s) = (total / 86_400, total % 86_400 / 3_600, total % 3_600 / 60, total % 60)
     if d > 0 { return h > 0 ? "\(d)d \(h)h" : "\(d)d" }
     if h > 0 { return m > 0 ? "\(h)h \(m)m" : "\(h)h" }
@@ -31,7 +32,12 @@ enum Units {
   /// `2026-11-22T10:00:00Z` (RFC 3339, UTC, whole seconds), without a formatter (`list` prints
   /// one per entry).
   static func formatTime(_ date: Date) -> String {
-    var time = time_t(date.timeIntervalSince1970.rounded(.down))
+    // Beyond the year 9999 (or NaN), no time a user could read: never a trap.
+    let seconds = date.timeIntervalSince1970.rounded(.down)
+    guard seconds.isFinite, abs(seconds) < 253_402_300_800, let whole = Checked.int(seconds) else {
+      return "unknown"
+    }
+    var time = time_t(whole)
     var parts = tm()
     gmtime_r(&time, &parts)
     func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }

@@ -9,7 +9,7 @@ extension Fetcher {
   /// transfer that makes progress is not stopped by its idle timeout).
   func lockDeadline() -> ContinuousClock.Instant {
     let limit = transfer.maxTime > 0 ? transfer.maxTime + transfer.connectTimeout : 600
-    return .now + .milliseconds(Int64(limit * 1000))
+    return .now + .milliseconds(Checked.milliseconds(limit))
   }
 
   /// The entry another process stored for `download` since this one's lookup, as this

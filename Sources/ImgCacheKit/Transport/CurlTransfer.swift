@@ -45,7 +45,7 @@ final class CurlTransfer {
     self.request = request
     self.handle = handle
     self.maxBodySize = options.maxBodySize
-    self.idleNanoseconds = UInt64(options.idleTimeout * 1e9)
+    self.idleNanoseconds = UInt64(Checked.milliseconds(options.idleTimeout)) * 1_000_000
     errorBuffer.initialize(repeating: 0, count: Int(imgcache_error_size))
     self.host = URLText.host(of: request.url)
     configure(options: options, share: share)
@@ -66,13 +66,14 @@ final class CurlTransfer {
     imgcache_setopt_long(api, h, CURLOPT_FOLLOWLOCATION, 1)
     imgcache_setopt_long(api, h, CURLOPT_MAXREDIRS, options.maxRedirects)
     imgcache_setopt_long(api, h, CURLOPT_NOSIGNAL, 1)
-    imgcache_setopt_long(api, h, CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout * 1000))
+    imgcache_setopt_long(
+      api, h, CURLOPT_CONNECTTIMEOUT_MS, Checked.milliseconds(options.connectTimeout))
     imgcache_setopt_pointer(api, h, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
     // The idle timeout is time without a byte (checked from the progress callback), not an
     // average speed: a server sending a byte a second is slow, not dead.
     imgcache_setopt_long(api, h, CURLOPT_NOPROGRESS, 0)
     if options.maxTime > 0 {
-      imgcache_setopt_long(api, h, CURLOPT_TIMEOUT_MS, Int(options.maxTime * 1000))
+      imgcache_setopt_long(api, h, CURLOPT_TIMEOUT_MS, Checked.milliseconds(options.maxTime))
     }
     imgcache_setopt_off(api, h, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(options.maxBodySize))
     imgcache_setopt_string(api, h, CURLOPT_ACCEPT_ENCODING, "")

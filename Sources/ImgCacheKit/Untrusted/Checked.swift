@@ -56,7 +56,7 @@ public enum Checked {
 
   /// Seconds as whole milliseconds for a C `long` option, clamped to `1...limit` (a bad value
   /// never reaches a C API): NaN and negative become 1 ms.
-  public static func milliseconds(_ seconds: TimeInterval, limit: Int = 86_400_000) -> Int {
+  public static func milliseconds(_ seconds: TimeInterval, limit: Int = 2_147_483_647) -> Int {
     guard seconds.isFinite, seconds > 0 else { return 1 }
     return max(1, min(limit, int(seconds * 1000) ?? limit))
   }

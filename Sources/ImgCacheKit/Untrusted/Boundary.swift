@@ -1,0 +1,102 @@
+import Foundation
+
+/// The untrusted-input boundary as one entry point, for the fuzzer (`make fuzz`): each target
+/// is one parser that values from outside go through. A hostile input must come back as
+/// "refused" (false), never as a trap or a hang.
+public enum Boundary {
+  /// One parser of outside values.
+  public enum Target: String, CaseIterable, Sendable {
+    /// `Date`, `Expires`, `Last-Modified` (RFC 9110 §5.6.7).
+    case httpDate = "http-date"
+    /// `Cache-Control` directives and the freshness verdict they lead to (RFC 9111).
+    case cacheControl = "cache-control"
+    /// `Age`, `Content-Length` (delta-seconds and lengths).
+    case age
+    /// `Content-Range` of a 206.
+    case contentRange = "content-range"
+    /// A response header line as libcurl hands it over.
+    case headerLine = "header-line"
+    /// The trailer at the end of an HTTP/WebDAV/S3 remote object (metadata JSON).
+    case remoteTrailer = "remote-trailer"
+    /// A line of a policy file, and `config set`'s check of a value.
+    case configLine = "config-line"
+    /// A `remote_storage` value.
+    case remoteStorage = "remote-storage"
+    /// An SVG's root tag (width, height, viewBox).
+    case svg
+  }
+
+  /// A sample input of `target` for a fuzzer to start from.
+  public static func seeds(_ target: Target) -> [String] {
+    switch target {
+    case .httpDate:
+      return [
+        "Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT",
+        "Sun Nov  6 08:49:37 1994",
+      ]
+    case .cacheControl:
+      return ["max-age=60, must-revalidate", "no-store, must-understand", "stale-if-error=\"30\""]
+    case .age: return ["7200", "7200, 0", "0"]
+    case .contentRange: return ["bytes 100-199/200", "bytes 0-0/*"]
+    case .headerLine: return ["Content-Encoding: gzip\r\n", "ETag: \"a\"\r\n"]
+    case .remoteTrailer:
+      return [#"{"url":"https://a.example/x.png","size":4,"sha256":"00","width":1,"height":2}"#]
+    case .configLine: return ["jobs = 4  # comment", "user_agent = imgcache", "max_age = 7d"]
+    case .remoteStorage:
+      return ["redis://:secret@127.0.0.1:6379|connect-timeout=100", "s3://bucket/p|region=x"]
+    case .svg: return [#"<svg width="10" height="20" viewBox="0 0 10 20"></svg>"#]
+    }
+  }
+
+  /// Feeds `bytes` to the parser of `target`; returns whether it took them as valid.
+  @discardableResult
+  public static func feed(_ target: Target, _ bytes: [UInt8]) -> Bool {
+    let text = String(decoding: bytes, as: UTF8.self)
+    switch target {
+    case .httpDate:
+      return HTTPDate.parse(text) != nil
+    case .cacheControl:
+      let stored = Date(timeIntervalSince1970: 784_111_777)
+      let verdict = FreshnessPolicy().verdict(
+        ResponseFreshness(cacheControl: text, expires: text, date: text, age: text),
+        lastModified: text, stored: stored, at: stored.addingTimeInterval(60))
+      return CacheDirectives(text).allowsStoring(status: 200) && verdict.isFresh
+    case .age:
+      return HTTPFields.age(text) != nil || HTTPFields.contentLength(text) != nil
+    case .contentRange:
+      return ContentRange(text) != nil
+    case .headerLine:
+      return bytes.withUnsafeBytes { HeaderLine.parse($0) } != nil
+    case .remoteTrailer:
+      return remoteTrailer(bytes)
+    case .configLine:
+      for line in ConfigFile.lines(of: text) {
+        guard case .assignment(let name, let value) = ConfigFile.parse(line),
+          let key = PolicyKey.named(name), value.isSingleLine
+        else { continue }
+        var scratch = Configuration()
+        _ = try? key.apply(&scratch, value)
+      }
+      return text.isSingleLine
+    case .remoteStorage:
+      _ = RemoteSpec.redactList(text)
+      return (try? RemoteSpec.parseList(text)) != nil
+    case .svg:
+      return ImageSniffer.sniff(data: bytes) != nil
+    }
+  }
+
+  /// A body, then `bytes` as the trailer's metadata, its length and the magic, read back the
+  /// way a remote object is.
+  private static func remoteTrailer(_ bytes: [UInt8]) -> Bool {
+    var object = Data("body".utf8) + Data(bytes)
+    var length = UInt64(bytes.count).littleEndian
+    object += Data(bytes: &length, count: 8) + RemoteEnvelope.magic
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "imgcache-fuzz-\(getpid())"
+    ).path
+    defer { unlink(path) }
+    guard FileManager.default.createFile(atPath: path, contents: object) else { return false }
+    return (try? RemoteEnvelope.open(path)) != nil
+  }
+}
