@@ -1,6 +1,6 @@
 import ImgCacheKit
 
-/// The exit statuses of DESIGN.md §4.
+/// The exit statuses of docs/design.md, Command line.
 enum ExitStatus {
   static let ok: Int32 = 0
   static let negative: Int32 = 1

@@ -123,7 +123,7 @@ public struct ResolvedConfiguration: Sendable {
   /// Each key's text and origin (`default`, a variable, `file:line`, a flag).
   public var values: [PolicyKey: (text: String, origin: String)] = [:]
 
-  /// Resolves every key with DESIGN.md §4's precedence: `flags` > `IMGCACHE_*` in
+  /// Resolves every key with the precedence of docs/design.md, Command line: `flags` > `IMGCACHE_*` in
   /// `environment` > `cacheFile` > `userFile` > defaults. A missing file is skipped unless
   /// `userFileRequired`; a bad line or value is an `.invalidInput` error naming its origin.
   public init(

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Sizes and durations as DESIGN.md §4 writes them, parsed and written back.
+/// Sizes and durations as docs/design.md (Command line) writes them, parsed and written back.
 public enum PolicyValue {
   private static let sizeUnits: [String: Double] = [
     "": 1, "b": 1, "k": 1024, "kib": 1024, "m": 1_048_576, "mib": 1_048_576,

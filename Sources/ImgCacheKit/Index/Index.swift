@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Synchronization
 
-/// The SQLite index of one cache directory (DESIGN.md §2): its connections and transactions.
+/// The SQLite index of one cache directory (docs/design.md, On disk): its connections and transactions.
 /// Every SQL statement of imgcache lives in this folder; callers see records and totals.
 ///
 /// A process that has not written reads through one direct connection (it opens faster: no

@@ -134,7 +134,7 @@ actor StoreBatcher {
   }
 }
 
-/// The fingerprint of the options that can change a request's outcome (DESIGN.md §3): a
+/// The fingerprint of the options that can change a request's outcome (docs/design.md, Cache semantics): a
 /// failure recorded under one fingerprint does not refuse a request with another. Credentials
 /// enter only through the hash.
 enum RequestFingerprint {

@@ -3,7 +3,7 @@ import Foundation
 extension Fetcher {
   /// Looks `urls` up without the network, in one index read per tier and one failure query
   /// for all: each gets an answer (hit, refusal, offline miss, error) or a download to make.
-  /// The lookup order of DESIGN.md §3, written once.
+  /// The lookup order of docs/design.md (Cache semantics), written once.
   func resolve(_ urls: [String], options: FetchOptions) async -> [Resolution] {
     var answers = [Resolution?](repeating: nil, count: urls.count)
     var requests = [RequestURL?](repeating: nil, count: urls.count)

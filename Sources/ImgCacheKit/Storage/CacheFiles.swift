@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// The cache's own files, reached from `$DIR` by descriptor without following any link
-/// inside it, so that nothing outside the cache is ever deleted (DESIGN.md §2).
+/// inside it, so that nothing outside the cache is ever deleted (docs/design.md, On disk).
 extension DiskCache {
   /// Removes the data files `files` (`ab/<name>`), up to four shards at a time; returns the
   /// shards left alone because they are not real folders (`data/ab`).

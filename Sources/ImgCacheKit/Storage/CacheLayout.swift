@@ -1,6 +1,6 @@
 import Foundation
 
-/// Paths inside a cache directory (DESIGN.md §2).
+/// Paths inside a cache directory (docs/design.md, On disk).
 public struct CacheLayout: Sendable, Equatable {
   /// The cache directory, `$DIR`.
   public let root: URL

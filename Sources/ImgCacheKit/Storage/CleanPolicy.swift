@@ -1,6 +1,6 @@
 import Foundation
 
-/// The limits `clean` enforces (SDWebImage's `deleteOldFiles`, DESIGN.md §3).
+/// The limits `clean` enforces (SDWebImage's `deleteOldFiles`, docs/design.md, Cache semantics).
 public struct CleanPolicy: Sendable, Equatable {
   /// Entries whose last access is at or before now − `maxAge` expire. Negative means never;
   /// zero means everything. The default is 7 days.

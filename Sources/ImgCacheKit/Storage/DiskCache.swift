@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// The local tier: one cache directory with its SQLite index (DESIGN.md §2–§3), safe for
+/// The local tier: one cache directory with its SQLite index (docs/design.md, On disk and Cache semantics), safe for
 /// several processes at once.
 ///
 /// Every change to `data/` happens inside a write transaction of the index, so a row and its

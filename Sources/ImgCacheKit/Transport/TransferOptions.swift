@@ -6,7 +6,7 @@ public enum ImgCacheVersion {
   public static let current = "0.1.0"
 }
 
-/// How the downloader talks to servers (SDWebImageDownloader's configuration, DESIGN.md §3).
+/// How the downloader talks to servers (SDWebImageDownloader's configuration, docs/design.md, Cache semantics).
 public struct TransferOptions: Sendable, Equatable {
   /// The order queued transfers start in.
   public enum Order: String, Sendable, CaseIterable {
@@ -167,7 +167,7 @@ public struct DownloadResponse: Sendable {
 }
 
 extension CacheError {
-  /// Whether the failure is permanent, so the URL is blacklisted (DESIGN.md §3): not an image,
+  /// Whether the failure is permanent, so the URL is blacklisted (docs/design.md, Cache semantics): not an image,
   /// 404 and 410, TLS, bad URL or scheme, too many redirects, auth refused, too large.
   public var isPermanent: Bool {
     switch kind {
