@@ -33,7 +33,7 @@ final class HTTPServer: RemoteServer {
 
   /// A WebDAV/HTTP server at `url` (`https://user:password@host/path`).
   convenience init(url: String, spec: RemoteSpec) throws {
-    let display = RemoteSpec.redact(url)
+    let display = spec.label(of: url)
     guard let split = try? RequestURL(url) else {
       throw CacheError(.invalidInput, "remote storage \(display): malformed URL")
     }

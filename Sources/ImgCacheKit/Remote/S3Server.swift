@@ -8,7 +8,7 @@ enum S3Listing {
   static func server(url: String, spec: RemoteSpec, environment: [String: String]) throws
     -> HTTPServer
   {
-    let display = RemoteSpec.redact(url)
+    let display = spec.label(of: url)
     func bad(_ why: String) -> CacheError {
       CacheError(.invalidInput, "remote storage \(display): \(why)")
     }
@@ -63,10 +63,14 @@ enum S3Listing {
       throw CacheError(.httpStatus, "listing the bucket: HTTP \(status)", httpStatus: status)
     }
     let text = String(decoding: xml, as: UTF8.self)
-    let sizes = text.components(separatedBy: "<Size>").dropFirst().compactMap {
-      Int64($0.prefix { $0 != "<" })
+    // The listing is the store's word: a size that is no number, or a sum past Int64, is
+    // "unknown", never a trap.
+    let sizes = text.components(separatedBy: "<Size>").dropFirst().map {
+      Checked.digits($0.prefix { $0 != "<" })
     }
     let truncated = text.contains("<IsTruncated>true</IsTruncated>")
-    return truncated ? (nil, nil) : (Int64(sizes.count), sizes.reduce(0, +))
+    guard !truncated else { return (nil, nil) }
+    let bytes = sizes.contains(nil) ? nil : Checked.total(sizes.compactMap { $0 })
+    return (Int64(sizes.count), bytes)
   }
 }

@@ -89,8 +89,8 @@ public struct ObjectRequest: Sendable {
     imgcache_setopt_string(api, h, CURLOPT_URL, url)
     imgcache_setopt_string(api, h, CURLOPT_PROTOCOLS_STR, "http,https")
     imgcache_setopt_long(api, h, CURLOPT_NOSIGNAL, 1)
-    imgcache_setopt_long(api, h, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(connectTimeout * 1000)))
-    imgcache_setopt_long(api, h, CURLOPT_TIMEOUT_MS, max(1, Int(operationTimeout * 1000)))
+    imgcache_setopt_long(api, h, CURLOPT_CONNECTTIMEOUT_MS, Checked.milliseconds(connectTimeout))
+    imgcache_setopt_long(api, h, CURLOPT_TIMEOUT_MS, Checked.milliseconds(operationTimeout))
     if let credentials { imgcache_setopt_string(api, h, CURLOPT_USERPWD, credentials) }
     if let awsSignature {
       imgcache_setopt_string(api, h, CURLOPT_AWS_SIGV4, awsSignature)

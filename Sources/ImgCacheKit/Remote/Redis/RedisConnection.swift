@@ -33,17 +33,17 @@ final class RedisConnection: @unchecked Sendable {
     connectTimeout: TimeInterval, operationTimeout: TimeInterval, display: String
   ) throws {
     where_ = display
-    let connect = imgcache_redis_timeval(max(1, Int(connectTimeout * 1000)))
+    let connect = imgcache_redis_timeval(Checked.milliseconds(connectTimeout))
     let made =
       socket.map { redisConnectUnixWithTimeout($0, connect) }
-      ?? redisConnectWithTimeout(host ?? "127.0.0.1", Int32(port), connect)
+      ?? redisConnectWithTimeout(host ?? "127.0.0.1", Int32(clamping: port), connect)
     guard let made, imgcache_redis_error_code(made) == 0 else {
       let text = String(cString: imgcache_redis_error_text(made))
       if let made { redisFree(made) }
       throw Self.failure(text, display: display)
     }
     context = made
-    redisSetTimeout(context, imgcache_redis_timeval(max(1, Int(operationTimeout * 1000))))
+    redisSetTimeout(context, imgcache_redis_timeval(Checked.milliseconds(operationTimeout)))
     // From here a throw runs deinit, which frees the context.
     if let password {
       let arguments = ["AUTH"] + (user.map { [$0] } ?? []) + [password]

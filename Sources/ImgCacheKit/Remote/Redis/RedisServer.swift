@@ -21,7 +21,7 @@ final class RedisServer: RemoteServer {
   /// A server at `url` (`redis://…` or `redis+unix:…`) with `spec`'s timeouts.
   init(url: String, spec: RemoteSpec) throws {
     self.spec = spec
-    display = RemoteSpec.redact(url)
+    display = spec.label(of: url)
     let bad = CacheError(.invalidInput, "remote storage \(display): malformed Redis URL")
     if url.hasPrefix("redis+unix:") && !url.hasPrefix("redis+unix://") {
       (host, port, user, password) = (nil, 0, nil, nil)
