@@ -54,7 +54,9 @@ struct RemoteInputTests {
     let port = redis.redis[0].port
     let url = servers.fault(servers.distinctImages(1)[0])
     var outputs = [String]()
-    func expectNoSecret(_ text: String, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectNoSecret(
+      _ text: String, _ what: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
       #expect(
         !text.contains("Qx") && !text.contains("Zk"), "\(what): \(text)",
         sourceLocation: sourceLocation)
@@ -84,7 +86,8 @@ struct RemoteInputTests {
     #expect(fetched.status == 0, "\(fetched.stderr)")
     #expect(redis.redisCLI(0, ["DBSIZE"], password: password) == "1", "written back")
     let status = machine.run(["remote", "status", "--remote", good])
-    #expect(status.status == 0 && status.stdout.contains("redis://***@127.0.0.1:\(port): reachable"))
+    #expect(
+      status.status == 0 && status.stdout.contains("redis://***@127.0.0.1:\(port): reachable"))
     let stats = machine.run(["stats", "--json"])
     #expect(stats.stdout.contains("redis://***@127.0.0.1:\(port)"), "\(stats.stdout)")
     #expect(machine.run(["config", "set", "remote_storage", good]).status == 0)

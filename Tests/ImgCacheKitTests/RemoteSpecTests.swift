@@ -80,7 +80,8 @@ struct RemoteSpecTests {
     let http = try RemoteSpec.parse(
       "https://u:p%7Cw@dav.internal/img?token=abc#x|bearer-token=tok|layout=flat")
     #expect(http.display == "https://***@dav.internal/img")
-    #expect(http.displayWithAttributes == "https://***@dav.internal/img|bearer-token=***|layout=flat")
+    #expect(
+      http.displayWithAttributes == "https://***@dav.internal/img|bearer-token=***|layout=flat")
     let s3 = try RemoteSpec.parse("s3://b/p|secret-key=zz|endpoint=http://127.0.0.1:9000")
     #expect(!s3.displayWithAttributes.contains("zz"))
     #expect(s3.displayWithAttributes.contains("endpoint=http://127.0.0.1:9000"))

@@ -34,7 +34,8 @@ public final class HostileRemote: @unchecked Sendable {
     }
     struct Report: Decodable { let port: Int }
     guard let report = try? JSONDecoder().decode(Report.self, from: line) else {
-      fatalError("unexpected output from hostile_remote.py: \(String(decoding: line, as: UTF8.self))")
+      fatalError(
+        "unexpected output from hostile_remote.py: \(String(decoding: line, as: UTF8.self))")
     }
     port = report.port
   }

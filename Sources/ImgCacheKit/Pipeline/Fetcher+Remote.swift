@@ -11,7 +11,9 @@ extension Fetcher {
     guard let remote, options.useRemote, options.mode == .normal, !keys.isEmpty else {
       return [:]
     }
-    let hits = await remote.lookup(keys: keys, urls: urls, acceptAnyBody: options.acceptAnyBody)
+    let hits = await remote.lookup(
+      keys: keys, urls: urls, acceptAnyBody: options.acceptAnyBody,
+      maxSize: transfer.maxBodySize)
     // The lookup counted these as misses of the local tiers: they were hits after all.
     if !hits.isEmpty { cache.note([.misses: -Int64(hits.count)]) }
     return hits

@@ -107,4 +107,12 @@ extension RemoteTier {
   public var failures: [(backend: String, error: String)] {
     lastErrors.withLock { $0 }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
   }
+
+  /// The backends that served damaged or mismatched objects in this process (each refused
+  /// and counted as a miss): how many, and the last reason (for a warning).
+  public var corruptObjects: [(backend: String, count: Int, reason: String)] {
+    corruptions.withLock { $0 }.sorted { $0.key < $1.key }.map {
+      ($0.key, $0.value.count, $0.value.reason)
+    }
+  }
 }
