@@ -19,18 +19,21 @@ extension Fetcher {
     return hits
   }
 
-  /// Writes a downloaded body back to the writable remotes, unless it is not for sharing: a
-  /// request with credentials, cookies or its own headers (the body may be one user's), or a
-  /// response marked `private` or `no-store`.
-  func writeBack(_ outcome: FetchOutcome, download: Download, options: FetchOptions) async {
-    guard let remote, options.useRemote, download.request.credentials == nil,
-      transfer.credentials == nil, !transfer.useNetrc, transfer.cookieJar == nil,
-      transfer.headers.isEmpty
-    else { return }
+  /// Whether what `download` receives could be anyone's: no credentials (in the URL, `-u`,
+  /// `--netrc`), no cookie jar, no headers of its own. Recorded with the entry
+  /// (``CacheEntry/shareable``) for ``RemoteTier/isShareable(_:)``, the rule of write-back and
+  /// `remote push` alike.
+  func isShareable(_ download: Download) -> Bool {
+    download.request.credentials == nil && transfer.credentials == nil && !transfer.useNetrc
+      && transfer.cookieJar == nil && transfer.headers.isEmpty
+  }
+
+  /// Writes a downloaded body back to the writable remotes when ``RemoteTier/isShareable(_:)``
+  /// says it is for sharing.
+  func writeBack(_ outcome: FetchOutcome, options: FetchOptions) async {
+    guard let remote, options.useRemote else { return }
     switch outcome {
     case .downloaded(let entry, let path), .revalidated(let entry, let path):
-      let directives = CacheDirectives(entry.freshness.cacheControl)
-      if directives.isPrivate || directives.noStore { return }
       _ = try? await Blocking.run { remote.writeBack(entry, path: path) }
     default: break
     }

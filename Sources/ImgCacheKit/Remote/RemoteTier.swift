@@ -197,8 +197,10 @@ public final class RemoteTier: Sendable {
           count(backend, [.remoteMisses: 1])
           continue
         }
-        let checked = try metadata.validated(
+        var checked = try metadata.validated(
           forKey: key, body: path, maxSize: maxSize, acceptAnyBody: acceptAnyBody, now: Date())
+        // From the shared store: anyone's, by definition.
+        checked.shareable = true
         return Fetched(
           item: PendingStore(temporaryPath: path, key: key, url: url, metadata: checked),
           backend: backend)
@@ -223,11 +225,23 @@ public final class RemoteTier: Sendable {
 
   // MARK: Write-back
 
-  /// Writes the body of `entry` at `path` to every writable backend that works; returns
-  /// how many took it.
+  /// The one rule of what leaves this machine, for write-back and `remote push` alike: an
+  /// entry fetched by a request that could be anyone's (``CacheEntry/shareable``: no
+  /// credentials, cookies or headers of its own; unknown, so false, for entries stored before
+  /// it was recorded), not marked `private` or `no-store` by its origin, with a SHA-256 that
+  /// others can verify.
+  public static func isShareable(_ entry: CacheEntry) -> Bool {
+    guard entry.shareable, entry.sha256 != nil else { return false }
+    let directives = CacheDirectives(entry.freshness.cacheControl)
+    return !directives.isPrivate && !directives.noStore
+  }
+
+  /// Writes the body of `entry` at `path` (opened without following a link) to every
+  /// writable backend that works; returns how many took it, nil when it is not for sharing
+  /// (``isShareable(_:)``).
   @discardableResult
-  func writeBack(_ entry: CacheEntry, path: String) -> Int {
-    guard let metadata = RemoteMetadata(entry) else { return 0 }
+  func writeBack(_ entry: CacheEntry, path: String) -> Int? {
+    guard Self.isShareable(entry), let metadata = RemoteMetadata(entry) else { return nil }
     let name = Self.objectName(entry.key)
     var written = 0
     for backend in backends where !backend.spec.readOnly {

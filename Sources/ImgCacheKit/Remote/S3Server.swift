@@ -33,9 +33,12 @@ enum S3Listing {
       base: base, subdirectories: spec.attributes["layout"] == "subdirs")
     addressing.credentials = "\(key):\(secret)"
     addressing.awsSignature = "aws:amz:\(region):s3"
-    if let token = spec.attributes["session-token"] ?? environment["AWS_SESSION_TOKEN"] {
-      addressing.headers.append("x-amz-security-token: \(token)")
+    // Each becomes a request header or the signing key: a line break would add header lines.
+    let session = spec.attributes["session-token"] ?? environment["AWS_SESSION_TOKEN"]
+    guard ![key, secret, region, session ?? ""].contains(where: \.containsControlCharacters) else {
+      throw bad("a key, token or region holds a control character")
     }
+    if let token = session { addressing.headers.append("x-amz-security-token: \(token)") }
     return HTTPServer(addressing: addressing, spec: spec, display: display)
   }
 
