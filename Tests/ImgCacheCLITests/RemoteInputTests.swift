@@ -107,4 +107,26 @@ struct RemoteInputTests {
       expectNoSecret(String(decoding: bytes, as: UTF8.self), file)
     }
   }
+
+  @Test("a --remote password is blanked in /proc/PID/cmdline for the run, and still used")
+  func blankedInCommandLine() throws {
+    let redis = RemoteStores(redis: 1, password: "argv-Secret9")
+    let port = redis.redis[0].port
+    for form in ["--remote", "--remote="] {
+      let url = servers.fault(servers.distinctImages(1)[0] + "&delay=2")
+      let value = "redis://:argv-Secret9@127.0.0.1:\(port)|operation-timeout=5s"
+      let arguments = form == "--remote" ? [form, value] : [form + value]
+      let process = try machine.start(["fetch"] + arguments + [url])
+      // Read while the fetch waits for the slow origin (2 s).
+      usleep(800_000)
+      let file = "/proc/\(process.processIdentifier)/cmdline"
+      let cmdline = String(
+        decoding: FileManager.default.contents(atPath: file) ?? Data(), as: UTF8.self)
+      #expect(process.isRunning && cmdline.contains("fetch"), "still running: \(cmdline)")
+      process.waitUntilExit()
+      #expect(process.terminationStatus == 0)
+      #expect(!cmdline.contains("argv-Secret9") && cmdline.contains("redis://*************@127"))
+    }
+    #expect(redis.redisCLI(0, ["DBSIZE"], password: "argv-Secret9") == "2", "the password worked")
+  }
 }

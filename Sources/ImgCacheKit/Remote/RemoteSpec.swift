@@ -176,3 +176,41 @@ public struct RemoteSpec: Sendable, Equatable {
     }.joined(separator: " ")
   }
 }
+
+extension RemoteSpec {
+  /// Where the secrets are in a `remote_storage` value as written (UTF-8 offsets): each
+  /// backend's userinfo (from `://` to its last `@`) and the values of attributes not in
+  /// ``shownAttributes`` — what the command line blanks once it is parsed.
+  public static func secretRanges(in bytes: [UInt8]) -> [Range<Int>] {
+    var ranges = [Range<Int>]()
+    var start = 0
+    while start < bytes.count {
+      var end = start
+      while end < bytes.count && bytes[end] != 0x20 && bytes[end] != 0x09 { end += 1 }
+      ranges += secretRanges(inToken: bytes[start..<end])
+      start = end + 1
+    }
+    return ranges
+  }
+
+  private static func secretRanges(inToken token: ArraySlice<UInt8>) -> [Range<Int>] {
+    var ranges = [Range<Int>]()
+    var userinfoStart = token.startIndex
+    let scheme = Array("://".utf8)
+    if let index = token.indices.first(where: { token[$0...].starts(with: scheme) }) {
+      userinfoStart = index + scheme.count
+    }
+    var rest = token.startIndex
+    if let at = token.lastIndex(of: UInt8(ascii: "@")), at >= userinfoStart {
+      ranges.append(userinfoStart..<at)
+      rest = at + 1
+    }
+    let parts = token[rest...].split(separator: UInt8(ascii: "|"), omittingEmptySubsequences: false)
+    for part in parts.dropFirst() {
+      guard let equals = part.firstIndex(of: UInt8(ascii: "=")) else { continue }
+      let name = String(decoding: part[..<equals], as: UTF8.self)
+      if !shownAttributes.contains(name) { ranges.append((equals + 1)..<part.endIndex) }
+    }
+    return ranges
+  }
+}
