@@ -28,7 +28,9 @@ public struct ImgCacheCommand: AsyncParsableCommand {
   /// Runs the command line, with the exit statuses of docs/design.md, Command line (usage errors are 2, not 64).
   public static func runMain() async {
     signal(SIGPIPE, SIG_IGN)
-    Glibc.exit(await run(CommandLine.arguments.dropFirst().map { $0 }))
+    let arguments = CommandLine.arguments.dropFirst().map { $0 }
+    ArgumentSecrets.blank()
+    Glibc.exit(await run(arguments))
   }
 
   /// Parses and runs `arguments`; returns the exit status. The one place a thrown error

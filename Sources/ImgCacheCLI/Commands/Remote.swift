@@ -122,7 +122,7 @@ extension ImgCacheCommand.Remote {
       } else {
         context.console.info(
           "pushed \(report.pushed) entries (\(Units.formatBytes(report.bytes))), "
-            + "\(report.failed) failed, \(report.skipped) without a SHA-256")
+            + "\(report.failed) failed, \(report.skipped) not for sharing")
         for (backend, error) in report.errors.sorted(by: { $0.key < $1.key }) {
           context.console.error("\(backend): \(error)")
         }

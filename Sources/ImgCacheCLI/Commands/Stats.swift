@@ -70,6 +70,7 @@ struct RemoteCountersRecord: Codable {
   var misses: Int64
   var errors: Int64
   var timeouts: Int64
+  var corrupt: Int64
   var writes: Int64
   var bytesDown: Int64
   var bytesUp: Int64
@@ -80,6 +81,7 @@ struct RemoteCountersRecord: Codable {
     misses = counts[.remoteMisses] ?? 0
     errors = counts[.remoteErrors] ?? 0
     timeouts = counts[.remoteTimeouts] ?? 0
+    corrupt = counts[.remoteCorrupt] ?? 0
     writes = counts[.remoteWrites] ?? 0
     bytesDown = counts[.remoteBytesDown] ?? 0
     bytesUp = counts[.remoteBytesUp] ?? 0
@@ -146,6 +148,7 @@ enum StatsTable {
         label, "",
         "hits \(grouped(value(.remoteHits))), misses \(grouped(value(.remoteMisses))), "
           + "errors \(grouped(value(.remoteErrors))), timeouts \(grouped(value(.remoteTimeouts))), "
+          + "corrupt \(grouped(value(.remoteCorrupt))), "
           + "down \(Units.formatBytes(value(.remoteBytesDown))), "
           + "up \(Units.formatBytes(value(.remoteBytesUp))) (\(grouped(value(.remoteWrites))) writes)"
       )

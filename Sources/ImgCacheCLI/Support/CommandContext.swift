@@ -104,6 +104,12 @@ struct CommandContext: Sendable {
     for (backend, error) in fetcher.remote?.failures ?? [] {
       console.warning("remote \(backend) failed, not used again by this run: \(error)")
     }
+    for (backend, count, reason) in fetcher.remote?.corruptObjects ?? [] {
+      let objects = count == 1 ? "1 object" : "\(count) objects"
+      console.warning(
+        "remote \(backend): \(objects) refused (corrupt remote object: \(reason)); "
+          + "fetched from the origin and written over")
+    }
   }
 
   /// Reports a per-item error and returns its exit status.

@@ -111,7 +111,8 @@ extension PolicyKey {
         config.remote = try RemoteSpec.parseList(text)
         config.remoteStorage = text
         return true
-      }, render: { RemoteSpec.redactList($0.remoteStorage) }, redact: RemoteSpec.redactList),
+      }, render: { RemoteSpec.redactList($0.remoteStorage) }, redact: RemoteSpec.redactList,
+      flagName: "--remote"),
   ]
 
 }

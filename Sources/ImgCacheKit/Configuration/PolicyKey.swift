@@ -16,6 +16,8 @@ public struct PolicyKey: Sendable, Hashable, CustomStringConvertible {
   let render: @Sendable (Configuration) -> String
   /// How a value is shown (`config`): credentials hidden.
   var redact: @Sendable (String) -> String = { $0 }
+  /// The flag when it is not the name's (`remote_storage` is set by `--remote`).
+  var flagName: String?
 
   public static func == (lhs: PolicyKey, rhs: PolicyKey) -> Bool { lhs.name == rhs.name }
   public func hash(into hasher: inout Hasher) { hasher.combine(name) }
@@ -24,7 +26,7 @@ public struct PolicyKey: Sendable, Hashable, CustomStringConvertible {
   /// The environment variable that sets the key.
   public var environmentName: String { "IMGCACHE_" + name.uppercased() }
   /// The command-line flag that sets the key.
-  public var flag: String { "--" + name.replacingOccurrences(of: "_", with: "-") }
+  public var flag: String { flagName ?? "--" + name.replacingOccurrences(of: "_", with: "-") }
   /// The built-in default, as a user would write it.
   public var defaultText: String { render(Configuration()) }
 

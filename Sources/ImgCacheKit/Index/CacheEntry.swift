@@ -21,6 +21,8 @@ public struct EntryMetadata: Sendable, Equatable {
   public var sha256: String?
   /// What the origin said about reusing the response.
   public var freshness: ResponseFreshness
+  /// Whether the body may be shared with other machines (see ``CacheEntry/shareable``).
+  public var shareable = false
 
   /// Creates metadata; every field is optional.
   public init(
@@ -80,6 +82,9 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecor
   public var sha256: String?
   /// What the origin said about reusing the response (schema v4; empty before).
   public var freshness: ResponseFreshness
+  /// Whether the request it came from could be anyone's (no credentials, cookies or headers of
+  /// a user's own), or it came from the shared remote tier (schema v6; false before: unknown).
+  public var shareable: Bool
 
   /// The columns of the `entry` table: the one place that names them.
   public enum Columns {
@@ -106,12 +111,13 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecor
     public static let age = Column("age")
     public static let received = Column("received")
     public static let status = Column("status")
+    public static let shareable = Column("shareable")
 
     /// Every column, in the order ``CacheEntry/values`` lists them.
     static let all = [
       key, url, file, size, allocated, format, width, height, scale, contentType, etag,
       lastModified, created, lastAccess, expiry, accessCount, sha256, cacheControl, expires,
-      date, age, received, status,
+      date, age, received, status, shareable,
     ]
   }
 
@@ -144,6 +150,7 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecor
     freshness = ResponseFreshness(
       cacheControl: row[17], expires: row[18], date: row[19], age: row[20],
       received: (row[21] as Double?).map(Date.init(timeIntervalSince1970:)), status: row[22])
+    shareable = row[23]
   }
 
   /// Creates the entry of a body stored under `key` at `time`.
@@ -169,6 +176,7 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecor
     accessCount = 0
     sha256 = metadata.sha256
     freshness = metadata.freshness
+    shareable = metadata.shareable
   }
 
   /// The database values, in the order of ``Columns/all``.
@@ -178,7 +186,7 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecor
       lastModified, created.timeIntervalSince1970, lastAccess.timeIntervalSince1970,
       expiry?.timeIntervalSince1970, accessCount, sha256, freshness.cacheControl,
       freshness.expires, freshness.date, freshness.age, freshness.received?.timeIntervalSince1970,
-      freshness.status,
+      freshness.status, shareable,
     ]
   }
 
@@ -188,10 +196,12 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecor
 
   /// The metadata part of the entry.
   public var metadata: EntryMetadata {
-    EntryMetadata(
+    var metadata = EntryMetadata(
       format: format.flatMap(ImageFormat.init(rawValue:)), width: width, height: height,
       contentType: contentType, etag: etag, lastModified: lastModified, expiry: expiry,
       sha256: sha256, freshness: freshness)
+    metadata.shareable = shareable
+    return metadata
   }
 }
 

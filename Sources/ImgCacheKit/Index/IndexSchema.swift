@@ -113,6 +113,13 @@ enum IndexSchema {
       // The response's status: heuristic freshness is only for heuristically cacheable ones.
       try db.alter(table: "entry") { t in t.add(column: "status", .integer) }
     }
+    migrator.registerMigration("v6") { db in
+      // Whether the body may be shared with other machines (the remote tier): fetched without
+      // credentials, cookies or headers of the user's own. Unknown for older entries: not.
+      try db.alter(table: "entry") { t in
+        t.add(column: "shareable", .boolean).notNull().defaults(to: false)
+      }
+    }
     return migrator
   }
 

@@ -61,11 +61,14 @@ public enum Counter: String, Sendable, CaseIterable, Codable {
   case remoteHits = "remote_hits"
   /// Remote lookups that found nothing.
   case remoteMisses = "remote_misses"
-  /// Remote operations that failed (refused, 5xx, bad data, a corrupt object); the backend is
-  /// not asked again by that process.
+  /// Remote operations that failed (refused, 5xx, a broken reply); the backend is not asked
+  /// again by that process.
   case remoteErrors = "remote_errors"
   /// Remote operations that timed out.
   case remoteTimeouts = "remote_timeouts"
+  /// Remote objects refused as damaged or mismatched (a bad trailer, a size or SHA-256 that
+  /// differs, another key's object, hostile metadata): a miss, and the backend stays in use.
+  case remoteCorrupt = "remote_corrupt"
   /// Bodies written back to remotes after a download (`remote push` included).
   case remoteWrites = "remote_writes"
   /// Bytes received from remotes.
@@ -75,8 +78,8 @@ public enum Counter: String, Sendable, CaseIterable, Codable {
 
   /// The remote counters, each also kept per backend.
   public static let remote: [Counter] = [
-    .remoteHits, .remoteMisses, .remoteErrors, .remoteTimeouts, .remoteWrites, .remoteBytesDown,
-    .remoteBytesUp,
+    .remoteHits, .remoteMisses, .remoteErrors, .remoteTimeouts, .remoteCorrupt, .remoteWrites,
+    .remoteBytesDown, .remoteBytesUp,
   ]
 
   /// The name of `counter` for the backend shown as `backend` (`remote:<backend>:<counter>`).

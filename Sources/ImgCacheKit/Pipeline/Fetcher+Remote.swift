@@ -11,24 +11,29 @@ extension Fetcher {
     guard let remote, options.useRemote, options.mode == .normal, !keys.isEmpty else {
       return [:]
     }
-    let hits = await remote.lookup(keys: keys, urls: urls, acceptAnyBody: options.acceptAnyBody)
+    let hits = await remote.lookup(
+      keys: keys, urls: urls, acceptAnyBody: options.acceptAnyBody,
+      maxSize: transfer.maxBodySize)
     // The lookup counted these as misses of the local tiers: they were hits after all.
     if !hits.isEmpty { cache.note([.misses: -Int64(hits.count)]) }
     return hits
   }
 
-  /// Writes a downloaded body back to the writable remotes, unless it is not for sharing: a
-  /// request with credentials, cookies or its own headers (the body may be one user's), or a
-  /// response marked `private` or `no-store`.
-  func writeBack(_ outcome: FetchOutcome, download: Download, options: FetchOptions) async {
-    guard let remote, options.useRemote, download.request.credentials == nil,
-      transfer.credentials == nil, !transfer.useNetrc, transfer.cookieJar == nil,
-      transfer.headers.isEmpty
-    else { return }
+  /// Whether what `download` receives could be anyone's: no credentials (in the URL, `-u`,
+  /// `--netrc`), no cookie jar, no headers of its own. Recorded with the entry
+  /// (``CacheEntry/shareable``) for ``RemoteTier/isShareable(_:)``, the rule of write-back and
+  /// `remote push` alike.
+  func isShareable(_ download: Download) -> Bool {
+    download.request.credentials == nil && transfer.credentials == nil && !transfer.useNetrc
+      && transfer.cookieJar == nil && transfer.headers.isEmpty
+  }
+
+  /// Writes a downloaded body back to the writable remotes when ``RemoteTier/isShareable(_:)``
+  /// says it is for sharing.
+  func writeBack(_ outcome: FetchOutcome, options: FetchOptions) async {
+    guard let remote, options.useRemote else { return }
     switch outcome {
     case .downloaded(let entry, let path), .revalidated(let entry, let path):
-      let directives = CacheDirectives(entry.freshness.cacheControl)
-      if directives.isPrivate || directives.noStore { return }
       _ = try? await Blocking.run { remote.writeBack(entry, path: path) }
     default: break
     }

@@ -254,10 +254,11 @@ public final class Fetcher: Sendable {
         return result(.failure(CacheError.io("cannot update the entry", error, url: url)))
       }
     }
-    let pending: PendingStore
+    var pending: PendingStore
     do {
       pending = try BodyCheck.validated(
         file, response: response, url: url, key: key, options: options)
+      pending.metadata.shareable = isShareable(download)
     } catch {
       let failure = CacheError.io("cannot check the body", error, url: url)
       cache.noteFailure(failure)
@@ -280,7 +281,7 @@ public final class Fetcher: Sendable {
     }
     switch stored {
     case .failure(let error): cache.noteFailure(error)
-    case .success(let outcome): await writeBack(outcome, download: download, options: options)
+    case .success(let outcome): await writeBack(outcome, options: options)
     }
     return result(stored, bytes: response.bytes)
   }

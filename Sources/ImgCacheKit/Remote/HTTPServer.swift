@@ -33,7 +33,7 @@ final class HTTPServer: RemoteServer {
 
   /// A WebDAV/HTTP server at `url` (`https://user:password@host/path`).
   convenience init(url: String, spec: RemoteSpec) throws {
-    let display = RemoteSpec.redact(url)
+    let display = spec.label(of: url)
     guard let split = try? RequestURL(url) else {
       throw CacheError(.invalidInput, "remote storage \(display): malformed URL")
     }
@@ -83,15 +83,18 @@ final class HTTPServer: RemoteServer {
     }
   }
 
-  func get(_ name: String, into path: String) throws -> RemoteMetadata? {
+  func get(_ name: String, into path: String, maxSize: Int64) throws -> RemoteMetadata? {
     var request = request(.get, objectURL(name))
     request.destination = path
+    // The body, then at most the trailer: its metadata (under 64 KiB), length and magic.
+    request.maxBytes = Checked.sum(max(0, maxSize), RemoteEnvelope.maximumTrailer)
     if addressing.awsSignature != nil {
       request.headers.append("x-amz-content-sha256: \(SHA256.empty)")
     }
     let response = try perform(request)
     if response.status == 404 { return nil }
     guard response.status == 200 else { throw failure(response.status, "GET") }
+    if response.exceededLimit { throw RemoteObjectRefusal.unsuitable("larger than max_filesize") }
     return try RemoteEnvelope.open(path)
   }
 

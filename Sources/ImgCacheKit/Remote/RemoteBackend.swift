@@ -3,6 +3,9 @@ import Foundation
 /// What a remote object carries besides its body: enough to verify it (size, SHA-256, format)
 /// and to make it an ordinary local entry.
 public struct RemoteMetadata: Codable, Sendable, Equatable {
+  /// The cache key the object was stored for: a lookup takes it for that key only (nil in
+  /// objects of older versions, which are then a miss).
+  public var key: String?
   public var url: String
   public var size: Int64
   public var sha256: String
@@ -19,11 +22,14 @@ public struct RemoteMetadata: Codable, Sendable, Equatable {
   public var date: String?
   public var age: String?
   public var received: Double?
+  /// The status of the response the body came with (heuristic freshness depends on it).
+  public var status: Int?
 
   /// The metadata of a stored entry; nil when the entry has no SHA-256 (stored before it was
   /// kept): such a body is not shared, since no one could verify it.
   init?(_ entry: CacheEntry) {
     guard let sha256 = entry.sha256 else { return nil }
+    key = entry.key
     url = entry.url
     size = entry.size
     self.sha256 = sha256
@@ -38,25 +44,16 @@ public struct RemoteMetadata: Codable, Sendable, Equatable {
     date = entry.freshness.date
     age = entry.freshness.age
     received = (entry.freshness.received ?? entry.created).timeIntervalSince1970
-  }
-
-  /// The entry metadata of a verified copy.
-  var entryMetadata: EntryMetadata {
-    EntryMetadata(
-      format: format.flatMap(ImageFormat.init(rawValue:)), width: width, height: height,
-      contentType: contentType, etag: etag, lastModified: lastModified, sha256: sha256,
-      freshness: ResponseFreshness(
-        cacheControl: cacheControl, expires: expires, date: date, age: age,
-        received: received.map(Date.init(timeIntervalSince1970:))))
+    status = entry.freshness.status
   }
 
   private enum CodingKeys: String, CodingKey {
-    case url, size, sha256, format, width, height
+    case key, url, size, sha256, format, width, height
     case contentType = "content_type"
     case etag
     case lastModified = "last_modified"
     case cacheControl = "cache_control"
-    case expires, date, age, received
+    case expires, date, age, received, status
   }
 }
 
@@ -64,8 +61,10 @@ public struct RemoteMetadata: Codable, Sendable, Equatable {
 /// tasks on the blocking queue; they throw ``CacheError`` (`.network` for transport failures,
 /// "timed out" first in its detail for a timeout).
 protocol RemoteServer: Sendable {
-  /// Fetches the object `name` into the file at `path`; nil when it is not there.
-  func get(_ name: String, into path: String) throws -> RemoteMetadata?
+  /// Fetches the object `name` into the file at `path`, reading at most `maxSize` bytes of
+  /// body; nil when it is not there. Throws ``RemoteObjectRefusal`` for an object that cannot
+  /// be taken (damaged, larger than `maxSize`), ``CacheError`` when the server fails.
+  func get(_ name: String, into path: String, maxSize: Int64) throws -> RemoteMetadata?
   /// Stores the body at `path` as object `name`; returns the bytes sent.
   func put(_ name: String, body path: String, metadata: RemoteMetadata) throws -> Int64
   /// Reachability and, where cheap, how many objects and bytes the store holds.
@@ -83,6 +82,8 @@ extension CacheError {
 /// stop at the image's end).
 enum RemoteEnvelope {
   static let magic = Data("IMGCACHE".utf8)
+  /// The largest trailer read: metadata under 64 KiB, its length and the magic.
+  static let maximumTrailer: Int64 = 65_536 + 16
 
   /// The trailer for `metadata`.
   static func trailer(_ metadata: RemoteMetadata) throws -> Data {
@@ -115,8 +116,8 @@ enum RemoteEnvelope {
     do {
       metadata = try JSONDecoder().decode(
         RemoteMetadata.self, from: try read(Int(length), at: bodySize))
-    } catch let error as CacheError {
-      throw error
+    } catch let refusal as RemoteObjectRefusal {
+      throw refusal
     } catch {
       throw corrupt("unreadable metadata")
     }
@@ -126,7 +127,5 @@ enum RemoteEnvelope {
     return metadata
   }
 
-  static func corrupt(_ why: String) -> CacheError {
-    CacheError(.protocolError, "corrupt remote object: \(why)")
-  }
+  static func corrupt(_ why: String) -> RemoteObjectRefusal { .corrupt(why) }
 }

@@ -15,7 +15,8 @@ public struct RemoteSpec: Sendable, Equatable {
   public enum Kind: String, Sendable { case redis, http, s3 }
 
   public var kind: Kind
-  /// The URL as written (credentials included: never printed; see ``display``).
+  /// The URL as written (credentials included: never printed; see ``display``), without its
+  /// attributes.
   public var url: String
   /// The attributes as written (`read-only` alone is `read-only=true`).
   public var attributes: [String: String]
@@ -27,6 +28,8 @@ public struct RemoteSpec: Sendable, Equatable {
   public var operationTimeout: TimeInterval = 10
   /// Shard names that replace `*` in the URL; empty: one server.
   public var shards: [String]
+  /// How the backend is shown (``display``).
+  public var label = ""
 
   /// The attributes each kind accepts.
   static let knownAttributes: [Kind: Set<String>] = [
@@ -38,16 +41,30 @@ public struct RemoteSpec: Sendable, Equatable {
   ]
 
   /// Parses a `remote_storage` value: backends separated by spaces. Throws `.invalidInput`
-  /// naming the backend (redacted) and what is wrong.
+  /// naming the backend (by its label, or its number while it cannot be parsed) and what is
+  /// wrong; the text itself is never printed, since it may hold a password.
   public static func parseList(_ text: String) throws -> [RemoteSpec] {
-    try text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map { try parse(String($0)) }
+    let tokens = text.split(whereSeparator: { $0 == " " || $0 == "\t" })
+    // First, whether each is a backend at all: a space in a password splits one in two.
+    for (index, token) in tokens.enumerated() where !schemes.contains(where: token.hasPrefix) {
+      throw CacheError(
+        .invalidInput,
+        "remote storage backend \(index + 1) is not a backend URL (redis://, redis+unix:, "
+          + "http://, https:// or s3://); a space in a password must be percent-encoded as %20")
+    }
+    return try tokens.enumerated().map { try parse(String($1), number: $0 + 1) }
   }
 
-  /// Parses one backend.
-  public static func parse(_ text: String) throws -> RemoteSpec {
-    let parts = text.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
-    let url = parts[0]
-    let shown = RemoteSpec.redact(url)
+  /// The prefixes a backend starts with.
+  static let schemes = ["redis://", "redis+unix:", "http://", "https://", "s3://"]
+
+  /// Parses one backend, number `number` of its list.
+  public static func parse(_ text: String, number: Int = 1) throws -> RemoteSpec {
+    let address = try BackendAddress(text, number: number)
+    let url = address.url
+    // Errors name the backend by its number: until the whole list is parsed, a token may be
+    // half of a password that holds a space (`redis://:first half@host`), label included.
+    let shown = "backend \(number)"
     func bad(_ why: String) -> CacheError {
       CacheError(.invalidInput, "remote storage \(shown): \(why)")
     }
@@ -59,21 +76,26 @@ public struct RemoteSpec: Sendable, Equatable {
     } else if url.hasPrefix("s3://") {
       kind = .s3
     } else {
-      throw bad("unknown scheme (expected redis://, redis+unix:, http://, https:// or s3://)")
+      throw CacheError(
+        .invalidInput,
+        "remote storage backend \(number): unknown scheme (expected redis://, redis+unix:, "
+          + "http://, https:// or s3://)")
     }
     var attributes = [String: String]()
-    for part in parts.dropFirst() where !part.isEmpty {
+    for part in address.attributes where !part.isEmpty {
       let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
       let name = pair[0]
       guard commonAttributes.contains(name) || knownAttributes[kind, default: []].contains(name)
-      else { throw bad("unknown attribute '\(name)'") }
+      else {
+        // Not shown: a value without its name (`|s3cr3t`) would be a name.
+        let accepted = (commonAttributes.union(knownAttributes[kind, default: []])).sorted()
+        throw bad("unknown attribute (\(kind.rawValue) takes \(accepted.joined(separator: ", ")))")
+      }
       attributes[name] = pair.count == 2 ? pair[1] : "true"
-    }
-    if attributes.values.contains(where: { $0.containsControlCharacters }) {
-      throw bad("an attribute has control characters")
     }
     var spec = RemoteSpec(
       kind: kind, url: url, attributes: attributes, readOnly: false, shards: [])
+    spec.label = address.label
     switch attributes["read-only"]?.lowercased() {
     case nil, "false", "no", "0": break
     case "true", "yes", "1": spec.readOnly = true
@@ -83,28 +105,36 @@ public struct RemoteSpec: Sendable, Equatable {
       ("connect-timeout", \RemoteSpec.connectTimeout), ("operation-timeout", \.operationTimeout),
     ] {
       guard let text = attributes[name] else { continue }
-      guard let seconds = milliseconds(text), seconds > 0 else {
-        throw bad("\(name) takes milliseconds or a duration, like 100 or 2s")
+      guard let seconds = BackendAddress.timeout(text) else {
+        throw bad(
+          "\(name) takes milliseconds or a duration above 0 and at most 1h, like 100 or 2s")
       }
       spec[keyPath: path] = seconds
     }
     if let shards = attributes["shards"] {
-      spec.shards = shards.split(separator: ",").map(String.init)
-      guard !spec.shards.isEmpty, url.contains("*") else {
+      let names = shards.split(separator: ",", omittingEmptySubsequences: false)
+      guard !names.isEmpty, url.contains("*") else {
         throw bad("shards= needs names and a * in the URL to replace")
       }
+      guard names.allSatisfy(BackendAddress.isValidShard) else {
+        throw bad("a shard name may hold letters, digits and . - _ ~ : [ ] only")
+      }
+      spec.shards = names.map(String.init)
     }
     if let layout = attributes["layout"], layout != "subdirs" && layout != "flat" {
       throw bad("layout takes subdirs or flat")
     }
+    if kind != .s3 {
+      for (_, server) in spec.serverURLs {
+        try BackendAddress.checkAuthority(server, shown: shown)
+      }
+    } else if let endpoint = attributes["endpoint"] {
+      guard endpoint.hasPrefix("http://") || endpoint.hasPrefix("https://") else {
+        throw bad("endpoint must be an http:// or https:// URL")
+      }
+      try BackendAddress.checkAuthority(endpoint, shown: shown)
+    }
     return spec
-  }
-
-  /// ccache's unit (a bare number is milliseconds), or a duration with a unit.
-  private static func milliseconds(_ text: String) -> TimeInterval? {
-    if let count = Double(text) { return count / 1000 }
-    if text.hasSuffix("ms"), let count = Double(text.dropLast(2)) { return count / 1000 }
-    return PolicyValue.duration(text)
   }
 
   /// The URL of each server: one, or one per shard with `*` replaced.
@@ -113,17 +143,13 @@ public struct RemoteSpec: Sendable, Equatable {
       ? [("", url)] : shards.map { ($0, url.replacingOccurrences(of: "*", with: $0)) }
   }
 
-  /// The URL as printed: credentials as `***`; attributes that are secrets left out.
-  public var display: String { Self.redact(url) }
+  /// The backend as printed, and the name its counters are kept under:
+  /// `scheme://[***@]host[:port]/path`, never a userinfo, a query or an attribute.
+  public var display: String { label }
 
-  /// `url` with its userinfo as `***` (`redis://***@host:6379`): everything between the
-  /// scheme and the last `@` before the query, so a password with an unencoded `/` is hidden too.
-  public static func redact(_ url: String) -> String {
-    guard let scheme = url.range(of: "://") else { return url }
-    let rest = url[scheme.upperBound...]
-    let beforeQuery = rest.prefix { $0 != "?" && $0 != "#" }
-    guard let at = beforeQuery.lastIndex(of: "@") else { return url }
-    return String(url[..<scheme.upperBound]) + "***" + String(rest[at...])
+  /// The label of one of its server URLs (a shard's): the same parts as ``display``.
+  func label(of serverURL: String) -> String {
+    (try? BackendAddress(serverURL, number: 1).label) ?? label
   }
 
   /// Attributes whose values are shown; every other value (a token, a key, a misspelt
@@ -132,17 +158,59 @@ public struct RemoteSpec: Sendable, Equatable {
     "read-only", "connect-timeout", "operation-timeout", "shards", "layout", "endpoint", "region",
   ]
 
-  /// The whole value as printed by `config` and in errors: each backend redacted, attribute
-  /// values other than ``shownAttributes`` as `***`.
+  /// The backend with its attributes as printed by `config`: secret values as `***`.
+  public var displayWithAttributes: String {
+    let shown = attributes.keys.sorted().map { name -> String in
+      let value = attributes[name] ?? ""
+      return name + "=" + (Self.shownAttributes.contains(name) ? value : "***")
+    }
+    return ([label] + shown).joined(separator: "|")
+  }
+
+  /// The whole value as printed by `config` and in errors: each backend by
+  /// ``displayWithAttributes``; a backend that cannot be parsed as `***` (its text may be
+  /// part of a password that holds a space).
   public static func redactList(_ text: String) -> String {
-    text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map { backend in
-      let parts = backend.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
-      let attributes = parts.dropFirst().map { part -> String in
-        let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
-        guard pair.count == 2, !shownAttributes.contains(pair[0]) else { return part }
-        return pair[0] + "=***"
-      }
-      return ([redact(parts[0])] + attributes).joined(separator: "|")
+    text.split(whereSeparator: { $0 == " " || $0 == "\t" }).enumerated().map { index, token in
+      (try? parse(String(token), number: index + 1))?.displayWithAttributes ?? "***"
     }.joined(separator: " ")
+  }
+}
+
+extension RemoteSpec {
+  /// Where the secrets are in a `remote_storage` value as written (UTF-8 offsets): each
+  /// backend's userinfo (from `://` to its last `@`) and the values of attributes not in
+  /// ``shownAttributes`` — what the command line blanks once it is parsed.
+  public static func secretRanges(in bytes: [UInt8]) -> [Range<Int>] {
+    var ranges = [Range<Int>]()
+    var start = 0
+    while start < bytes.count {
+      var end = start
+      while end < bytes.count && bytes[end] != 0x20 && bytes[end] != 0x09 { end += 1 }
+      ranges += secretRanges(inToken: bytes[start..<end])
+      start = end + 1
+    }
+    return ranges
+  }
+
+  private static func secretRanges(inToken token: ArraySlice<UInt8>) -> [Range<Int>] {
+    var ranges = [Range<Int>]()
+    var userinfoStart = token.startIndex
+    let scheme = Array("://".utf8)
+    if let index = token.indices.first(where: { token[$0...].starts(with: scheme) }) {
+      userinfoStart = index + scheme.count
+    }
+    var rest = token.startIndex
+    if let at = token.lastIndex(of: UInt8(ascii: "@")), at >= userinfoStart {
+      ranges.append(userinfoStart..<at)
+      rest = at + 1
+    }
+    let parts = token[rest...].split(separator: UInt8(ascii: "|"), omittingEmptySubsequences: false)
+    for part in parts.dropFirst() {
+      guard let equals = part.firstIndex(of: UInt8(ascii: "=")) else { continue }
+      let name = String(decoding: part[..<equals], as: UTF8.self)
+      if !shownAttributes.contains(name) { ranges.append((equals + 1)..<part.endIndex) }
+    }
+    return ranges
   }
 }

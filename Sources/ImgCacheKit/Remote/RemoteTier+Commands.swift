@@ -24,7 +24,9 @@ public struct RemotePushReport: Sendable {
   public var pushed = 0
   /// Entries no backend took (each backend that failed is listed in `errors`).
   public var failed = 0
-  /// Entries without a SHA-256 (stored by an old version): no one could verify them.
+  /// Entries not for sharing (``RemoteTier/isShareable(_:)``): fetched with credentials,
+  /// cookies or headers of their own, `private` or `no-store`, stored before that was
+  /// recorded, or without a SHA-256.
   public var skipped = 0
   /// Bytes sent.
   public var bytes: Int64 = 0
@@ -73,12 +75,12 @@ extension RemoteTier {
       func add() -> Bool {
         guard let entry = next.next() else { return false }
         group.addTask {
-          guard entry.sha256 != nil else { return (-1, 0) }
+          guard Self.isShareable(entry) else { return (-1, 0) }
           let written =
             (try? await Blocking.run {
               self.writeBack(entry, path: layout.dataPath(entry.file))
             }) ?? 0
-          return (written, written > 0 ? entry.size : 0)
+          return (written ?? -1, (written ?? 0) > 0 ? entry.size : 0)
         }
         return true
       }
@@ -106,5 +108,13 @@ extension RemoteTier {
   /// The backends that failed in this process, each with its last error (for a warning).
   public var failures: [(backend: String, error: String)] {
     lastErrors.withLock { $0 }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+  }
+
+  /// The backends that served damaged or mismatched objects in this process (each refused
+  /// and counted as a miss): how many, and the last reason (for a warning).
+  public var corruptObjects: [(backend: String, count: Int, reason: String)] {
+    corruptions.withLock { $0 }.sorted { $0.key < $1.key }.map {
+      ($0.key, $0.value.count, $0.value.reason)
+    }
   }
 }

@@ -14,6 +14,8 @@ public final class RemoteTier: Sendable {
     let shard: String
     /// Whether it failed in this process (then it is not asked again).
     let failed = Atomic<Bool>(false)
+    /// Slow answers in a row (see ``RemoteTier/timed(_:_:_:)``).
+    let slowAnswers = Atomic<Int>(0)
 
     init(server: any RemoteServer, shard: String) {
       self.server = server
@@ -87,17 +89,47 @@ public final class RemoteTier: Sendable {
     lastErrors.withLock { $0[backend.label] = error.message }
   }
 
+  /// Slow answers in a row after which a server is marked failed, like an error.
+  static let slowAnswersToFail = 3
+
+  /// Runs one operation of `server`: an answer that took over half the operation timeout is
+  /// slow, and ``slowAnswersToFail`` in a row mark the server failed (a backend that answers
+  /// each lookup just under its timeout would make every batch that much longer).
+  func timed<T>(_ backend: Backend, _ server: Server, _ operation: () throws -> T) rethrows -> T {
+    let start = ContinuousClock.now
+    defer {
+      let seconds = (ContinuousClock.now - start) / .seconds(1)
+      if seconds > backend.spec.operationTimeout / 2 {
+        let streak = server.slowAnswers.add(1, ordering: .relaxed).newValue
+        if streak >= Self.slowAnswersToFail {
+          fail(
+            backend, server,
+            CacheError(
+              .network,
+              "timed out (\(backend.label)): \(streak) answers in a row took over half of "
+                + "operation-timeout"))
+        }
+      } else {
+        server.slowAnswers.store(0, ordering: .relaxed)
+      }
+    }
+    return try operation()
+  }
+
   /// The last error of each backend, for `remote status` and warnings.
   let lastErrors = Mutex<[String: String]>([:])
+  /// How many objects each backend served that were refused as damaged, and the last reason.
+  let corruptions = Mutex<[String: (count: Int, reason: String)]>([:])
 
   // MARK: Lookup
 
   /// The hits among `keys` (`urls[key]` is the URL asked for each), each verified and copied
   /// into the local cache; at most `parallel` objects are fetched at once, and the copies are
   /// stored in one transaction.
-  func lookup(keys: [String], urls: [String: String], acceptAnyBody: Bool, parallel: Int = 8)
-    async -> [String: CacheHit]
-  {
+  func lookup(
+    keys: [String], urls: [String: String], acceptAnyBody: Bool, maxSize: Int64,
+    parallel: Int = 8
+  ) async -> [String: CacheHit] {
     guard !backends.isEmpty, !keys.isEmpty else { return [:] }
     let fetched = await withTaskGroup(of: Fetched?.self) { group in
       var fetched = [Fetched]()
@@ -107,7 +139,7 @@ public final class RemoteTier: Sendable {
         let url = urls[key] ?? key
         group.addTask {
           let copy = try? await Blocking.run {
-            try self.fetch(key: key, url: url, acceptAnyBody: acceptAnyBody)
+            try self.fetch(key: key, url: url, acceptAnyBody: acceptAnyBody, maxSize: maxSize)
           }
           return copy ?? nil
         }
@@ -143,8 +175,13 @@ public final class RemoteTier: Sendable {
     var backend: Backend
   }
 
-  /// Asks each backend in turn for `key`; returns the first verified copy.
-  private func fetch(key: String, url: String, acceptAnyBody: Bool) throws -> Fetched? {
+  /// Asks each backend in turn for `key`; returns the first verified copy. An object that
+  /// cannot be taken is a miss of that backend (counted `remote_corrupt` when damaged, and
+  /// replaced by the write-back of the download that follows); only a failing server is
+  /// marked failed.
+  private func fetch(key: String, url: String, acceptAnyBody: Bool, maxSize: Int64) throws
+    -> Fetched?
+  {
     let name = Self.objectName(key)
     for backend in backends {
       let server = backend.server(for: name)
@@ -152,23 +189,31 @@ public final class RemoteTier: Sendable {
       let (path, descriptor) = try cache.makeTemporaryFile()
       close(descriptor)
       do {
-        guard let metadata = try server.server.get(name, into: path) else {
+        let answer = try timed(backend, server) {
+          try server.server.get(name, into: path, maxSize: maxSize)
+        }
+        guard let metadata = answer else {
           unlink(path)
           count(backend, [.remoteMisses: 1])
           continue
         }
-        try Self.verify(path, metadata)
-        guard Self.isWanted(path, metadata, acceptAnyBody: acceptAnyBody) else {
-          // Authentic, but not an image this request takes (stored with "any body", or a
-          // format this version cannot read): a miss, not a fault of the backend.
-          unlink(path)
-          count(backend, [.remoteMisses: 1])
-          continue
-        }
+        var checked = try metadata.validated(
+          forKey: key, body: path, maxSize: maxSize, acceptAnyBody: acceptAnyBody, now: Date())
+        // From the shared store: anyone's, by definition.
+        checked.shareable = true
         return Fetched(
-          item: PendingStore(
-            temporaryPath: path, key: key, url: url, metadata: metadata.entryMetadata),
+          item: PendingStore(temporaryPath: path, key: key, url: url, metadata: checked),
           backend: backend)
+      } catch let refusal as RemoteObjectRefusal {
+        unlink(path)
+        switch refusal.reason {
+        case .corrupt:
+          count(backend, [.remoteCorrupt: 1, .remoteMisses: 1])
+          corruptions.withLock {
+            $0[backend.label] = (($0[backend.label]?.count ?? 0) + 1, refusal.detail)
+          }
+        case .unsuitable: count(backend, [.remoteMisses: 1])
+        }
       } catch let error as CacheError {
         unlink(path)
         if error.kind == .localIO { throw error }
@@ -178,40 +223,34 @@ public final class RemoteTier: Sendable {
     return nil
   }
 
-  /// Checks a fetched body against its metadata: size and SHA-256 (a mismatch is corruption).
-  static func verify(_ path: String, _ metadata: RemoteMetadata) throws {
-    guard let sizes = FileIO.sizes(of: path), sizes.size == metadata.size else {
-      throw RemoteEnvelope.corrupt("size differs from its metadata")
-    }
-    guard try SHA256.hex(ofFileAt: path) == metadata.sha256 else {
-      throw RemoteEnvelope.corrupt("SHA-256 differs from its metadata")
-    }
-  }
-
-  /// Whether an authentic body suits the request: the image its metadata names, with pixels,
-  /// or any body for a request that accepts any.
-  static func isWanted(_ path: String, _ metadata: RemoteMetadata, acceptAnyBody: Bool) -> Bool {
-    if acceptAnyBody { return true }
-    guard let format = metadata.format, let info = ImageSniffer.sniff(path: path) else {
-      return false
-    }
-    return info.format.rawValue == format && info.hasPixels
-  }
-
   // MARK: Write-back
 
-  /// Writes the body of `entry` at `path` to every writable backend that works; returns
-  /// how many took it.
+  /// The one rule of what leaves this machine, for write-back and `remote push` alike: an
+  /// entry fetched by a request that could be anyone's (``CacheEntry/shareable``: no
+  /// credentials, cookies or headers of its own; unknown, so false, for entries stored before
+  /// it was recorded), not marked `private` or `no-store` by its origin, with a SHA-256 that
+  /// others can verify.
+  public static func isShareable(_ entry: CacheEntry) -> Bool {
+    guard entry.shareable, entry.sha256 != nil else { return false }
+    let directives = CacheDirectives(entry.freshness.cacheControl)
+    return !directives.isPrivate && !directives.noStore
+  }
+
+  /// Writes the body of `entry` at `path` (opened without following a link) to every
+  /// writable backend that works; returns how many took it, nil when it is not for sharing
+  /// (``isShareable(_:)``).
   @discardableResult
-  func writeBack(_ entry: CacheEntry, path: String) -> Int {
-    guard let metadata = RemoteMetadata(entry) else { return 0 }
+  func writeBack(_ entry: CacheEntry, path: String) -> Int? {
+    guard Self.isShareable(entry), let metadata = RemoteMetadata(entry) else { return nil }
     let name = Self.objectName(entry.key)
     var written = 0
     for backend in backends where !backend.spec.readOnly {
       let server = backend.server(for: name)
       guard !server.failed.load(ordering: .relaxed) else { continue }
       do {
-        let sent = try server.server.put(name, body: path, metadata: metadata)
+        let sent = try timed(backend, server) {
+          try server.server.put(name, body: path, metadata: metadata)
+        }
         count(backend, [.remoteWrites: 1, .remoteBytesUp: sent])
         written += 1
       } catch let error as CacheError where error.kind == .localIO {

@@ -8,7 +8,7 @@ enum S3Listing {
   static func server(url: String, spec: RemoteSpec, environment: [String: String]) throws
     -> HTTPServer
   {
-    let display = RemoteSpec.redact(url)
+    let display = spec.label(of: url)
     func bad(_ why: String) -> CacheError {
       CacheError(.invalidInput, "remote storage \(display): \(why)")
     }
@@ -33,9 +33,12 @@ enum S3Listing {
       base: base, subdirectories: spec.attributes["layout"] == "subdirs")
     addressing.credentials = "\(key):\(secret)"
     addressing.awsSignature = "aws:amz:\(region):s3"
-    if let token = spec.attributes["session-token"] ?? environment["AWS_SESSION_TOKEN"] {
-      addressing.headers.append("x-amz-security-token: \(token)")
+    // Each becomes a request header or the signing key: a line break would add header lines.
+    let session = spec.attributes["session-token"] ?? environment["AWS_SESSION_TOKEN"]
+    guard ![key, secret, region, session ?? ""].contains(where: \.containsControlCharacters) else {
+      throw bad("a key, token or region holds a control character")
     }
+    if let token = session { addressing.headers.append("x-amz-security-token: \(token)") }
     return HTTPServer(addressing: addressing, spec: spec, display: display)
   }
 
@@ -63,10 +66,14 @@ enum S3Listing {
       throw CacheError(.httpStatus, "listing the bucket: HTTP \(status)", httpStatus: status)
     }
     let text = String(decoding: xml, as: UTF8.self)
-    let sizes = text.components(separatedBy: "<Size>").dropFirst().compactMap {
-      Int64($0.prefix { $0 != "<" })
+    // The listing is the store's word: a size that is no number, or a sum past Int64, is
+    // "unknown", never a trap.
+    let sizes = text.components(separatedBy: "<Size>").dropFirst().map {
+      Checked.digits($0.prefix { $0 != "<" })
     }
     let truncated = text.contains("<IsTruncated>true</IsTruncated>")
-    return truncated ? (nil, nil) : (Int64(sizes.count), sizes.reduce(0, +))
+    guard !truncated else { return (nil, nil) }
+    let bytes = sizes.contains(nil) ? nil : Checked.total(sizes.compactMap { $0 })
+    return (Int64(sizes.count), bytes)
   }
 }

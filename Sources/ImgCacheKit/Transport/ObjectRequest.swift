@@ -20,6 +20,8 @@ public struct ObjectRequest: Sendable {
   public var awsSignature: String?
   /// GET: where the body goes (created or truncated).
   public var destination: String?
+  /// GET: the most bytes read; past it the transfer stops and the response says so.
+  public var maxBytes: Int64?
   /// PUT: the file sent, then `trailer`.
   public var source: String?
   public var trailer = Data()
@@ -36,11 +38,13 @@ public struct ObjectRequest: Sendable {
     self.operationTimeout = operationTimeout
   }
 
-  /// What came back: the status (0 when none), bytes received and sent.
+  /// What came back: the status (0 when none), bytes received and sent, and whether the
+  /// body was cut at ``maxBytes``.
   public struct Response: Sendable {
     public var status: Int
     public var received: Int64
     public var sent: Int64
+    public var exceededLimit = false
   }
 
   /// Runs the request on `connection` (its connections to the server are kept for the next
@@ -72,12 +76,16 @@ public struct ObjectRequest: Sendable {
     while let message = imgcache_multi_info_read(api, multi, &left) {
       code = imgcache_msg_result(message)
     }
+    var status = 0
+    imgcache_getinfo_long(api, handle, CURLINFO_RESPONSE_CODE, &status)
+    if state.exceeded {
+      return Response(
+        status: status, received: state.received, sent: state.sent, exceededLimit: true)
+    }
     if let failure = state.failure { throw failure }
     guard code == CURLE_OK else {
       throw CurlTransfer.error(for: code, detail: "", url: url)
     }
-    var status = 0
-    imgcache_getinfo_long(api, handle, CURLINFO_RESPONSE_CODE, &status)
     return Response(status: status, received: state.received, sent: state.sent)
   }
 
@@ -89,8 +97,8 @@ public struct ObjectRequest: Sendable {
     imgcache_setopt_string(api, h, CURLOPT_URL, url)
     imgcache_setopt_string(api, h, CURLOPT_PROTOCOLS_STR, "http,https")
     imgcache_setopt_long(api, h, CURLOPT_NOSIGNAL, 1)
-    imgcache_setopt_long(api, h, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(connectTimeout * 1000)))
-    imgcache_setopt_long(api, h, CURLOPT_TIMEOUT_MS, max(1, Int(operationTimeout * 1000)))
+    imgcache_setopt_long(api, h, CURLOPT_CONNECTTIMEOUT_MS, Checked.milliseconds(connectTimeout))
+    imgcache_setopt_long(api, h, CURLOPT_TIMEOUT_MS, Checked.milliseconds(operationTimeout))
     if let credentials { imgcache_setopt_string(api, h, CURLOPT_USERPWD, credentials) }
     if let awsSignature {
       imgcache_setopt_string(api, h, CURLOPT_AWS_SIGV4, awsSignature)
@@ -116,6 +124,7 @@ public struct ObjectRequest: Sendable {
         guard fd >= 0 else { throw CacheError.posix("cannot create", path: destination) }
         state.output = fd
       }
+      state.limit = maxBytes
       imgcache_setopt_pointer(api, h, CURLOPT_WRITEDATA, me)
       imgcache_setopt_write_function(api, h, objectWrite)
     case .put:
@@ -174,6 +183,8 @@ private final class ObjectTransferState {
   var trailerSent = 0
   var received: Int64 = 0
   var sent: Int64 = 0
+  var limit: Int64?
+  var exceeded = false
   var failure: CacheError?
   var headerList: UnsafeMutablePointer<curl_slist>?
 
@@ -192,6 +203,10 @@ private func objectWrite(
   let state = Unmanaged<ObjectTransferState>.fromOpaque(context).takeUnretainedValue()
   let length = size * count
   state.received += Int64(length)
+  if let limit = state.limit, state.received > limit {
+    state.exceeded = true
+    return 0
+  }
   guard state.output >= 0 else { return length }
   do {
     try FileIO.writeAll(state.output, data, count: length, display: "a remote object in tmp/")

@@ -40,7 +40,11 @@ public enum Boundary {
     case .contentRange: return ["bytes 100-199/200", "bytes 0-0/*"]
     case .headerLine: return ["Content-Encoding: gzip\r\n", "ETag: \"a\"\r\n"]
     case .remoteTrailer:
-      return [#"{"url":"https://a.example/x.png","size":4,"sha256":"00","width":1,"height":2}"#]
+      return [
+        #"{"key":"https://a.example/x.png","url":"https://a.example/x.png","size":4,"#
+          + #""sha256":"230d8358dc8e8890b4c58deeb62912ee2f20357ae92a5cc861b98e68fe31acb5","#
+          + #""width":1,"height":2,"etag":"\"e\"","received":4102444800}"#
+      ]
     case .configLine: return ["jobs = 4  # comment", "user_agent = imgcache", "max_age = 7d"]
     case .remoteStorage:
       return ["redis://:secret@127.0.0.1:6379|connect-timeout=100", "s3://bucket/p|region=x"]
@@ -96,7 +100,13 @@ public enum Boundary {
       "imgcache-fuzz-\(getpid())"
     ).path
     defer { unlink(path) }
-    guard FileManager.default.createFile(atPath: path, contents: object) else { return false }
-    return (try? RemoteEnvelope.open(path)) != nil
+    guard FileManager.default.createFile(atPath: path, contents: object),
+      let metadata = try? RemoteEnvelope.open(path)
+    else { return false }
+    // Then the one validator every remote object passes (key, size, SHA-256, header values).
+    return
+      (try? metadata.validated(
+        forKey: metadata.key ?? "", body: path, maxSize: 1 << 20, acceptAnyBody: true, now: Date()))
+      != nil
   }
 }

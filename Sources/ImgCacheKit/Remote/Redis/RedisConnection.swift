@@ -1,10 +1,9 @@
 import CHiredis
 import Foundation
 
-/// A reply from Redis, copied out of hiredis' reply tree.
-enum RedisValue {
+/// A reply from Redis (the commands imgcache sends answer with no arrays).
+enum RedisValue: Equatable {
   case string(Data)
-  case array([RedisValue])
   case integer(Int64)
   case null
   case status(String)
@@ -19,94 +18,122 @@ enum RedisValue {
   }
 }
 
-/// One hiredis connection, used by one caller at a time (``RedisServer`` lends it out).
-final class RedisConnection: @unchecked Sendable {
-  // @unchecked: the context is used by whichever caller holds the connection, one at a time:
-  // the pool hands it out and takes it back.
-  private let context: UnsafeMutablePointer<redisContext>
-  private let where_: String
+/// An argument of a command: bytes, or `size` bytes read from an open file (a body, streamed
+/// to the socket rather than copied into memory).
+enum RedisArgument {
+  case bytes(Data)
+  case file(descriptor: Int32, size: Int64)
 
-  /// Connects (within `connectTimeout`), sets `operationTimeout` on every later command,
-  /// authenticates and selects `database`.
+  /// Text as bytes.
+  static func text(_ text: String) -> RedisArgument { .bytes(Data(text.utf8)) }
+}
+
+/// The end of an operation: every wait of every command of one lookup or write is bounded by
+/// it, so a server that answers a byte at a time cannot hold an operation past its timeout.
+struct RedisDeadline {
+  private let end: UInt64
+
+  /// `seconds` from now.
+  init(seconds: TimeInterval) {
+    end = DispatchTime.now().uptimeNanoseconds + UInt64(Checked.milliseconds(seconds)) * 1_000_000
+  }
+
+  /// Whole milliseconds left (rounded up), 0 once passed.
+  var milliseconds: Int32 {
+    let now = DispatchTime.now().uptimeNanoseconds
+    return now >= end ? 0 : Int32(clamping: (end - now + 999_999) / 1_000_000)
+  }
+}
+
+/// A bulk reply longer than the caller accepts (the connection is then out of step: dropped).
+struct RedisReplyTooLarge: Error {}
+
+/// One connection to a Redis server, used by one caller at a time (``RedisServer`` lends it
+/// out). hiredis connects it within the connect timeout; from then on its socket is
+/// non-blocking and driven here, each wait bounded by the operation's ``RedisDeadline``, and
+/// replies are read by a small RESP parser that streams a body straight into its file.
+final class RedisConnection: @unchecked Sendable {
+  // @unchecked: the context and buffer are used by whichever caller holds the connection,
+  // one at a time: the pool hands it out and takes it back.
+  private let context: UnsafeMutablePointer<redisContext>
+  let socket: Int32
+  let display: String
+  /// Bytes received and not parsed yet, from `position` on.
+  var inbox = [UInt8]()
+  var position = 0
+
+  /// Connects (within `connectTimeout`), authenticates and selects `database`, within
+  /// `deadline`.
   init(
-    host: String?, port: Int, socket: String?, user: String?, password: String?, database: Int,
-    connectTimeout: TimeInterval, operationTimeout: TimeInterval, display: String
+    host: String?, port: Int, socket path: String?, user: String?, password: String?,
+    database: Int, connectTimeout: TimeInterval, deadline: RedisDeadline, display: String
   ) throws {
-    where_ = display
-    let connect = imgcache_redis_timeval(max(1, Int(connectTimeout * 1000)))
+    self.display = display
+    let connect = imgcache_redis_timeval(Checked.milliseconds(connectTimeout))
     let made =
-      socket.map { redisConnectUnixWithTimeout($0, connect) }
-      ?? redisConnectWithTimeout(host ?? "127.0.0.1", Int32(port), connect)
+      path.map { redisConnectUnixWithTimeout($0, connect) }
+      ?? redisConnectWithTimeout(host ?? "127.0.0.1", Int32(clamping: port), connect)
     guard let made, imgcache_redis_error_code(made) == 0 else {
       let text = String(cString: imgcache_redis_error_text(made))
       if let made { redisFree(made) }
       throw Self.failure(text, display: display)
     }
     context = made
-    redisSetTimeout(context, imgcache_redis_timeval(max(1, Int(operationTimeout * 1000))))
-    // From here a throw runs deinit, which frees the context.
+    socket = made.pointee.fd
+    // From here a throw runs deinit, which frees the context (and closes the socket).
+    let flags = fcntl(socket, F_GETFL)
+    guard flags >= 0, fcntl(socket, F_SETFL, flags | O_NONBLOCK) == 0 else {
+      throw CacheError(.network, "\(display): cannot make the socket non-blocking")
+    }
     if let password {
       let arguments = ["AUTH"] + (user.map { [$0] } ?? []) + [password]
-      if case .error = try command(arguments.map { Data($0.utf8) }) {
+      if case .error = try command(arguments.map(RedisArgument.text), deadline: deadline) {
         throw CacheError(.auth, "\(display): authentication refused")
       }
     }
     if database != 0,
-      case .error(let text) = try command([Data("SELECT".utf8), Data("\(database)".utf8)])
+      case .error(let text) = try command(
+        [.text("SELECT"), .text(String(database))], deadline: deadline)
     {
-      throw CacheError(.invalidInput, "\(display): \(text)")
+      throw CacheError(.invalidInput, "\(display): \(Self.printable(text))")
     }
   }
 
   deinit { redisFree(context) }
 
-  /// Runs one command (binary-safe arguments) and returns its reply.
-  func command(_ arguments: [Data]) throws -> RedisValue {
-    var pointers = [UnsafePointer<CChar>?]()
-    var lengths = [Int]()
-    let buffers = arguments.map { data -> UnsafeMutableRawBufferPointer in
-      let buffer = UnsafeMutableRawBufferPointer.allocate(
-        byteCount: max(1, data.count), alignment: 1)
-      _ = data.copyBytes(to: buffer.bindMemory(to: UInt8.self))
-      return buffer
-    }
-    defer { buffers.forEach { $0.deallocate() } }
-    for (buffer, data) in zip(buffers, arguments) {
-      pointers.append(
-        buffer.baseAddress.map { UnsafePointer($0.assumingMemoryBound(to: CChar.self)) })
-      lengths.append(data.count)
-    }
-    guard let raw = redisCommandArgv(context, Int32(arguments.count), &pointers, &lengths) else {
-      throw Self.failure(String(cString: imgcache_redis_error_text(context)), display: where_)
-    }
-    let reply = raw.assumingMemoryBound(to: redisReply.self)
-    defer { freeReplyObject(raw) }
-    return Self.value(reply)
+  /// Sends one command and reads its reply; a bulk reply longer than `maxReply` bytes throws
+  /// ``RedisReplyTooLarge``.
+  func command(
+    _ arguments: [RedisArgument], deadline: RedisDeadline, maxReply: Int64 = 1 << 20
+  ) throws -> RedisValue {
+    try send(arguments, deadline: deadline)
+    return try reply(deadline: deadline, maxBulk: maxReply)
   }
 
-  private static func value(_ reply: UnsafeMutablePointer<redisReply>) -> RedisValue {
-    let r = reply.pointee
-    switch r.type {
-    case imgcache_redis_reply_string:
-      return .string(r.str.map { Data(bytes: $0, count: r.len) } ?? Data())
-    case imgcache_redis_reply_array:
-      return .array(
-        (0..<r.elements).compactMap { index in
-          imgcache_redis_element(reply, index).map(value)
-        })
-    case imgcache_redis_reply_integer: return .integer(r.integer)
-    case imgcache_redis_reply_status: return .status(r.str.map { String(cString: $0) } ?? "")
-    case imgcache_redis_reply_error: return .error(r.str.map { String(cString: $0) } ?? "error")
-    default: return .null
-    }
+  /// Sends one command whose reply is a bulk string, and writes that string into `output`
+  /// as it arrives (never all of it in memory); returns its length, nil for a null reply.
+  /// One longer than `maxSize` throws ``RedisReplyTooLarge`` before any of it is read.
+  func command(
+    _ arguments: [RedisArgument], into output: Int32, maxSize: Int64, deadline: RedisDeadline
+  ) throws -> Int64? {
+    try send(arguments, deadline: deadline)
+    return try streamBulk(into: output, maxSize: maxSize, deadline: deadline)
   }
 
-  /// A transport failure: hiredis reports a timeout as "Resource temporarily unavailable".
+  /// A transport failure: hiredis reports a connect timeout as "Resource temporarily
+  /// unavailable" or "timed out".
   static func failure(_ text: String, display: String) -> CacheError {
     let lowered = text.lowercased()
     if lowered.contains("timed out") || lowered.contains("temporarily unavailable") {
       return CacheError(.network, "timed out (\(display))")
     }
-    return CacheError(.network, "\(display): \(text)")
+    return CacheError(.network, "\(display): \(printable(text))")
+  }
+
+  /// A server's text as printed: no control characters, at most 200 characters.
+  static func printable(_ text: String) -> String {
+    String(
+      String.UnicodeScalarView(
+        text.unicodeScalars.prefix(200).map { String($0).containsControlCharacters ? "?" : $0 }))
   }
 }

@@ -21,7 +21,7 @@ final class RedisServer: RemoteServer {
   /// A server at `url` (`redis://…` or `redis+unix:…`) with `spec`'s timeouts.
   init(url: String, spec: RemoteSpec) throws {
     self.spec = spec
-    display = RemoteSpec.redact(url)
+    display = spec.label(of: url)
     let bad = CacheError(.invalidInput, "remote storage \(display): malformed Redis URL")
     if url.hasPrefix("redis+unix:") && !url.hasPrefix("redis+unix://") {
       (host, port, user, password) = (nil, 0, nil, nil)
@@ -53,8 +53,10 @@ final class RedisServer: RemoteServer {
 
   /// Runs `body` on an idle connection, or a new one; a connection that failed is dropped. An
   /// idle connection the server closed meanwhile (its `timeout`, a NAT) gets one retry on a
-  /// new connection.
-  private func withConnection<T>(_ body: (RedisConnection) throws -> T) throws -> T {
+  /// new connection. Everything, connecting included, ends by `deadline`.
+  private func withConnection<T>(
+    _ deadline: RedisDeadline, _ body: (RedisConnection) throws -> T
+  ) throws -> T {
     if let pooled = idle.withLock({ $0.popLast() }) {
       do {
         let result = try body(pooled)
@@ -66,8 +68,8 @@ final class RedisServer: RemoteServer {
     }
     let connection = try RedisConnection(
       host: host, port: port, socket: socket, user: user, password: password,
-      database: database, connectTimeout: spec.connectTimeout,
-      operationTimeout: spec.operationTimeout, display: display)
+      database: database, connectTimeout: spec.connectTimeout, deadline: deadline,
+      display: display)
     let result = try body(connection)
     idle.withLock { $0.append(connection) }
     return result
@@ -78,60 +80,107 @@ final class RedisServer: RemoteServer {
       if text.hasPrefix("NOAUTH") || text.hasPrefix("WRONGPASS") {
         throw CacheError(.auth, "\(display): authentication refused")
       }
-      throw CacheError(.network, "\(display): \(text)")
+      throw CacheError(.network, "\(display): \(RedisConnection.printable(text))")
     }
     return value
   }
 
-  func get(_ name: String, into path: String) throws -> RemoteMetadata? {
-    let reply = try withConnection {
-      try check($0.command([Data("HGETALL".utf8), Data("imgcache:\(name)".utf8)]))
-    }
-    guard case .array(let items) = reply, !items.isEmpty else { return nil }
-    var fields = [String: Data]()
-    var index = 0
-    while index + 1 < items.count {
-      if let key = items[index].text, case .string(let value) = items[index + 1] {
-        fields[key] = value
+  /// The object: its body's length asked first (one longer than `maxSize` is refused before
+  /// it is read), then its metadata, then its body streamed into `path`.
+  func get(_ name: String, into path: String, maxSize: Int64) throws -> RemoteMetadata? {
+    let deadline = RedisDeadline(seconds: spec.operationTimeout)
+    let key = RedisArgument.text("imgcache:\(name)")
+    return try withConnection(deadline) { connection -> RemoteMetadata? in
+      let length = try check(
+        connection.command([.text("HSTRLEN"), key, .text("body")], deadline: deadline))
+      guard case .integer(let size) = length else {
+        throw CacheError(.network, "\(display): unexpected reply to HSTRLEN")
       }
-      index += 2
+      if size == 0 { return nil }
+      guard size <= maxSize else {
+        return try refuse(.unsuitable("larger than max_filesize"), connection)
+      }
+      let json: Data
+      do {
+        let reply = try check(
+          connection.command(
+            [.text("HGET"), key, .text("meta")], deadline: deadline,
+            maxReply: RemoteEnvelope.maximumTrailer))
+        guard case .string(let data) = reply else {
+          return try refuse(.corrupt("no metadata"), connection)
+        }
+        json = data
+      } catch is RedisReplyTooLarge {
+        throw RemoteObjectRefusal.corrupt("metadata over 64 KiB")
+      }
+      let metadata: RemoteMetadata
+      do { metadata = try JSONDecoder().decode(RemoteMetadata.self, from: json) } catch {
+        return try refuse(.corrupt("unreadable metadata"), connection)
+      }
+      let output = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+      guard output >= 0 else { throw CacheError.posix("cannot write", path: path) }
+      defer { close(output) }
+      do {
+        // Guarded again: the body may have grown since its length was asked.
+        guard
+          try connection.command(
+            [.text("HGET"), key, .text("body")], into: output, maxSize: maxSize,
+            deadline: deadline) != nil
+        else { return try refuse(.corrupt("no body"), connection) }
+      } catch is RedisReplyTooLarge {
+        throw RemoteObjectRefusal.unsuitable("larger than max_filesize")
+      }
+      return metadata
     }
-    guard let body = fields["body"], let json = fields["meta"] else {
-      throw RemoteEnvelope.corrupt("no body or metadata")
-    }
-    let metadata: RemoteMetadata
-    do { metadata = try JSONDecoder().decode(RemoteMetadata.self, from: json) } catch {
-      throw RemoteEnvelope.corrupt("unreadable metadata")
-    }
-    guard FileManager.default.createFile(atPath: path, contents: body) else {
-      throw CacheError.posix("cannot write", path: path)
-    }
-    return metadata
   }
 
+  /// Throws `refusal` for an object whose reply was read whole: the connection, still in step,
+  /// goes back to the pool first.
+  private func refuse(
+    _ refusal: RemoteObjectRefusal, _ connection: RedisConnection
+  ) throws -> RemoteMetadata? {
+    idle.withLock { $0.append(connection) }
+    throw refusal
+  }
+
+  /// Stores the body at `path` (opened without following a link: a data file replaced by a
+  /// symlink is not sent) and its metadata, streaming the body from its file.
   func put(_ name: String, body path: String, metadata: RemoteMetadata) throws -> Int64 {
-    guard let body = FileManager.default.contents(atPath: path) else {
-      throw CacheError.posix("cannot read", path: path)
+    let input = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+    guard input >= 0 else { throw CacheError.posix("cannot read", path: path) }
+    defer { close(input) }
+    var info = stat()
+    guard fstat(input, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+      throw CacheError(.localIO, "cannot read \(path): not a regular file")
     }
+    let size = Int64(info.st_size)
     let json = try JSONEncoder().encode(metadata)
-    _ = try withConnection {
+    let deadline = RedisDeadline(seconds: spec.operationTimeout)
+    _ = try withConnection(deadline) {
       try check(
-        $0.command([
-          Data("HSET".utf8), Data("imgcache:\(name)".utf8), Data("body".utf8), body,
-          Data("meta".utf8), json,
-        ]))
+        $0.command(
+          [
+            .text("HSET"), .text("imgcache:\(name)"), .text("body"),
+            .file(descriptor: input, size: size), .text("meta"), .bytes(json),
+          ], deadline: deadline))
     }
-    return Int64(body.count + json.count)
+    return size + Int64(json.count)
   }
 
   func status() throws -> (objects: Int64?, bytes: Int64?) {
-    try withConnection { connection in
-      guard case .integer(let keys) = try check(connection.command([Data("DBSIZE".utf8)])) else {
+    let deadline = RedisDeadline(seconds: spec.operationTimeout)
+    return try withConnection(deadline) { connection in
+      guard
+        case .integer(let keys) = try check(
+          connection.command([.text("DBSIZE")], deadline: deadline))
+      else {
         return (nil, nil)
       }
-      let info = try check(connection.command([Data("INFO".utf8), Data("memory".utf8)])).text ?? ""
+      let info =
+        try check(connection.command([.text("INFO"), .text("memory")], deadline: deadline)).text
+        ?? ""
       let used = info.split(whereSeparator: \.isNewline).first { $0.hasPrefix("used_memory:") }
-        .flatMap { Int64($0.dropFirst("used_memory:".count)) }
+        .flatMap { Checked.digits($0.dropFirst("used_memory:".count)) }
       return (keys, used)
     }
   }
