@@ -15,8 +15,19 @@ struct CoalescingTests {
     return paths.map { seen[$0] ?? 0 }
   }
 
+  /// Files under locks/ besides `keys`, the one lock file (no inode per key).
   private var lockFiles: [String] {
-    DirectoryListing.names(atPath: env.cacheDirectory + "/locks")
+    DirectoryListing.names(atPath: env.cacheDirectory + "/locks").filter { $0 != "keys" }
+  }
+
+  /// The byte-range locks held on `locks/keys` now, as /proc/locks lists them.
+  private var heldLocks: Int {
+    var info = stat()
+    guard stat(env.cacheDirectory + "/locks/keys", &info) == 0 else { return 0 }
+    let text = (try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) ?? ""
+    return text.split(separator: "\n").filter {
+      $0.contains("OFDLCK") && $0.contains(":\(info.st_ino) ")
+    }.count
   }
 
   @Test("16 processes × the same 50 URLs, shuffled, at once: 50 requests, every answer right")
@@ -41,7 +52,8 @@ struct CoalescingTests {
       let lines = result.stdout.split(separator: "\n").map(String.init)
       #expect(lines == order.map { expected[$0] ?? "?" })
     }
-    #expect(lockFiles.isEmpty, "no lock file left: \(lockFiles)")
+    #expect(lockFiles.isEmpty, "no lock file a key: \(lockFiles)")
+    #expect(heldLocks == 0, "every lock released")
     let stats = CLIEnvironment.records(env.run(["stats", "--json"])).first
     let counters = stats?["counters"] as? [String: Int] ?? [:]
     #expect(counters["downloads"] == 50)
@@ -64,7 +76,8 @@ struct CoalescingTests {
     try holder.run()
     let deadline = Date().addingTimeInterval(20)
     while requests([path]) == [0] && Date() < deadline { usleep(20_000) }
-    #expect(lockFiles.count == 1, "the holder locked the key")
+    #expect(heldLocks == 1, "the holder locked the key")
+    #expect(lockFiles.isEmpty, "a byte of locks/keys, no file a key")
     let waiter = Task.detached { [env] in env.run(["fetch", url]) }
     usleep(300_000)
     kill(holder.processIdentifier, SIGKILL)
@@ -73,10 +86,10 @@ struct CoalescingTests {
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.hasPrefix(env.cacheDirectory + "/data/"))
     #expect(requests([path]) == [2], "the waiter downloaded it after the holder died")
-    #expect(lockFiles.isEmpty, "no lock file left: \(lockFiles)")
+    #expect(heldLocks == 0 && lockFiles.isEmpty, "nothing left: \(lockFiles)")
     #expect(env.run(["verify"]).status == 0, "nothing partial in the cache")
 
-    // A holder killed with no one waiting leaves its lock file; clean removes it.
+    // A holder killed with no one waiting leaves nothing: the kernel dropped its lock.
     let lone = Process()
     lone.executableURL = URL(fileURLWithPath: imgcacheBinary)
     lone.arguments = ["fetch", servers.fault(path + "&lone=1")]
@@ -85,12 +98,16 @@ struct CoalescingTests {
     lone.standardError = FileHandle.nullDevice
     try lone.run()
     let lockDeadline = Date().addingTimeInterval(20)
-    while lockFiles.isEmpty && Date() < lockDeadline { usleep(20_000) }
+    while heldLocks == 0 && Date() < lockDeadline { usleep(20_000) }
+    #expect(heldLocks == 1)
     kill(lone.processIdentifier, SIGKILL)
     lone.waitUntilExit()
-    #expect(lockFiles.count == 1)
+    #expect(heldLocks == 0 && lockFiles.isEmpty)
+    // Lock files of earlier versions (one a key) that no one holds: clean removes them.
+    let legacy = env.cacheDirectory + "/locks/0123456789abcdef0123456789abcdef.lock"
+    #expect(FileManager.default.createFile(atPath: legacy, contents: Data()))
     #expect(env.run(["clean", "-q"]).status == 0)
-    #expect(lockFiles.isEmpty, "clean swept the lock file no one holds")
+    #expect(lockFiles.isEmpty, "clean swept the old lock file no one holds")
   }
 }
 

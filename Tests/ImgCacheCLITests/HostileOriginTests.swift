@@ -124,10 +124,11 @@ struct HostileOriginTests {
       kill(holder.processIdentifier, SIGKILL)
       holder.waitUntilExit()
     }
-    let locks = env.cacheDirectory + "/locks"
+    // The holder is in its transfer (holding the key's lock) once the server saw the request.
+    let path = String(url.dropFirst(servers.fault("").count))
     let deadline = Date().addingTimeInterval(20)
-    while DirectoryListing.names(atPath: locks).isEmpty && Date() < deadline { usleep(10_000) }
-    #expect(!DirectoryListing.names(atPath: locks).isEmpty, "the holder took the key's lock")
+    while (servers.stats()?.requests[path] ?? 0) == 0 && Date() < deadline { usleep(10_000) }
+    #expect(servers.stats()?.requests[path] == 1, "the holder is downloading")
     kill(holder.processIdentifier, SIGSTOP)
     let waiter = run(
       "/usr/bin/timeout", ["-s", "KILL", "60", imgcacheBinary, "fetch", "--timeout", "2s", url],

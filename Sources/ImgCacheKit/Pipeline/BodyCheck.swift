@@ -10,7 +10,8 @@ enum BodyCheck {
     var metadata = EntryMetadata(
       contentType: response.contentType, etag: response.etag, lastModified: response.lastModified,
       sha256: response.sha256, freshness: response.freshness)
-    let info = ImageSniffer.sniff(path: file)
+    let info =
+      response.body.map { ImageSniffer.sniff(data: [UInt8]($0)) } ?? ImageSniffer.sniff(path: file)
     if !options.acceptAnyBody {
       let type = response.contentType.map { ", \($0)" } ?? ""
       let problem: String?

@@ -31,10 +31,10 @@ extension Fetcher {
       url: download.request.display, key: download.key, outcome: .success(.hit(hit)), bytes: 0)
   }
 
-  /// Waits for the process holding `lockPath`, then serves what it stored, or downloads the
+  /// Waits for the process holding the key's lock, then serves what it stored, or downloads the
   /// key (holding the lock) when it stored nothing: it failed, died, or the wait timed out —
   /// the whole wait, or the idle timeout without progress (a stopped holder).
-  func afterAnotherProcess(_ started: Started, lockPath: String, options: FetchOptions) async
+  func afterAnotherProcess(_ started: Started, options: FetchOptions) async
     -> FetchResult
   {
     let download = started.download
@@ -42,7 +42,9 @@ extension Fetcher {
     // holder gets the idle timeout to finish before this process downloads the key itself.
     let partial = cache.layout.partialFile(forKey: download.key)
     let idle = Duration.milliseconds(Checked.milliseconds(transfer.idleTimeout))
-    let lock = try? await KeyLock.wait(for: lockPath, until: lockDeadline(), idle: idle) {
+    let lock = try? await cache.keyLocks.wait(
+      key: download.key, until: lockDeadline(), idle: idle
+    ) {
       FileIO.sizes(of: partial)?.size ?? -1
     }
     defer { lock?.release() }

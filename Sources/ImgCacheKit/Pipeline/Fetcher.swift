@@ -101,7 +101,7 @@ public final class Fetcher: Sendable {
       /// lock between processes when it could take it.
       case leader(ticket: UInt64, lock: KeyLock?)
       /// Leads its flight, but another process is downloading the key: waits for its lock.
-      case waiting(lockPath: String)
+      case waiting
       /// Another process stored the key between the lookup and the lock: served from it.
       case answered(FetchResult)
       /// Waits for the leader of its flight.
@@ -141,12 +141,10 @@ public final class Fetcher: Sendable {
         var lock: KeyLock?
         // Only a plain miss: --reload and --refresh want a new response whatever is stored.
         if options.mode == .normal && download.validators == nil {
-          let path = cache.layout.lockFile(forKey: download.key)
           // Without a lock (an unwritable locks/), the download goes on alone.
-          switch Result(catching: { try KeyLock.attempt(path) }) {
+          switch Result(catching: { try cache.keyLocks.attempt(key: download.key) }) {
           case .success(nil):
-            started.append(
-              Started(download: download, flight: flight, role: .waiting(lockPath: path)))
+            started.append(Started(download: download, flight: flight, role: .waiting))
             continue
           case .success(let held?):
             if let result = servedFromAnotherProcess(download, options: options) {
@@ -194,8 +192,8 @@ public final class Fetcher: Sendable {
       lock?.release()
       flights.finish(started.flight, with: result)
       return result
-    case .waiting(let lockPath):
-      let result = await afterAnotherProcess(started, lockPath: lockPath, options: options)
+    case .waiting:
+      let result = await afterAnotherProcess(started, options: options)
       flights.finish(started.flight, with: result)
       return result
     }

@@ -20,12 +20,10 @@ public struct CacheLayout: Sendable, Equatable {
   public var dataDirectory: URL { root.appendingPathComponent("data", isDirectory: true) }
   /// `$DIR/tmp`, downloads in progress.
   public var tmpDirectory: URL { root.appendingPathComponent("tmp", isDirectory: true) }
-  /// `$DIR/locks`, one lock file per key being downloaded (``KeyLock``).
+  /// `$DIR/locks`: `keys`, the one file of every key's download lock (``KeyLocks``).
   public var locksDirectory: URL { root.appendingPathComponent("locks", isDirectory: true) }
-  /// The lock file of `key`'s download, shared by every process using this cache.
-  func lockFile(forKey key: String) -> String {
-    locksDirectory.path + "/" + MD5.hex(of: key) + ".lock"
-  }
+  /// `$DIR/locks/keys`: one byte-range lock a key being downloaded, shared by every process.
+  var keyLocksFile: String { locksDirectory.path + "/keys" }
   /// The name prefix of partial bodies kept in `tmp/` for a resumed download.
   static let partialPrefix = "resume-"
   /// Where the partial body of `key`'s download is kept (``PartialDownload``).

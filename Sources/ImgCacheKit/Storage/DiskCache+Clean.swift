@@ -28,8 +28,8 @@ extension DiskCache {
       before: time.timeIntervalSince1970 - policy.staleTemporaryAge,
       partialsBefore: time.timeIntervalSince1970 - resume.maxAge, dryRun: false)
     report.staleTemporaries = sweep.swept
-    // Lock files left by processes killed while downloading (no one holds them).
-    _ = KeyLock.sweep(layout.locksDirectory.path)
+    // Per-key lock files of earlier versions (a lock a key is now a byte of locks/keys).
+    _ = KeyLocks.sweepLegacyFiles(layout.locksDirectory.path)
     let files = try reconcileFiles(dryRun: false)
     (report.orphanFiles, report.missingFiles) = (files.orphans, files.missing)
     report.foreign = Array(Set(report.foreign + sweep.foreign + files.foreign)).sorted()

@@ -23,6 +23,8 @@ public final class DiskCache: Sendable {
   /// Writes and deletes the records of partial bodies in the order they were asked for, off
   /// the download loop's thread (a `clean` holding the write lock stalls this queue only).
   let partialRecords = DispatchQueue(label: "imgcache.partial-records")
+  /// The download locks of each key, shared with every process using this cache.
+  let keyLocks: KeyLocks
 
   /// Opens the cache at `directory`; nothing is created until the first write.
   public init(
@@ -33,6 +35,7 @@ public final class DiskCache: Sendable {
     let layout = CacheLayout(root: directory)
     self.layout = layout
     self.now = now
+    keyLocks = KeyLocks(path: layout.keyLocksFile)
     index = Index(path: layout.indexFile.path) { try layout.prepareRoot() }
   }
 

@@ -1,21 +1,8 @@
 import Foundation
+import Synchronization
 
 /// Small POSIX file helpers with errors a user can act on.
 enum FileIO {
-  /// The mode new files get: 0666 less the process's umask, as every Unix tool does.
-  static let creationMode: mode_t = 0o666 & ~processUmask
-
-  /// The umask, read from /proc without changing it (changing it would race other threads).
-  static let processUmask: mode_t = {
-    if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
-      let value = mode_t(line.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8)
-    {
-      return value
-    }
-    return 0o022
-  }()
-
   /// Logical and allocated size of the file at `path`, or nil when it does not exist.
   static func sizes(of path: String) -> (size: Int64, allocated: Int64)? {
     var info = stat()
@@ -42,20 +29,22 @@ enum FileIO {
   }
 
   /// Creates a new empty file in `directory` with a unique name and returns its path and
-  /// descriptor. The name starts with `prefix`.
+  /// descriptor. The name is `prefix` (which names this process: ``ProcessTag``) and a number
+  /// counted in this process; the mode is 0666 less the umask, set by `open` itself (no
+  /// `mkstemp` and `fchmod`: one system call a file, no random source).
   static func makeTemporaryFile(in directory: String, prefix: String) throws -> (String, Int32) {
-    var template = Array("\(directory)/\(prefix)XXXXXX".utf8CString)
-    let fd = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
-      guard let base = buffer.baseAddress else { return -1 }
-      return mkstemp(base)
+    for _ in 0..<1000 {
+      let number = temporaryFiles.add(1, ordering: .relaxed).newValue
+      let path = "\(directory)/\(prefix)\(String(number, radix: 36))"
+      let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o666)
+      if fd >= 0 { return (path, fd) }
+      guard errno == EEXIST else { break }
     }
-    guard fd >= 0 else {
-      throw CacheError.posix("cannot create a temporary file in", path: directory)
-    }
-    fchmod(fd, creationMode)
-    let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    return (path, fd)
+    throw CacheError.posix("cannot create a temporary file in", path: directory)
   }
+
+  /// Temporary files made by this process, for their names.
+  private static let temporaryFiles = Atomic<UInt64>(0)
 
   /// Writes all `count` bytes at `bytes` to `descriptor`, again after a partial write or an
   /// interrupt; `display` names the file in the error.

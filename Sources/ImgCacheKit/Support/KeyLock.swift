@@ -1,56 +1,80 @@
 import Foundation
 import Synchronization
 
-/// One download's lock between processes: an exclusive `flock(2)` on `locks/<md5 of key>`.
-/// The kernel drops it when its holder exits, even by SIGKILL, so it is never stale.
+/// The per-key download locks of one cache, shared by every process using it
+/// (docs/design.md, Processes): open-file-description byte-range locks (`F_OFD_SETLK`) on one
+/// file, `locks/keys`, one byte a key, the byte chosen by the key's MD5. No inode per key (a
+/// lock file a key cost an inode to create and one to unlink, the most expensive part of a small
+/// download's kernel time); the kernel drops the locks of a process that exits, even by SIGKILL,
+/// so a lock is never stale. Two keys that share a byte (one chance in 2³² a pair) only wait
+/// for each other.
 ///
-/// Lock files do not pile up (Nix's rule): the holder unlinks the file while it still holds
-/// the lock, then marks it (one byte) before closing; a process that then gets the lock on
-/// the old, marked file opens the path again. `clean` sweeps files no one holds.
-final class KeyLock: Sendable {
-  /// The lock file.
+/// The file is opened once per process; locks taken through one open file description do not
+/// exclude each other, so the bytes this process holds are kept in `state` as well, and a byte
+/// held here is busy for this process too.
+///
+/// Lock rule: `state` guards the descriptor and the held bytes; the `fcntl` calls run inside
+/// it (system calls, no callback), so a byte is never released while another caller takes it.
+final class KeyLocks: Sendable {
+  /// `locks/keys`.
   let path: String
-  private let descriptor: Int32
-  private let released = Atomic<Bool>(false)
+  private let state = Mutex<State>(State())
 
-  private init(path: String, descriptor: Int32) {
-    self.path = path
-    self.descriptor = descriptor
+  private struct State {
+    var descriptor: Int32 = -1
+    var held = Set<Int64>()
   }
 
-  deinit { release() }
+  /// The locks in the file at `path` (created on first use).
+  init(path: String) { self.path = path }
 
-  /// Takes the lock at `path` without waiting; nil when another process holds it.
-  static func attempt(_ path: String) throws -> KeyLock? {
-    while true {
-      let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
-      guard fd >= 0 else { throw CacheError.posix("cannot open lock file", path: path) }
-      guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+  deinit {
+    let descriptor = state.withLock { $0.descriptor }
+    if descriptor >= 0 { close(descriptor) }
+  }
+
+  /// The byte of `key`: the first 32 bits of its MD5.
+  static func offset(forKey key: String) -> Int64 {
+    let digest = MD5.hex(of: key)
+    return Int64(UInt32(digest.prefix(8), radix: 16) ?? 0)
+  }
+
+  /// Takes `key`'s lock without waiting; nil when another process (or another download of
+  /// this one) holds its byte.
+  func attempt(key: String) throws -> KeyLock? {
+    let offset = Self.offset(forKey: key)
+    let taken = try state.withLock { state -> Bool in
+      guard !state.held.contains(offset) else { return false }
+      if state.descriptor < 0 {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard fd >= 0 else { throw CacheError.posix("cannot open lock file", path: path) }
+        state.descriptor = fd
+      }
+      var request = Self.request(Int16(F_WRLCK), at: offset)
+      guard fcntl(state.descriptor, Self.setLock, &request) == 0 else {
         let code = errno
-        close(fd)
-        if code == EWOULDBLOCK || code == EINTR { return nil }
+        if code == EAGAIN || code == EACCES || code == EINTR { return false }
         throw CacheError.posix("cannot lock", path: path, code: code)
       }
-      var info = stat()
-      if fstat(fd, &info) == 0, info.st_size == 0 { return KeyLock(path: path, descriptor: fd) }
-      // Released and unlinked by its last holder: the path names a newer file, if any.
-      close(fd)
+      state.held.insert(offset)
+      return true
     }
+    return taken ? KeyLock(locks: self, offset: offset) : nil
   }
 
-  /// Takes the lock at `path`, checking every 5 ms (an `await`, never a blocked thread) until
+  /// Takes `key`'s lock, checking every 5 ms (an `await`, never a blocked thread) until
   /// `deadline`, or until `idle` passes without the holder's `progress` changing (a holder
   /// stopped by SIGSTOP or Ctrl-Z never releases, and a second download beats a hang); nil
   /// when either passes or the task is cancelled first. `progress` is read every 100 ms.
-  static func wait(
-    for path: String, until deadline: ContinuousClock.Instant, idle: Duration,
+  func wait(
+    key: String, until deadline: ContinuousClock.Instant, idle: Duration,
     progress: () -> Int64
   ) async throws -> KeyLock? {
     var seen = progress()
     var idleDeadline = ContinuousClock.now + idle
     var checks = 0
     while true {
-      if let lock = try attempt(path) { return lock }
+      if let lock = try attempt(key: key) { return lock }
       let now = ContinuousClock.now
       checks += 1
       if checks % 20 == 0 {
@@ -65,28 +89,66 @@ final class KeyLock: Sendable {
     }
   }
 
-  /// Unlinks, marks and releases the lock (once; also when the lock is dropped).
-  func release() {
-    guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
-    unlink(path)
-    var mark: UInt8 = 0x2E
-    _ = write(descriptor, &mark, 1)
-    close(descriptor)
+  /// Releases the byte at `offset`.
+  fileprivate func release(_ offset: Int64) {
+    state.withLock { state in
+      guard state.held.remove(offset) != nil, state.descriptor >= 0 else { return }
+      var request = Self.request(Int16(F_UNLCK), at: offset)
+      _ = fcntl(state.descriptor, Self.setLock, &request)
+    }
   }
 
-  /// Removes the lock files under `directory` that no process holds; returns how many.
-  static func sweep(_ directory: String) -> Int {
+  /// `F_OFD_SETLK` (Linux 3.15; Glibc's module leaves the `__USE_GNU` name out).
+  private static let setLock: Int32 = 37
+
+  private static func request(_ type: Int16, at offset: Int64) -> flock {
+    var request = flock()
+    request.l_type = type
+    request.l_whence = Int16(SEEK_SET)
+    request.l_start = off_t(offset)
+    request.l_len = 1
+    request.l_pid = 0  // required for OFD locks
+    return request
+  }
+
+  /// Removes the per-key lock files (`<md5>.lock`) an earlier version left under `directory`
+  /// that no process holds; returns how many.
+  static func sweepLegacyFiles(_ directory: String) -> Int {
     var info = stat()
     // A real directory only: never create or unlink files through a link.
     guard lstat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return 0 }
     var removed = 0
-    for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
-      guard name.hasSuffix(".lock"), let lock = try? attempt(directory + "/" + name) else {
-        continue
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    where name.hasSuffix(".lock") {
+      let path = directory + "/" + name
+      let fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
+      guard fd >= 0 else { continue }
+      if flock(fd, LOCK_EX | LOCK_NB) == 0 {
+        unlink(path)
+        removed += 1
       }
-      lock.release()
-      removed += 1
+      close(fd)
     }
     return removed
+  }
+}
+
+/// One key's download lock, held until ``release()`` (or until it is dropped).
+final class KeyLock: Sendable {
+  private let locks: KeyLocks
+  private let offset: Int64
+  private let released = Atomic<Bool>(false)
+
+  fileprivate init(locks: KeyLocks, offset: Int64) {
+    self.locks = locks
+    self.offset = offset
+  }
+
+  deinit { release() }
+
+  /// Releases the lock (once; also when the lock is dropped).
+  func release() {
+    guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    locks.release(offset)
   }
 }

@@ -46,10 +46,12 @@ extension CurlTransfer {
     }
     close(body.descriptor)
     file = nil
-    return .success(
-      DownloadResponse(
-        status: status, file: body.path, bytes: bytes, contentType: contentType, etag: etag,
-        lastModified: lastModified, effectiveURL: effectiveURL, sha256: finishHash(),
-        freshness: responseFreshness))
+    let (sha256, whole) = finishHash()
+    var response = DownloadResponse(
+      status: status, file: body.path, bytes: bytes, contentType: contentType, etag: etag,
+      lastModified: lastModified, effectiveURL: effectiveURL, sha256: sha256,
+      freshness: responseFreshness)
+    response.body = whole
+    return .success(response)
   }
 }

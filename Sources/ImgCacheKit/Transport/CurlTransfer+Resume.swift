@@ -74,7 +74,8 @@ extension CurlTransfer {
     guard let validator = strongValidator, let length = announcedLength,
       length >= resumable.minimumSize, !hasContentCoding
     else {
-      unlink(resumable.path)
+      // Only kept bytes can be there (the key's lock keeps other processes out).
+      if resumable.offset > 0 { unlink(resumable.path) }
       return nil
     }
     let fd = open(

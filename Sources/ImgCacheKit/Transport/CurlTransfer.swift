@@ -14,8 +14,12 @@ final class CurlTransfer {
   private let maxBodySize: Int64
   private let idleNanoseconds: UInt64
   let hasher = SHA256Stream()
-  /// Received bytes not yet handed to the hashing queue (handed over 256 KiB at a time).
+  /// Received bytes not yet handed to the hashing queue (handed over 256 KiB at a time): a
+  /// small body stays here whole, and is hashed (and later sniffed) where it was received.
   private var pendingHash = Data()
+  /// Whether work for `hasher` may still wait on the hashing queue (then it is touched there
+  /// only, until a `sync` on the queue).
+  private var hashInFlight = false
   /// libcurl's own words for a failure, which tell a malformed response from a reset.
   let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(imgcache_error_size))
   /// When the last byte (of headers or body) arrived, on the monotonic clock.
@@ -145,7 +149,12 @@ final class CurlTransfer {
     discardFile()
     prepareResume()
     pendingHash.removeAll(keepingCapacity: true)
-    SHA256Stream.queue.sync { hasher.reset() }
+    if hashInFlight {
+      SHA256Stream.queue.sync { hasher.reset() }
+      hashInFlight = false
+    } else {
+      hasher.reset()
+    }
     lastActivity = DispatchTime.now().uptimeNanoseconds
     errorBuffer[0] = 0
     bytes = 0
@@ -191,13 +200,23 @@ final class CurlTransfer {
   func hashPending() {
     let chunk = pendingHash
     pendingHash = Data()
+    hashInFlight = true
     SHA256Stream.queue.async { [hasher] in chunk.withUnsafeBytes { hasher.update($0) } }
   }
 
-  /// The SHA-256 of the whole body, once the hashing queue has caught up.
-  func finishHash() -> String {
+  /// The SHA-256 of the whole body, once the hashing queue has caught up, and the body itself
+  /// when it was small enough to stay in memory whole (nil otherwise). A small body is hashed
+  /// here, on the loop: a round trip to the queue would cost more than the hashing.
+  func finishHash() -> (sha256: String, body: Data?) {
+    guard hashInFlight else {
+      let whole = bytes == Int64(pendingHash.count) ? pendingHash : nil
+      pendingHash.withUnsafeBytes { hasher.update($0) }
+      pendingHash = Data()
+      return (hasher.finish(), whole)
+    }
     hashPending()
-    return SHA256Stream.queue.sync { hasher.finish() }
+    hashInFlight = false
+    return (SHA256Stream.queue.sync { hasher.finish() }, nil)
   }
 
   /// Aborts the transfer (returns non-zero) after the idle timeout without a byte.

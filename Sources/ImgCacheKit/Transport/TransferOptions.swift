@@ -164,6 +164,9 @@ public struct DownloadResponse: Sendable {
   public var sha256: String?
   /// What the final response said about reusing it (`Cache-Control`, `Expires`, `Date`, `Age`).
   public var freshness = ResponseFreshness()
+  /// The whole body, when it was small enough to be kept in memory as it streamed (under
+  /// 256 KiB): checked without reading `file` again.
+  public var body: Data?
 }
 
 extension CacheError {
