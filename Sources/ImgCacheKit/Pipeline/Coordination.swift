@@ -134,6 +134,24 @@ actor StoreBatcher {
   }
 }
 
+extension Fetcher {
+  /// Stores `item` (its temporary file moves into `data/`): `alone`, in a transaction of its
+  /// own on this task (a single fetch: no actor, no queue, no continuation to hop through),
+  /// else through the batcher, which gathers a stream's bodies into few transactions.
+  func store(_ item: PendingStore, alone: Bool) async -> Result<CacheEntry, CacheError> {
+    guard alone else { return await stores.store(item) }
+    do {
+      guard let result = try cache.store([item]).first else {
+        throw CacheError(.localIO, "no result for the stored body")
+      }
+      return result
+    } catch {
+      unlink(item.temporaryPath)
+      return .failure(CacheError.io("cannot store the download", error))
+    }
+  }
+}
+
 /// The fingerprint of the options that can change a request's outcome (docs/design.md, Cache semantics): a
 /// failure recorded under one fingerprint does not refuse a request with another. Credentials
 /// enter only through the hash.

@@ -32,6 +32,9 @@ public struct FetchOptions: Sendable, Equatable {
   public var freshness = FreshnessPolicy()
   /// Whether the remote tier is asked on a miss and written back after a download. True.
   public var useRemote = true
+  /// Whether a downloaded body is stored on the spot, in its own transaction, instead of
+  /// joining the store batches of a stream (a single URL has nothing to batch with).
+  var storesAlone = false
 
   /// The defaults.
   public init() {}

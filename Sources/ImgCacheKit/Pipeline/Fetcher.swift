@@ -24,7 +24,7 @@ public final class Fetcher: Sendable {
   }
   private let downloaderSlot = Mutex<Downloader?>(nil)
   private let flights = Flights()
-  private let stores: StoreBatcher
+  let stores: StoreBatcher
   /// The start order of downloads: numbered as lookups ask for them, in input order.
   private let sequence = Atomic<UInt64>(0)
 
@@ -83,6 +83,13 @@ public final class Fetcher: Sendable {
       case .answered(let result): results[index] = result
       case .download(let download): downloads.append((index, download))
       }
+    }
+    if downloads.count == 1, let only = downloads.first {
+      // One download: no task group, and its body stored without the batcher's hops.
+      var alone = options
+      alone.storesAlone = true
+      results[only.index] = await finish(start([only.download], options: alone)[0], options: alone)
+      return results.compactMap { $0 }
     }
     let started = start(downloads.map(\.download), options: options)
     return await withTaskGroup(of: (Int, FetchResult).self) { group in
@@ -272,7 +279,7 @@ public final class Fetcher: Sendable {
       cache.note([.notStored: 1])
       return result(.success(.notStored(body: pending.temporaryPath)), bytes: response.bytes)
     }
-    let stored = await stores.store(pending).map { entry -> FetchOutcome in
+    let stored = await store(pending, alone: options.storesAlone).map { entry -> FetchOutcome in
       let path = cache.layout.dataPath(entry.file)
       return download.validators == nil
         ? .downloaded(entry, path: path) : .revalidated(entry, path: path)
