@@ -170,8 +170,10 @@ public struct DownloadResponse: Sendable {
 }
 
 extension CacheError {
-  /// Whether the failure is permanent, so the URL is blacklisted (docs/design.md, Cache semantics): not an image,
-  /// 404 and 410, TLS, bad URL or scheme, too many redirects, auth refused, too large.
+  /// Whether the failure is permanent, so the request is recorded as failed (docs/design.md,
+  /// Cache semantics): not an image, 404 and 410, TLS, a protocol error (too many redirects, a
+  /// scheme refused on a redirect, a malformed response, too large), auth refused. A malformed
+  /// URL is refused before any request and never recorded.
   public var isPermanent: Bool {
     switch kind {
     case .notAnImage, .tls, .auth, .protocolError: return true
