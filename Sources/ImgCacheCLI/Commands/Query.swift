@@ -32,32 +32,22 @@ extension ImgCacheCommand {
     var policyFlags: [String: String] { keys.policyFlags }
 
     func run(in context: CommandContext) async throws -> Int32 {
-      let filter = context.configuration.keyFilter
-      let ttl = context.configuration.failedTTL
       let fetcher = try context.fetcher(readOnly: roDir)
+      let answers = try await fetcher.query(
+        urls, keyFilter: context.configuration.keyFilter,
+        failedTTL: context.configuration.failedTTL, touch: touch)
       var status = ExitStatus.ok
-      for given in urls where !context.console.stdoutClosed {
-        let url = CacheKey.redacted(given)
-        let key = CacheKey.key(for: given, filter: filter)
-        let hit: CacheHit?
-        let failure: FailedURL?
-        do {
-          hit = try await fetcher.lookup(keys: [key], touch: touch)[key]
-          failure = try fetcher.cache.failure(url: CacheKey.withoutUserinfo(given), ttl: ttl)
-        } catch let error as CacheError {
-          status = ExitStatus.worst(status, context.report(error))
-          continue
-        }
-        if hit == nil { status = ExitStatus.worst(status, ExitStatus.negative) }
+      for answer in answers where !context.console.stdoutClosed {
+        if answer.hit == nil { status = ExitStatus.worst(status, ExitStatus.negative) }
         if context.global.json {
           context.emit(
             QueryRecord(
-              url: url, key: key, hit: hit, failure: failure,
+              url: answer.url, key: answer.key, hit: answer.hit, failure: answer.failure,
               freshness: context.configuration.freshness))
-        } else if let hit {
+        } else if let hit = answer.hit {
           context.console.data(hit.path)
         } else {
-          context.console.detail("not cached: \(url)")
+          context.console.detail("not cached: \(answer.url)")
         }
       }
       return status

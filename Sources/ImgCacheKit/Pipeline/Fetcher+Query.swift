@@ -1,0 +1,35 @@
+import Foundation
+
+/// What `query` says of one URL: its key, where it is cached (if it is), and the latest
+/// failure recorded for it within the failed-request TTL.
+public struct QueryAnswer: Sendable {
+  /// The URL as given, its userinfo as `***`.
+  public var url: String
+  /// Its cache key.
+  public var key: String
+  /// The cached copy, if any.
+  public var hit: CacheHit?
+  /// The latest failure of any request of the URL within the TTL, if any.
+  public var failure: FailedURL?
+}
+
+extension Fetcher {
+  /// Looks `urls` up in every tier in one batch (a use of each hit only when `touch`), with
+  /// their failure records: `query`'s engine. Throws when the local index cannot be read.
+  public func query(
+    _ urls: [String], keyFilter: KeyFilter, failedTTL: TimeInterval, touch: Bool
+  ) async throws -> [QueryAnswer] {
+    let keys = urls.map { CacheKey.key(for: $0, filter: keyFilter) }
+    var seen = Set<String>()
+    let hits = try await lookup(keys: keys.filter { seen.insert($0).inserted }, touch: touch)
+    let plain = urls.map { CacheKey.withoutUserinfo($0) }
+    let records = try cache.index.failures(
+      urls: plain, after: cache.now().addingTimeInterval(-failedTTL))
+    return zip(urls, zip(keys, plain)).map { given, pair in
+      let (key, url) = pair
+      return QueryAnswer(
+        url: CacheKey.redacted(given), key: key, hit: hits[key],
+        failure: records[url]?.max { $0.lastFailure < $1.lastFailure })
+    }
+  }
+}
