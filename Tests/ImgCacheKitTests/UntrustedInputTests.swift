@@ -177,6 +177,25 @@ struct PartialRecordTests {
     cache.flushPartialRecords()
     #expect(try cache.index.partial(forKey: key)?.validator == "\"v1\"")
   }
+
+  @Test("records handed over are written before the index closes: none after, no WAL left")
+  func writtenBeforeClose() throws {
+    let cache = DiskCache(directory: directory.url)
+    try store(cache, "https://a.example/seed.png")
+    let keys = (0..<20).map { "https://a.example/part-\($0).bin" }
+    for key in keys {
+      cache.recordPartial(url: key, key: key, validator: "\"v\"", contentLength: 9_000_000)
+    }
+    cache.discardPartial(key: keys[0])
+    cache.close()
+    usleep(300_000)  // a record written after close would reopen the index now
+    let wal = cache.layout.indexFile.path + "-wal"
+    #expect(!FileManager.default.fileExists(atPath: wal), "the index stays closed")
+    let count = try DatabaseQueue(path: cache.layout.indexFile.path).read { db in
+      try Int.fetchOne(db, sql: "SELECT count(*) FROM partial_download")
+    }
+    #expect(count == 19, "every record written, the discarded one deleted, in order")
+  }
 }
 
 /// The fuzz target of the boundary, for a few seconds in every test run (`make fuzz` runs it

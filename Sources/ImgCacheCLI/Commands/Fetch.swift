@@ -66,7 +66,7 @@ extension ImgCacheCommand {
         var path = result.outcome.successPath
         // A body the origin said not to store is only delivered with -o.
         let uncached = result.outcome.uncachedBody
-        defer { if let uncached { unlink(uncached) } }
+        defer { result.discardUncachedBody() }
         if let output, let cached = path ?? uncached {
           do {
             try OutputFile.place(cached, at: output, link: link)
@@ -118,7 +118,7 @@ extension ImgCacheCommand {
                 continue
               }
               guard let result = results.next() else { break }
-              if let uncached = result.outcome.uncachedBody { unlink(uncached) }
+              result.discardUncachedBody()
               status = ExitStatus.worst(
                 status, Self.render(result, path: result.outcome.successPath, context: context))
               if !context.global.json && result.outcome.successPath == nil {

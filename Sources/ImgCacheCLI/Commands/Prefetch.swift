@@ -74,15 +74,11 @@ extension ImgCacheCommand {
       }
       if let signal { status = signal }
       guard let saveFailed else { return status }
-      let lines = summary.failures.map { "# \($0.error.message)\n\($0.url)" } + summary.unfinished
-      let text = lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
-      let temporary = saveFailed + ".imgcache-\(getpid())"
-      guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)),
-        rename(temporary, saveFailed) == 0
-      else {
-        unlink(temporary)
-        context.console.error("cannot write \(saveFailed): \(String(cString: strerror(errno)))")
-        return ExitStatus.worst(status, ExitStatus.code(for: .localIO))
+      do {
+        try summary.saveRetryList(to: saveFailed)
+      } catch {
+        let failure = error as? CacheError ?? CacheError(.localIO, "cannot write \(saveFailed)")
+        return ExitStatus.worst(status, context.report(failure))
       }
       return status
     }

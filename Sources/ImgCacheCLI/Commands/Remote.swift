@@ -106,15 +106,27 @@ extension ImgCacheCommand.Remote {
       guard tier.hasWritableBackend else {
         throw CacheError(.invalidInput, "every remote backend is read-only")
       }
-      var report = RemotePushReport()
       var status = ExitStatus.ok
-      for try await batch in batches(context) where !Task.isCancelled {
-        let done = await tier.push(batch)
-        report.pushed += done.pushed
-        report.failed += done.failed
-        report.skipped += done.skipped
-        report.bytes += done.bytes
-        report.errors = done.errors
+      var report = RemotePushReport()
+      if all {
+        report = try await tier.pushAll()
+      } else {
+        // Pushed 256 at a time as the lines come, so memory stays flat.
+        let filter = context.configuration.keyFilter
+        let source = try URLLines(arguments: urls, file: input)
+        var keys = [String]()
+        var more = true
+        while more && !Task.isCancelled {
+          if case .url(let url) = try source.next(wait: true) {
+            keys.append(CacheKey.key(for: url, filter: filter))
+          } else {
+            more = false
+          }
+          if keys.count == 256 || (!more && !keys.isEmpty) {
+            report.add(try await tier.push(keys: keys))
+            keys.removeAll()
+          }
+        }
       }
       if report.failed > 0 { status = ExitStatus.code(for: .network) }
       if context.global.json {
@@ -130,39 +142,6 @@ extension ImgCacheCommand.Remote {
       return status
     }
 
-    /// The entries to push, a page at a time.
-    private func batches(_ context: CommandContext) -> AsyncThrowingStream<[CacheEntry], any Error>
-    {
-      let cache = context.cache
-      let filter = context.configuration.keyFilter
-      let (all, urls, input) = (self.all, self.urls, self.input)
-      return AsyncThrowingStream { continuation in
-        do {
-          if all {
-            var cursor: EntryCursor?
-            repeat {
-              let page = try cache.entries(matching: EntryFilter(), order: .stored, after: cursor)
-              if !page.entries.isEmpty { continuation.yield(page.entries) }
-              cursor = page.next
-            } while cursor != nil
-          } else {
-            let source = try URLLines(arguments: urls, file: input)
-            var keys = [String]()
-            while case .url(let url) = try source.next(wait: true) {
-              keys.append(CacheKey.key(for: url, filter: filter))
-              if keys.count == 256 {
-                continuation.yield(try cache.storedEntries(forKeys: keys))
-                keys.removeAll()
-              }
-            }
-            if !keys.isEmpty { continuation.yield(try cache.storedEntries(forKeys: keys)) }
-          }
-          continuation.finish()
-        } catch {
-          continuation.finish(throwing: error)
-        }
-      }
-    }
   }
 }
 

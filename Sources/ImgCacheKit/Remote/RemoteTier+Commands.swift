@@ -102,6 +102,40 @@ extension RemoteTier {
 
   /// Whether any backend can be written.
   public var hasWritableBackend: Bool { backends.contains { !$0.spec.readOnly } }
+
+  /// Uploads every entry of the local cache, a page at a time in the order they were stored,
+  /// until the task is cancelled.
+  public func pushAll() async throws -> RemotePushReport {
+    var report = RemotePushReport()
+    var cursor: EntryCursor?
+    repeat {
+      let page = try cache.entries(matching: EntryFilter(), order: .stored, after: cursor)
+      if !page.entries.isEmpty { report.add(await push(page.entries)) }
+      cursor = page.next
+    } while cursor != nil && !Task.isCancelled
+    return report
+  }
+
+  /// Uploads the stored entries of `keys` (a key without an entry is left out).
+  public func push(keys: [String]) async throws -> RemotePushReport {
+    var report = RemotePushReport()
+    for start in stride(from: 0, to: keys.count, by: 256) where !Task.isCancelled {
+      let page = Array(keys[start..<min(keys.count, start + 256)])
+      report.add(await push(try cache.storedEntries(forKeys: page)))
+    }
+    return report
+  }
+}
+
+extension RemotePushReport {
+  /// Adds the counts of `other` (a later page); its errors are the latest.
+  public mutating func add(_ other: RemotePushReport) {
+    pushed += other.pushed
+    failed += other.failed
+    skipped += other.skipped
+    bytes += other.bytes
+    errors = other.errors
+  }
 }
 
 extension RemoteTier {

@@ -156,7 +156,12 @@ public final class DiskCache: Sendable {
   }
 
   /// Checkpoints and closes the index (a writing command calls this when it ends).
-  public func close() { index.close() }
+  public func close() {
+    // Partial-download records handed over and not yet written go first: written after the
+    // index closed, they would open it again and leave its WAL behind (or be lost at exit).
+    flushPartialRecords()
+    index.close()
+  }
 
   /// Records a successful revalidation (304) of `key`: new validators when the server sent
   /// them, and a use. Returns the updated row, or nil when the entry is gone.
