@@ -92,21 +92,25 @@ def unused_directory():
     return path
 
 
-def cold_prefetch(label, lst, count, total, jobs):
+def cold_prefetch(label, lst, count, total, jobs, cacert=None):
+    """imgcache, curl, aria2c (and wget at -j 6 on loopback) fetching every URL of `lst` into
+    never-used directories; `cacert` verifies a TLS origin with its certificate."""
     curl_cfg = os.path.join(WORK, "curl.cfg")
     with open(curl_cfg, "w") as f:
         for url in open(lst):
             f.write(f'url = "{url.strip()}"\n')
+    tls = (["--cacert", cacert] if cacert else [])
     tools = {
-        f"imgcache prefetch -j {jobs}": lambda d: ([BIN, "prefetch", "-q", "-j", str(jobs), "-i", lst],
+        f"imgcache prefetch -j {jobs}": lambda d: ([BIN, "prefetch", "-q", "-j", str(jobs), *tls, "-i", lst],
                                                    dict(ENV, IMGCACHE_DIR=os.path.join(d, "cache"))),
-        f"curl --parallel-max {jobs}": lambda d: (["curl", "-s", "--parallel", "--parallel-max", str(jobs),
+        f"curl --parallel-max {jobs}": lambda d: (["curl", "-s", "--parallel", "--parallel-max", str(jobs), *tls,
                                                    "--remote-name-all", "--output-dir", d, "-K", curl_cfg], None),
         f"aria2c -j {jobs}": lambda d: (["aria2c", "-q", "-j", str(jobs), "--max-connection-per-server=16",
+                                         *([f"--ca-certificate={cacert}"] if cacert else []),
                                          "--allow-overwrite=true", "--auto-file-renaming=false", "-d", d, "-i", lst],
                                         None),
     }
-    if jobs == 6:
+    if jobs == 6 and not label.startswith("latency"):
         tools["wget -i (sequential)"] = lambda d: (["wget", "-q", "-P", d, "-i", lst], None)
     results = {}
     for name, make in tools.items():
@@ -128,7 +132,32 @@ def cold_prefetch(label, lst, count, total, jobs):
             ratios.append((f"{kind} -j {jobs} vs {name.split(' ')[0]}", wall / mine))
     if kind == "cold small":
         goal(f"cold small prefetch -j {jobs}", f"{base / mine:.2f} x curl", ">= 1.1 x curl", base / mine >= 1.1)
+    if kind.startswith("latency"):
+        aria = results[f"aria2c -j {jobs}"][0]
+        goal(f"{kind} -j {jobs}", f"{base / mine:.2f} x curl, {aria / mine:.2f} x aria2c",
+             ">= 1.0 x curl, >= 2 x aria2c", base / mine >= 1.0 and aria / mine >= 2)
     return results
+
+
+def latency_bench():
+    """The small set from an origin 20 ms away, over HTTP/1.1 and over HTTP/2 with TLS."""
+    from latency import LatencyOrigin
+    names = sorted(os.listdir(os.path.join(CORPUS, "small")))
+    total = sum(os.path.getsize(os.path.join(CORPUS, "small", x)) for x in names)
+    origin = LatencyOrigin(CORPUS, os.path.join(WORK, "latency"), delay=0.02)
+    try:
+        for protocol, base, cacert in (
+                ("HTTP/1.1", f"http://127.0.0.1:{origin.http_port}", None),
+                ("HTTP/2, TLS", f"https://127.0.0.1:{origin.https_port}", origin.cert)):
+            lst = os.path.join(WORK, f"latency-{len(cacert or '')}.txt")
+            with open(lst, "w") as f:
+                for name in names:
+                    f.write(f"{base}/small/{name}\n")
+            for jobs in (6, 16):
+                cold_prefetch(f"latency 20 ms {protocol} ({len(names)} files)", lst, len(names), total,
+                              jobs, cacert=cacert)
+    finally:
+        origin.stop()
 
 
 def remote_bench(small, count, origin_wall):
@@ -174,6 +203,9 @@ def run_all(port, floor):
         return maintenance(floor_wall=None)
     small, n_small, b_small = url_list("small", port)
     large, n_large, b_large = url_list("large", port)
+    if os.environ.get("BENCH_ONLY") == "latency":
+        latency_bench()
+        return report()
     if os.environ.get("BENCH_ONLY") == "remote":
         origin = cold_prefetch(f"cold small ({n_small} files, {b_small / 1e6:.0f} MB)", small, n_small, b_small, 6)
         remote_bench(small, n_small, origin["imgcache prefetch -j 6"][0])
@@ -182,6 +214,7 @@ def run_all(port, floor):
         origin = cold_prefetch(f"cold small ({n_small} files, {b_small / 1e6:.0f} MB)", small, n_small, b_small, jobs)
         if jobs == 6:
             remote_bench(small, n_small, origin["imgcache prefetch -j 6"][0])
+    latency_bench()
     for jobs in (6, 16):
         cold_prefetch(f"cold large ({n_large} files, {b_large / 1e6:.0f} MB)", large, n_large, b_large, jobs)
 

@@ -83,6 +83,11 @@ final class CurlTransfer {
     imgcache_setopt_string(api, h, CURLOPT_ACCEPT_ENCODING, "")
     imgcache_setopt_string(api, h, CURLOPT_USERAGENT, options.userAgent)
     imgcache_setopt_long(api, h, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+    // Over TLS, wait for a connection that may multiplex (HTTP/2, known from ALPN once its
+    // handshake ends) rather than open one a transfer, as `curl --parallel` does: without it a
+    // prefetch made a TLS handshake a transfer at first. Not over plain HTTP/1.1, where the
+    // answer would come only with a response's headers (a slow server would stall the rest).
+    if request.url.hasPrefix("https:") { imgcache_setopt_long(api, h, CURLOPT_PIPEWAIT, 1) }
     if options.insecure {
       imgcache_setopt_long(api, h, CURLOPT_SSL_VERIFYPEER, 0)
       imgcache_setopt_long(api, h, CURLOPT_SSL_VERIFYHOST, 0)
