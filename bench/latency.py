@@ -7,6 +7,9 @@ Run as a script it is the origin itself: delayed.py ROOT DELAY PORTFILE.
 """
 import asyncio, os, subprocess, sys, time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../Tests/Fixtures"))
+import servers  # noqa: E402  (the test origins' certificate and nginx preamble)
+
 TYPES = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".gif": "image/gif",
          ".webp": "image/webp"}
 
@@ -55,26 +58,11 @@ class LatencyOrigin:
                 break
             time.sleep(0.1)
         self.http_port = int(open(portfile).read())
-        self.cert, key = os.path.join(work, "cert.pem"), os.path.join(work, "key.pem")
-        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-                        "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-                        "-keyout", key, "-out", self.cert], check=True, capture_output=True)
-        import socket
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        self.https_port = s.getsockname()[1]
-        s.close()
+        self.cert, key = servers.self_signed(work)
+        self.https_port = servers.free_port()
         conf = os.path.join(work, "nginx.conf")
         with open(conf, "w") as f:
-            f.write(f"""
-worker_processes 1;
-pid {work}/nginx.pid;
-error_log {work}/error.log warn;
-events {{ worker_connections 1024; }}
-http {{
-  access_log off;
-  client_body_temp_path {work}/body; proxy_temp_path {work}/proxy;
-  fastcgi_temp_path {work}/fastcgi; uwsgi_temp_path {work}/uwsgi; scgi_temp_path {work}/scgi;
+            f.write(servers.nginx_preamble(work, 1024) + f"""
   keepalive_requests 100000;
   http2_max_concurrent_streams 128;
   upstream origin {{ server 127.0.0.1:{self.http_port}; keepalive 64; }}

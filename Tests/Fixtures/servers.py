@@ -21,6 +21,28 @@ ROOT = "."
 BOMB = gzip.compress(b"\0" * (64 * 1024 * 1024), compresslevel=9)
 
 
+def self_signed(work):
+    """A certificate for 127.0.0.1 and localhost, and its key, made in `work`."""
+    cert, key = os.path.join(work, "cert.pem"), os.path.join(work, "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+                    "-keyout", key, "-out", cert], check=True, capture_output=True)
+    return cert, key
+
+
+def nginx_preamble(work, connections):
+    """The start of an nginx.conf that keeps every file in `work`, up to the open `http {`."""
+    return f"""
+worker_processes 1;
+pid {work}/nginx.pid;
+error_log {work}/error.log warn;
+events {{ worker_connections {connections}; }}
+http {{
+  access_log off;
+  client_body_temp_path {work}/body; proxy_temp_path {work}/proxy;
+  fastcgi_temp_path {work}/fastcgi; uwsgi_temp_path {work}/uwsgi; scgi_temp_path {work}/scgi;"""
+
+
 def query_of(path):
     return path.partition("?")[2]
 
@@ -387,22 +409,11 @@ def main():
     ROOT = os.path.abspath(args.root)
     work = os.path.abspath(args.work)
     os.makedirs(work, exist_ok=True)
-    cert, key = os.path.join(work, "cert.pem"), os.path.join(work, "key.pem")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-                    "-keyout", key, "-out", cert], check=True, capture_output=True)
+    cert, key = self_signed(work)
     http_port, https_port = free_port(), free_port()
     conf = os.path.join(work, "nginx.conf")
     with open(conf, "w") as f:
-        f.write(f"""
-worker_processes 1;
-pid {work}/nginx.pid;
-error_log {work}/error.log warn;
-events {{ worker_connections 512; }}
-http {{
-  access_log off;
-  client_body_temp_path {work}/body; proxy_temp_path {work}/proxy;
-  fastcgi_temp_path {work}/fastcgi; uwsgi_temp_path {work}/uwsgi; scgi_temp_path {work}/scgi;
+        f.write(nginx_preamble(work, 512) + f"""
   types {{ image/jpeg jpg; image/png png; image/gif gif; image/webp webp; image/avif avif;
           image/svg+xml svg; text/html html; }}
   default_type application/octet-stream;
