@@ -9,7 +9,8 @@ import GRDB
 /// The table is keyed by the entry's rowid, not by its key: a batch of uses then fills a few
 /// adjacent pages instead of one page per use, and merging walks the uses and finds each row
 /// by rowid. A trigger deletes the use of an entry deleted by any statement (an older
-/// imgcache's included), so a rowid reused by a later entry never inherits a use.
+/// imgcache's included), so a rowid reused by a later entry never inherits a use. imgcache
+/// never runs `VACUUM`, which may renumber rowids: run `imgcache list` (a merge) before it.
 enum EntryUses {
   /// Creates the table and its trigger (schema v7).
   static func create(_ db: Database) throws {
