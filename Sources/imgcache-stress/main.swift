@@ -105,6 +105,8 @@ func hammer(_ cache: DiskCache, mode: String, count: Int, seed: UInt64) throws -
 
 do {
   let busy = try hammer(cache, mode: arguments[1], count: count, seed: seed)
+  // A reader's uses wait in memory: the close writes them, as a command's end does.
+  cache.close()
   print("ok busy=\(busy)")
 } catch {
   FileHandle.standardError.write(Data("error: \(error)\n".utf8))

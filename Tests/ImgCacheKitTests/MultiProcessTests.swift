@@ -68,5 +68,12 @@ struct MultiProcessTests {
     #expect(totals.bytes == rows.reduce(0) { $0 + $1.size })
     #expect(totals.allocated == rows.reduce(0) { $0 + $1.allocated })
     #expect(DirectoryListing.names(in: cache.layout.tmpDirectory.path).isEmpty)
+    // The readers' uses (recorded beside the entries) never outlive an entry removed or cleaned.
+    let orphanUses = try DatabaseQueue(path: cache.layout.indexFile.path).read { db in
+      try Int.fetchOne(
+        db, sql: "SELECT COUNT(*) FROM entry_use WHERE entry_rowid NOT IN (SELECT rowid FROM entry)"
+      )
+    }
+    #expect(orphanUses == 0)
   }
 }

@@ -2,7 +2,9 @@ import Foundation
 import GRDB
 
 /// The queries of `clean` and `clear`. Each batch runs in its own short write transaction, in
-/// which the caller's `unlink` removes the files of the rows being deleted.
+/// which the caller's `unlink` removes the files of the rows being deleted; a batch of `clean`
+/// first merges the uses recorded by every process (``EntryUses``), so it trims in the latest
+/// LRU order.
 extension Index {
   private typealias Columns = CacheEntry.Columns
 
@@ -32,6 +34,7 @@ extension Index {
   ) throws -> [CacheEntry] {
     try write { db in
       try enlargeCache(db)
+      try EntryUses.merge(db)
       let rows = try CacheEntry.filter(expired(maxAge: maxAge, at: time))
         .order(Columns.lastAccess).limit(limit).fetchAll(db)
       try unlink(rows)
@@ -50,6 +53,7 @@ extension Index {
   ) throws -> (removed: [CacheEntry], exhausted: Bool) {
     try write { db in
       try enlargeCache(db)
+      try EntryUses.merge(db)
       let rows = try CacheEntry.order(Columns.lastAccess, Columns.created).limit(limit)
         .fetchAll(db)
       let chosen = choose(try IndexSchema.totals(db), rows)
@@ -67,7 +71,7 @@ extension Index {
     -> (expired: [CacheEntry], survivors: [CacheEntry])
   {
     let condition = expired(maxAge: maxAge, at: time)
-    try writeWaitingUses()
+    try mergeUses()
     return try read(orIfMissing: ([], [])) { db in
       (
         try CacheEntry.filter(condition).order(Columns.lastAccess).fetchAll(db),
@@ -117,6 +121,8 @@ extension Index {
       let totals = try IndexSchema.totals(db)
       let failures = includingFailures ? try FailedURL.deleteAll(db) : 0
       try replaceData()
+      // The uses first: the trigger of each deleted entry then finds an empty table.
+      try db.execute(sql: "DELETE FROM entry_use")
       try CacheEntry.deleteAll(db)
       try db.execute(sql: "DELETE FROM partial_download")
       try IndexSchema.increment([.evictionsClear: Int64(totals.entries)], db)

@@ -5,13 +5,13 @@ import GRDB
 extension Index {
   private typealias Columns = CacheEntry.Columns
 
-  /// The row of `key`, without recording an access.
+  /// The row of `key` with the uses recorded so far, without recording an access.
   func entry(forKey key: String) throws -> CacheEntry? {
-    try read(orIfMissing: nil) { db in try CacheEntry.fetchOne(db, key: key) }.map(withWaitingUses)
+    try read(orIfMissing: nil) { db in try EntryUses.entry(forKey: key, db) }.map(withWaitingUses)
   }
 
-  /// The rows of those of `keys` that exist, in the order of `keys`: one statement per
-  /// ``PaddedBatch/limit`` keys (`key IN (…)`), outside a transaction.
+  /// The rows of those of `keys` that exist, in the order of `keys`, with the uses recorded so
+  /// far: one statement per ``PaddedBatch/limit`` keys (`key IN (…)`), outside a transaction.
   func entries(forKeys keys: [String]) throws -> [CacheEntry] {
     guard !keys.isEmpty else { return [] }
     let byKey: [String: CacheEntry] = try peek(orIfMissing: [:]) { db in
@@ -20,7 +20,7 @@ extension Index {
         let chunk = keys[start..<min(start + PaddedBatch.limit, keys.count)]
         let size = PaddedBatch.size(for: chunk.count)
         let statement = try db.cachedStatement(
-          sql: "SELECT \(CacheEntry.selectList) FROM entry WHERE key IN ("
+          sql: "SELECT \(EntryUses.mergedSelectList) FROM \(EntryUses.joined) WHERE entry.key IN ("
             + PaddedBatch.list(of: "?", count: size) + ")")
         // The padding repeats the last key: the same row, found once.
         let padded = chunk + repeatElement(chunk[chunk.endIndex - 1], count: size - chunk.count)
@@ -43,8 +43,8 @@ extension Index {
 
   /// Inserts or replaces `entries` in one write transaction. `place` moves each body (by position) into
   /// `data/` inside the transaction, so the row and the file appear together to every process;
-  /// an entry whose body cannot be placed fails alone. A replaced entry keeps its use count;
-  /// a stored URL's failure records are forgotten.
+  /// an entry whose body cannot be placed fails alone. A replaced entry keeps its use count
+  /// (its recorded uses folded into the new row); a stored URL's failure records are forgotten.
   func store(
     _ entries: [CacheEntry],
     counting counters: (stored: Counter, bytes: Counter) = (
@@ -56,7 +56,8 @@ extension Index {
       var stored: Int64 = 0
       var bytes: Int64 = 0
       let previous = try db.cachedStatement(
-        sql: "SELECT size, allocated, access_count FROM entry WHERE key = ?")
+        sql: "SELECT entry.size, entry.allocated, entry.access_count + "
+          + "COALESCE(entry_use.access_count, 0) FROM \(EntryUses.joined) WHERE entry.key = ?")
       let names = Columns.all.map(\.name)
       let upsert = try db.cachedStatement(
         sql: """
@@ -74,13 +75,16 @@ extension Index {
           results.append(.failure(CacheError.io("cannot store the body", error, url: entry.url)))
           continue
         }
-        if let old { entry.accessCount = old["access_count"] }
+        if let old {
+          entry.accessCount = old[2]
+          try EntryUses.forget(key: entry.key, db)
+        }
         try upsert.execute(arguments: StatementArguments(entry.values))
         try forget.execute(arguments: [entry.url])
         try complete.execute(arguments: [entry.key])
         delta.entries += old == nil ? 1 : 0
-        delta.bytes += entry.size - (old?["size"] ?? 0)
-        delta.allocated += entry.allocated - (old?["allocated"] ?? 0)
+        delta.bytes += entry.size - (old?[0] ?? 0)
+        delta.allocated += entry.allocated - (old?[1] ?? 0)
         stored += 1
         bytes += entry.size
         results.append(.success(entry))
@@ -95,7 +99,7 @@ extension Index {
   /// removes the files; returns the row and what `unlink` said.
   func removeEntry(key: String, unlink: () throws -> Bool) throws -> (CacheEntry?, Bool) {
     try writeIfExists(orIfMissing: (nil, false)) { db in
-      let entry = try CacheEntry.fetchOne(db, key: key)
+      let entry = try EntryUses.entry(forKey: key, db)
       let removedFile = try unlink()
       if let entry {
         try IndexSchema.delete([entry], db)
@@ -112,7 +116,7 @@ extension Index {
     at time: Date
   ) throws -> CacheEntry? {
     try write { db in
-      guard var entry = try CacheEntry.fetchOne(db, key: key) else { return nil }
+      guard var entry = try EntryUses.take(key: key, db) else { return nil }
       if let etag { entry.etag = etag }
       if let lastModified { entry.lastModified = lastModified }
       entry.freshness = entry.freshness.updated(by: freshness)

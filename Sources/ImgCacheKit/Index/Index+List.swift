@@ -74,7 +74,9 @@ extension Index {
     matching filter: EntryFilter, order: EntryOrder, reverse: Bool, after cursor: EntryCursor?,
     limit: Int
   ) throws -> EntryPage {
-    if cursor == nil { try writeWaitingUses() }
+    // The uses recorded by every process first, so `access` and `hits` are in their latest
+    // order; a cache this user cannot write is listed as it is.
+    if cursor == nil { try? mergeUses() }
     let column = Self.column(of: order)
     var request = CacheEntry.select(Columns.all + [Column.rowID]).filter(Self.condition(filter))
     if let cursor {

@@ -73,8 +73,13 @@ final class Index: Sendable {
     do {
       if let pool = connections.withLock({ $0.pool }) { return try pool.read(body) }
       if access(path, F_OK) != 0 { return empty }
-      // An index older than this program cannot be read as it is: open the pool to migrate.
-      if let direct = directQueue(), let value = try? direct.read(body) { return value }
+      // An index older than this program cannot be read as it is (a table or column missing,
+      // however many reads succeeded before): open the pool to migrate, then read again.
+      if let direct = directQueue(),
+        case .success(let value) = Result(catching: { try direct.read(body) })
+      {
+        return value
+      }
       return try writer().read(body)
     } catch {
       throw failure("cannot read the index", error)
@@ -87,9 +92,14 @@ final class Index: Sendable {
   /// after this process has written. Returns `empty` when the cache does not exist.
   func peek<T>(orIfMissing empty: T, _ body: (Database) throws -> T) throws -> T {
     do {
-      if let direct = connections.withLock({ $0.direct }) { return try direct.inDatabase(body) }
-      if access(path, F_OK) != 0 { return empty }
-      if let direct = directQueue(), let value = try? direct.inDatabase(body) { return value }
+      let opened = connections.withLock { $0.direct }
+      if opened == nil && access(path, F_OK) != 0 { return empty }
+      // As in ``read(orIfMissing:_:)``: an older index is migrated by the pool, then read.
+      if let direct = opened ?? directQueue(),
+        case .success(let value) = Result(catching: { try direct.inDatabase(body) })
+      {
+        return value
+      }
       return try writer().unsafeRead(body)
     } catch {
       throw failure("cannot read the index", error)
@@ -102,7 +112,7 @@ final class Index: Sendable {
     do {
       return try withNoted { pending in
         try writer().write { db in
-          // The waiting uses first: a clean in this transaction sees the latest LRU order.
+          // The waiting uses first: a clean in this transaction merges them (``EntryUses``).
           try pending.write(db)
           return try body(db)
         }
@@ -136,7 +146,9 @@ final class Index: Sendable {
   }
 
   /// Notes a use of each of `keys` at `time` (with `counts`), written with the next write
-  /// transaction, or now when the uses waiting are many or old enough (``PendingWrites``).
+  /// transaction, or now when the uses waiting are many or old enough (``PendingWrites``):
+  /// by a process that has not written otherwise (a warm prefetch), through the direct
+  /// connection that read the entries, whose page cache holds the pages the uses touch.
   func noteUses(of keys: [String], at time: Date, counts: [Counter: Int64]) throws {
     let now = ContinuousClock.now
     let due = noted.withLock { noted in
@@ -144,7 +156,7 @@ final class Index: Sendable {
       noted.addUses(of: keys, at: time.timeIntervalSince1970, now: now)
       return noted.usesAreDue(at: now)
     }
-    if due { try write { _ in } }
+    if due && !writeNotedDirectly() { try write { _ in } }
   }
 
   /// `entry` as it will be once this process's waiting uses of it are written.
@@ -156,9 +168,14 @@ final class Index: Sendable {
     return updated
   }
 
-  /// Writes the uses still waiting, before the LRU order or use counts are read.
-  func writeWaitingUses() throws {
-    if noted.withLock({ !$0.uses.isEmpty }) { try write { _ in } }
+  /// Merges every use recorded so far into the entries' rows — this process's waiting uses
+  /// and those every process wrote to `entry_use` (``EntryUses``) — before the LRU order or
+  /// the use counts are read in bulk. Writes nothing when there is none to merge.
+  func mergeUses() throws {
+    guard exists else { return }
+    let waiting = noted.withLock { !$0.uses.isEmpty }
+    guard try waiting || read(orIfMissing: false, EntryUses.anyRecorded) else { return }
+    try write(EntryUses.merge)
   }
 
   /// Forgets the counts noted and not yet written (before zeroing the counters).
@@ -253,8 +270,9 @@ final class Index: Sendable {
 
   /// Writes what is noted through the direct connection when no pool was opened: a process
   /// that only read (a hit) records its uses without the pool. The direct connection read
-  /// the current rows, so the columns written exist. Returns false (the noted writes kept)
-  /// when there is no such connection or the write fails: the caller then uses the pool.
+  /// the current rows through `entry_use`, so the tables written exist (an index too old to
+  /// have them fails here). Returns false (the noted writes kept) when there is no such
+  /// connection or the write fails: the caller then uses the pool, which migrates.
   private func writeNotedDirectly() -> Bool {
     guard let direct = connections.withLock({ $0.pool == nil ? $0.direct : nil }) else {
       return false

@@ -120,6 +120,7 @@ enum IndexSchema {
         t.add(column: "shareable", .boolean).notNull().defaults(to: false)
       }
     }
+    migrator.registerMigration("v7") { db in try EntryUses.create(db) }
     return migrator
   }
 

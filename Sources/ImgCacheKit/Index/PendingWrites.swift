@@ -4,9 +4,10 @@ import GRDB
 /// Changes that wait in memory for the index's next write transaction: counts that have no
 /// write of their own (lookups, misses, refusals) and the uses of entries (last access, use
 /// count). A stream of hits — `fetch -i`, a warm prefetch — then costs one write per
-/// ``maxUses`` hits or per ``maxDelay``, not one each. They are written by any write
-/// transaction, when due, before the LRU order is read (`list`, `clean`), and when the index
-/// closes; a process killed with SIGKILL loses at most that much LRU precision.
+/// ``maxUses`` hits or per ``maxDelay``, not one each, and that write adds to the narrow
+/// `entry_use` table (``EntryUses``), never rewriting an entry's row. They are written by any
+/// write transaction, when due, before the LRU order is read (`list`, `clean`), and when the
+/// index closes; a process killed with SIGKILL loses at most that much LRU precision.
 struct PendingWrites {
   /// Uses waiting at most this many before they are written.
   static let maxUses = 256
@@ -59,37 +60,16 @@ struct PendingWrites {
     if let other = other.oldestUse { oldestUse = min(oldestUse ?? other, other) }
   }
 
-  /// Writes everything in `db`'s transaction. A use of an entry removed meanwhile is dropped.
+  /// Writes everything in `db`'s transaction: the uses into `entry_use` (``EntryUses``), a use
+  /// of an entry removed meanwhile dropped.
   func write(_ db: Database) throws {
     var pending = uses[...]
     while !pending.isEmpty {
       let chunk = pending.prefix(PaddedBatch.limit)
       pending = pending.dropFirst(chunk.count)
-      try Self.update(chunk, db)
+      try EntryUses.record(chunk, db)
     }
     try IndexSchema.increment(counts, db)
     try IndexSchema.increment(named: named, db)
-  }
-
-  /// Writes `uses` with one `UPDATE … FROM (VALUES …)`: a statement per batch, not per entry.
-  /// Batches are padded (``PaddedBatch``) with rows whose NULL key matches nothing.
-  private static func update(_ uses: some Collection<(key: String, value: Use)>, _ db: Database)
-    throws
-  {
-    let size = PaddedBatch.size(for: uses.count)
-    let (access, count, key) = (
-      CacheEntry.Columns.lastAccess.name, CacheEntry.Columns.accessCount.name,
-      CacheEntry.Columns.key.name
-    )
-    let statement = try db.cachedStatement(
-      sql: "WITH used(key, time, count) AS (VALUES "
-        + PaddedBatch.list(of: "(?, ?, ?)", count: size)
-        + ") UPDATE entry SET \(access) = max(\(access), used.time), "
-        + "\(count) = \(count) + used.count FROM used WHERE entry.\(key) = used.key")
-    var arguments = [(any DatabaseValueConvertible)?]()
-    arguments.reserveCapacity(3 * size)
-    for (key, use) in uses { arguments += [key, use.time, use.count] }
-    arguments += repeatElement(nil, count: 3 * (size - uses.count))
-    try statement.execute(arguments: StatementArguments(arguments))
   }
 }

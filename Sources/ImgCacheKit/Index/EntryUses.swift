@@ -1,0 +1,108 @@
+import GRDB
+
+/// The uses of entries (last access, use count) recorded without rewriting their rows
+/// (docs/design.md, On disk): a hit adds to a narrow table, `entry_use`, one row per entry used
+/// since the last merge. The uses are merged into `entry` by the write transactions that read
+/// the LRU order or the use counts in bulk (`clean`, `list`), and folded in by a join where a
+/// single entry is read (a lookup, `remove`) or rewritten (a store, a revalidation).
+///
+/// The table is keyed by the entry's rowid, not by its key: a batch of uses then fills a few
+/// adjacent pages instead of one page per use, and merging walks the uses and finds each row
+/// by rowid. A trigger deletes the use of an entry deleted by any statement (an older
+/// imgcache's included), so a rowid reused by a later entry never inherits a use. imgcache
+/// never runs `VACUUM`, which may renumber rowids: run `imgcache list` (a merge) before it.
+enum EntryUses {
+  /// Creates the table and its trigger (schema v7).
+  static func create(_ db: Database) throws {
+    try db.execute(
+      sql: """
+        CREATE TABLE entry_use (
+          entry_rowid INTEGER PRIMARY KEY,
+          last_access DOUBLE NOT NULL,
+          access_count INTEGER NOT NULL
+        );
+        CREATE TRIGGER entry_use_forget AFTER DELETE ON entry
+        BEGIN DELETE FROM entry_use WHERE entry_rowid = OLD.rowid; END;
+        """)
+  }
+
+  /// `entry` joined with its recorded use, for ``mergedSelectList``.
+  static let joined = "entry LEFT JOIN entry_use ON entry_use.entry_rowid = entry.rowid"
+
+  /// ``CacheEntry/selectList`` over ``joined``, the recorded use folded in: the latest of the
+  /// two last accesses, the sum of the two counts. Decoded by ``CacheEntry/init(row:)``.
+  static let mergedSelectList = CacheEntry.Columns.all.map { column -> String in
+    switch column.name {
+    case CacheEntry.Columns.lastAccess.name:
+      "COALESCE(max(entry.last_access, entry_use.last_access), entry.last_access)"
+    case CacheEntry.Columns.accessCount.name:
+      "entry.access_count + COALESCE(entry_use.access_count, 0)"
+    default: "entry.\(column.name)"
+    }
+  }.joined(separator: ", ")
+
+  /// Records `uses` (a key's latest time and count), at most ``PaddedBatch/limit``, with one
+  /// statement: a use of a key that has no entry (removed meanwhile) is dropped. Batches are
+  /// padded (``PaddedBatch``) with rows whose NULL key matches nothing.
+  static func record(
+    _ uses: some Collection<(key: String, value: PendingWrites.Use)>, _ db: Database
+  ) throws {
+    let size = PaddedBatch.size(for: uses.count)
+    let statement = try db.cachedStatement(
+      sql: "WITH used(key, time, count) AS (VALUES "
+        + PaddedBatch.list(of: "(?, ?, ?)", count: size)
+          + """
+          ) INSERT INTO entry_use (entry_rowid, last_access, access_count)
+          SELECT entry.rowid, used.time, used.count FROM used, entry WHERE entry.key = used.key
+          ON CONFLICT (entry_rowid) DO UPDATE SET
+          last_access = max(last_access, excluded.last_access),
+          access_count = access_count + excluded.access_count
+          """)
+    var arguments = [(any DatabaseValueConvertible)?]()
+    arguments.reserveCapacity(3 * size)
+    for (key, use) in uses { arguments += [key, use.time, use.count] }
+    arguments += repeatElement(nil, count: 3 * (size - uses.count))
+    try statement.execute(arguments: StatementArguments(arguments))
+  }
+
+  /// Whether any use waits in the table.
+  static func anyRecorded(_ db: Database) throws -> Bool {
+    try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM entry_use)")) ?? false
+  }
+
+  /// Folds every recorded use into its entry's row and empties the table, in the caller's
+  /// write transaction. Cheap when the table is empty.
+  static func merge(_ db: Database) throws {
+    // `+`: walk the uses and find each entry by its rowid, never walk the entries.
+    try db.cachedStatement(
+      sql: """
+        UPDATE entry SET last_access = max(entry.last_access, entry_use.last_access),
+        access_count = entry.access_count + entry_use.access_count
+        FROM entry_use WHERE entry.rowid = +entry_use.entry_rowid
+        """
+    ).execute()
+    try db.cachedStatement(sql: "DELETE FROM entry_use").execute()
+  }
+
+  /// The row of `key` with its recorded use folded in (see ``mergedSelectList``).
+  static func entry(forKey key: String, _ db: Database) throws -> CacheEntry? {
+    let statement = try db.cachedStatement(
+      sql: "SELECT \(mergedSelectList) FROM \(joined) WHERE entry.key = ?")
+    return try CacheEntry.fetchOne(statement, arguments: [key])
+  }
+
+  /// The row of `key` with its use folded in, the use deleted: for a write transaction that
+  /// rewrites the row with these values.
+  static func take(key: String, _ db: Database) throws -> CacheEntry? {
+    guard let entry = try entry(forKey: key, db) else { return nil }
+    try forget(key: key, db)
+    return entry
+  }
+
+  /// Deletes the recorded use of `key`'s entry, in a write transaction that rewrites its row.
+  static func forget(key: String, _ db: Database) throws {
+    try db.cachedStatement(
+      sql: "DELETE FROM entry_use WHERE entry_rowid = (SELECT rowid FROM entry WHERE key = ?)"
+    ).execute(arguments: [key])
+  }
+}
