@@ -141,6 +141,15 @@ struct UntrustedInputTests {
     #expect(ImageSniffer.sniff(data: Array(plain.utf8))?.width == 12)
   }
 
+  @Test("fuzz findings: inputs that once trapped are refused (kept as regressions)")
+  func fuzzFindings() {
+    // An attribute `|=` (no name, no value) indexed an empty split: found by imgcache-fuzz.
+    for text in ["s3://buc1t/pion3://buc1t/p|=", "redis://127.0.0.1|=", "redis://127.0.0.1|=x"] {
+      #expect(!Boundary.feed(.remoteStorage, Array(text.utf8)), "\(text)")
+      #expect(throws: CacheError.self) { try RemoteSpec.parseList(text) }
+    }
+  }
+
   @Test("checked conversions: NaN, infinities and huge values are nil, never a trap")
   func checkedNumbers() {
     for value in [Double.nan, .infinity, -.infinity, 1e300, -1e300, 9.3e18] {

@@ -83,7 +83,8 @@ public struct RemoteSpec: Sendable, Equatable {
     }
     var attributes = [String: String]()
     for part in address.attributes where !part.isEmpty {
-      let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
+      let pair = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        .map(String.init)
       let name = pair[0]
       guard commonAttributes.contains(name) || knownAttributes[kind, default: []].contains(name)
       else {
