@@ -47,7 +47,7 @@ public enum HTTPDate {
       let clock = r.clock(), r.literal(" GMT"), r.atEnd
     else { return nil }
     // The most recent year with these last two digits that is not more than 50 years ahead.
-    let thisYear = Int(1970 + now.timeIntervalSince1970 / 31_556_952)
+    let thisYear = Checked.int(1970 + now.timeIntervalSince1970 / 31_556_952) ?? 1970
     var year = thisYear - thisYear % 100 + shortYear
     if year > thisYear + 50 { year -= 100 }
     return instant(year: year, month: month + 1, day: day, clock)
