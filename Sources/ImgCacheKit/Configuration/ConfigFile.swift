@@ -111,15 +111,13 @@ public enum ConfigFile {
   /// repository) is written through: its target gets the new text, the link stays.
   private static func write(_ lines: [String], to link: String) throws {
     let path = try target(of: link)
-    let folder = (path as NSString).deletingLastPathComponent
     do {
       try FileManager.default.createDirectory(
-        atPath: folder.isEmpty ? "." : folder, withIntermediateDirectories: true)
+        atPath: FileIO.folder(of: path), withIntermediateDirectories: true)
       var info = stat()
       let mode = stat(path, &info) == 0 ? info.st_mode & 0o777 : 0o600
       let text = lines.map { $0 + "\n" }.joined()
-      try FileIO.writeAtomically(
-        Data(text.utf8), to: path, tmpDirectory: folder.isEmpty ? "." : folder)
+      try FileIO.writeAtomically(Data(text.utf8), to: path)
       chmod(path, mode)
     } catch {
       throw CacheError.io("cannot write config file \(path)", error)

@@ -12,10 +12,8 @@ extension PrefetchSummary {
   /// Writes ``retryList`` to `path` whole or not at all (a temporary file beside it, then a
   /// rename). Throws `.localIO` naming the file.
   public func saveRetryList(to path: String) throws {
-    let folder = (path as NSString).deletingLastPathComponent
     do {
-      try FileIO.writeAtomically(
-        Data(retryList.utf8), to: path, tmpDirectory: folder.isEmpty ? "." : folder)
+      try FileIO.writeAtomically(Data(retryList.utf8), to: path)
     } catch {
       throw CacheError.io("cannot write \(path)", error)
     }

@@ -60,8 +60,7 @@ public struct CacheLayout: Sendable, Equatable {
   func prepareRoot() throws {
     try Self.makeDirectory(root.path, allowLink: true)
     if access(tagFile.path, F_OK) != 0 {
-      try FileIO.writeAtomically(
-        Data(Self.tagContents.utf8), to: tagFile.path, tmpDirectory: root.path)
+      try FileIO.writeAtomically(Data(Self.tagContents.utf8), to: tagFile.path)
     }
   }
 

@@ -43,6 +43,12 @@ enum FileIO {
     throw CacheError.posix("cannot create a temporary file in", path: directory)
   }
 
+  /// The folder `path` is in (`.` for a bare name).
+  static func folder(of path: String) -> String {
+    let folder = (path as NSString).deletingLastPathComponent
+    return folder.isEmpty ? "." : folder
+  }
+
   /// Temporary files made by this process, for their names.
   private static let temporaryFiles = Atomic<UInt64>(0)
 
@@ -86,10 +92,11 @@ enum FileIO {
     }
   }
 
-  /// Writes `data` to `path` through a temporary file in `tmpDirectory` and a rename.
-  static func writeAtomically(_ data: Data, to path: String, tmpDirectory: String) throws {
+  /// Writes `data` to `path` through a temporary file in `tmpDirectory` (by default the
+  /// file's own folder) and a rename.
+  static func writeAtomically(_ data: Data, to path: String, tmpDirectory: String? = nil) throws {
     let (tmp, fd) = try makeTemporaryFile(
-      in: tmpDirectory, prefix: "write-\(ProcessTag.current)-")
+      in: tmpDirectory ?? folder(of: path), prefix: "write-\(ProcessTag.current)-")
     defer { close(fd) }
     let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     guard written == data.count else {

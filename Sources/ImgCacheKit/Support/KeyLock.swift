@@ -33,10 +33,9 @@ final class KeyLocks: Sendable {
     if descriptor >= 0 { close(descriptor) }
   }
 
-  /// The byte of `key`: the first 32 bits of its MD5.
+  /// The byte of `key`: the first 32 bits of its MD5 (big-endian, as its hex name reads).
   static func offset(forKey key: String) -> Int64 {
-    let digest = MD5.hex(of: key)
-    return Int64(UInt32(digest.prefix(8), radix: 16) ?? 0)
+    MD5.digest(of: key.utf8).prefix(4).reduce(Int64(0)) { $0 << 8 | Int64($1) }
   }
 
   /// Takes `key`'s lock without waiting; nil when another process (or another download of

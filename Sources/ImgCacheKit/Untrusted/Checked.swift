@@ -62,25 +62,26 @@ public enum Checked {
   }
 }
 
+extension Unicode.Scalar {
+  /// Whether the scalar is a control character (C0, DEL, C1 — NEL among them) or a Unicode
+  /// line or paragraph separator (U+2028, U+2029).
+  var isControlOrLineBreak: Bool {
+    value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029
+  }
+}
+
 extension StringProtocol {
   /// Whether the text is one line of plain text: no control character but the tab, no Unicode
   /// line or paragraph separator. What a request header value and a config value must be.
   public var isSingleLine: Bool {
-    !unicodeScalars.contains {
-      ($0.value < 0x20 && $0 != "\t") || (0x7F...0x9F).contains($0.value) || $0.value == 0x2028
-        || $0.value == 0x2029
-    }
+    !unicodeScalars.contains { $0 != "\t" && $0.isControlOrLineBreak }
   }
 }
 
 extension String {
-  /// Whether the text holds a control character (C0, DEL, C1 — NEL among them) or a Unicode
-  /// line or paragraph separator (U+2028, U+2029): never acceptable in a request header, a
-  /// config line, a path given as a policy value, or a URL.
+  /// Whether the text holds a control character (the tab too) or a Unicode line or paragraph
+  /// separator: never acceptable in a path given as a policy value, or a URL.
   public var containsControlCharacters: Bool {
-    unicodeScalars.contains {
-      $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0.value == 0x2028
-        || $0.value == 0x2029
-    }
+    unicodeScalars.contains { $0.isControlOrLineBreak }
   }
 }
