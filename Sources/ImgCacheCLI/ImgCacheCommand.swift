@@ -25,7 +25,8 @@ public struct ImgCacheCommand: AsyncParsableCommand {
 
   public init() {}
 
-  /// Runs the command line, with the exit statuses of docs/design.md, Command line (usage errors are 2, not 64).
+  /// Runs the command line, with the exit statuses of docs/design.md, Command line (usage errors
+  /// are 2, not 64).
   public static func runMain() async {
     signal(SIGPIPE, SIG_IGN)
     let arguments = CommandLine.arguments.dropFirst().map { $0 }

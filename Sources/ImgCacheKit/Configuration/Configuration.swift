@@ -124,9 +124,10 @@ public struct ResolvedConfiguration: Sendable {
   /// Each key's text and origin (`default`, a variable, `file:line`, a flag).
   public var values: [PolicyKey: (text: String, origin: String)] = [:]
 
-  /// Resolves every key with the precedence of docs/design.md, Command line: `flags` > `IMGCACHE_*` in
-  /// `environment` > `cacheFile` > `userFile` > defaults. A missing file is skipped unless
-  /// `userFileRequired`; a bad line or value is an `.invalidInput` error naming its origin.
+  /// Resolves every key with the precedence of docs/design.md, Command line: `flags` >
+  /// `IMGCACHE_*` in `environment` > `cacheFile` > `userFile` > defaults. A missing file is
+  /// skipped unless `userFileRequired`; a bad line or value is an `.invalidInput` error naming
+  /// its origin.
   public init(
     flags: [PolicyKey: String], environment: [String: String], cacheFile: String?,
     userFile: String?, userFileRequired: Bool

@@ -41,10 +41,11 @@ extension Index {
     }
   }
 
-  /// Inserts or replaces `entries` in one write transaction. `place` moves each body (by position) into
-  /// `data/` inside the transaction, so the row and the file appear together to every process;
-  /// an entry whose body cannot be placed fails alone. A replaced entry keeps its use count
-  /// (its recorded uses folded into the new row); a stored URL's failure records are forgotten.
+  /// Inserts or replaces `entries` in one write transaction. `place` moves each body (by
+  /// position) into `data/` inside the transaction, so the row and the file appear together to
+  /// every process; an entry whose body cannot be placed fails alone. A replaced entry keeps its
+  /// use count (its recorded uses folded into the new row); a stored URL's failure records are
+  /// forgotten.
   func store(
     _ entries: [CacheEntry],
     counting counters: (stored: Counter, bytes: Counter) = (

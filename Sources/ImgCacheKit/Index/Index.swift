@@ -2,8 +2,9 @@ import Foundation
 import GRDB
 import Synchronization
 
-/// The SQLite index of one cache directory (docs/design.md, On disk): its connections and transactions.
-/// Every SQL statement of imgcache lives in this folder; callers see records and totals.
+/// The SQLite index of one cache directory (docs/design.md, On disk): its connections and
+/// transactions. Every SQL statement of imgcache lives in this folder; callers see records and
+/// totals.
 ///
 /// A process that has not written reads through one direct connection (it opens faster: no
 /// pool, no WAL set-up, no migration check); the first write opens a pool, creating the cache

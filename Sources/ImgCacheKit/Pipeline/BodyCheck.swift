@@ -1,6 +1,7 @@
 import Foundation
 
-/// The check every downloaded body passes before it is stored (docs/design.md, Cache semantics: Validation).
+/// The check every downloaded body passes before it is stored (docs/design.md, Cache semantics:
+/// Validation).
 enum BodyCheck {
   /// The body checked (an image with pixels, unless any body is accepted) and described for
   /// the store; a body that fails is deleted.

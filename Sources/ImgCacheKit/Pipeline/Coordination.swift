@@ -152,9 +152,9 @@ extension Fetcher {
   }
 }
 
-/// The fingerprint of the options that can change a request's outcome (docs/design.md, Cache semantics): a
-/// failure recorded under one fingerprint does not refuse a request with another. Credentials
-/// enter only through the hash.
+/// The fingerprint of the options that can change a request's outcome (docs/design.md, Cache
+/// semantics): a failure recorded under one fingerprint does not refuse a request with another.
+/// Credentials enter only through the hash.
 enum RequestFingerprint {
   static func of(_ transfer: TransferOptions, acceptAnyBody: Bool, urlCredentials: String?)
     -> String

@@ -1,6 +1,7 @@
 import Foundation
 
-/// How one fetch goes through the cache (SDWebImageManager's options, docs/design.md, Cache semantics).
+/// How one fetch goes through the cache (SDWebImageManager's options, docs/design.md, Cache
+/// semantics).
 public struct FetchOptions: Sendable, Equatable {
   /// Where a fetch may get its body from.
   public enum Mode: String, Sendable, CaseIterable {

@@ -23,9 +23,9 @@ extension Fetcher {
     return request
   }
 
-  /// After a failed resumable transfer: a server that cannot resume (416, a 206 whose range
-  /// or lengths differ from what was kept) means starting over at once; a permanent failure drops the partial body. Returns
-  /// the new attempt's result, or nil when the failure stands.
+  /// After a failed resumable transfer: a server that cannot resume (416, a 206 whose range or
+  /// lengths differ from what was kept) means starting over at once; a permanent failure drops the
+  /// partial body. Returns the new attempt's result, or nil when the failure stands.
   func restartWithoutRange(after error: CacheError, _ download: Download, _ options: FetchOptions)
     async -> FetchResult?
   {

@@ -1,8 +1,8 @@
 import Foundation
 
-/// A request URL taken apart before anything touches the network: the credentials of its
-/// userinfo are a credential, not part of the image's identity (docs/design.md, Cache semantics), so they are
-/// split off — passed to libcurl as a login, never stored or printed.
+/// A request URL taken apart before anything touches the network: the credentials of its userinfo
+/// are a credential, not part of the image's identity (docs/design.md, Cache semantics), so they
+/// are split off — passed to libcurl as a login, never stored or printed.
 struct RequestURL: Sendable, Equatable {
   /// The URL without userinfo: what keys, the index and the failed list see.
   var stripped: String

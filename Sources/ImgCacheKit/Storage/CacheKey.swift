@@ -2,7 +2,8 @@ import Foundation
 
 /// How a URL becomes a cache key.
 public enum KeyFilter: String, Sendable, CaseIterable {
-  /// The URL without its fragment or userinfo (SDWebImage keys `absoluteString`, fragment included).
+  /// The URL without its fragment or userinfo (SDWebImage keys `absoluteString`, fragment
+  /// included).
   case none
   /// The URL without its query and fragment, for signed or cache-busting URLs.
   case stripQuery = "strip-query"

@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
 
-/// The local tier: one cache directory with its SQLite index (docs/design.md, On disk and Cache semantics), safe for
-/// several processes at once.
+/// The local tier: one cache directory with its SQLite index (docs/design.md, On disk and Cache
+/// semantics), safe for several processes at once.
 ///
 /// Every change to `data/` happens inside a write transaction of the index, so a row and its
 /// file change together as seen by every other process.

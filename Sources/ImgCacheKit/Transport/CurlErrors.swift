@@ -1,7 +1,8 @@
 import CCurl
 import Foundation
 
-/// How a transfer's failure becomes a classified ``CacheError`` (docs/design.md, Command line: the exit statuses).
+/// How a transfer's failure becomes a classified ``CacheError`` (docs/design.md, Command line: the
+/// exit statuses).
 extension CurlTransfer {
   static func statusError(_ status: Int, url: String) -> CacheError {
     if status == 401 || status == 407 {

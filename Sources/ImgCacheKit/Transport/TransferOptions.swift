@@ -6,7 +6,8 @@ public enum ImgCacheVersion {
   public static let current = "0.1.0"
 }
 
-/// How the downloader talks to servers (SDWebImageDownloader's configuration, docs/design.md, Cache semantics).
+/// How the downloader talks to servers (SDWebImageDownloader's configuration, docs/design.md, Cache
+/// semantics).
 public struct TransferOptions: Sendable, Equatable {
   /// The order queued transfers start in.
   public enum Order: String, Sendable, CaseIterable {
