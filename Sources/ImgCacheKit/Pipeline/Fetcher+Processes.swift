@@ -12,53 +12,42 @@ extension Fetcher {
     return .now + .milliseconds(Checked.milliseconds(limit))
   }
 
-  /// The entry another process stored for `download` since this one's lookup, as this
-  /// request's result; nil when there is none. Checks the file first (a `stat`), so a key no
-  /// one stored costs no index read.
-  func servedFromAnotherProcess(_ download: Download, options: FetchOptions) -> FetchResult? {
-    let file = cache.layout.dataPath(CacheLayout.relativeFile(for: download.key))
+  /// The hit another process stored for `key` since this one's lookup; nil when there is
+  /// none. Checks the file first (a `stat`), so a key no one stored costs no index read.
+  func servedFromAnotherProcess(key: String, options: FetchOptions) -> CacheHit? {
+    let file = cache.layout.dataPath(CacheLayout.relativeFile(for: key))
     guard FileIO.isFile(file),
-      let hit = try? cache.hits(forKeys: [download.key], touch: false)[download.key],
+      let hit = try? cache.hits(forKeys: [key], touch: false)[key],
       case .local(let entry, _) = hit
     else { return nil }
     if options.touch {
-      _ = try? cache.use(
-        [download.key], counting: [.waitedForProcess: 1, .bytesServed: entry.size])
+      _ = try? cache.use([key], counting: [.waitedForProcess: 1, .bytesServed: entry.size])
     } else {
       cache.note([.waitedForProcess: 1])
     }
-    return FetchResult(
-      url: download.request.display, key: download.key, outcome: .success(.hit(hit)), bytes: 0)
+    return hit
   }
 
-  /// Waits for the process holding the key's lock, then serves what it stored, or downloads the
-  /// key (holding the lock) when it stored nothing: it failed, died, or the wait timed out —
-  /// the whole wait, or the idle timeout without progress (a stopped holder).
-  func afterAnotherProcess(_ started: Started, options: FetchOptions) async
-    -> FetchResult
-  {
-    let download = started.download
+  /// Stage: waits for the process holding the key's lock, then serves what it stored, or goes
+  /// back to the start stage holding the lock when it stored nothing: it failed, died, or the
+  /// wait timed out — the whole wait, or the idle timeout without progress (a stopped holder).
+  func waitForProcess(_ job: Job, plan: Job.Plan, options: FetchOptions) async -> Job {
+    var job = job
     // The holder's progress shows in its partial body (a resumable download); without one, a
     // holder gets the idle timeout to finish before this process downloads the key itself.
-    let partial = cache.layout.partialFile(forKey: download.key)
+    let partial = cache.layout.partialFile(forKey: job.key)
     let idle = Duration.milliseconds(Checked.milliseconds(transfer.idleTimeout))
-    let lock = try? await cache.keyLocks.wait(
-      key: download.key, until: lockDeadline(), idle: idle
-    ) {
+    job.lock = try? await cache.keyLocks.wait(key: job.key, until: lockDeadline(), idle: idle) {
       FileIO.sizes(of: partial)?.size ?? -1
     }
-    defer { lock?.release() }
     if Task.isCancelled {
-      return FetchResult(
-        url: download.request.display, key: download.key,
-        outcome: .failure(CacheError(.cancelled, "cancelled", url: download.request.display)),
-        bytes: 0)
+      job.state = .done(.failure(CacheError(.cancelled, "cancelled")))
+    } else if let hit = servedFromAnotherProcess(key: job.key, options: options) {
+      job.state = .done(.success(.hit(hit)))
+    } else {
+      // The holder may have died part way: its partial body is resumed.
+      job.state = .download(plan)
     }
-    if let result = servedFromAnotherProcess(download, options: options) { return result }
-    // The holder may have died part way: its partial body is resumed.
-    let ticket = downloader.submit([downloadRequest(download, resumable: lock != nil)])[0]
-    return await complete(
-      ticket, download: download, options: options, fingerprint: started.flight.fingerprint,
-      resumed: lock != nil)
+    return job
   }
 }

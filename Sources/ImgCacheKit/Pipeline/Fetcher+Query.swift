@@ -19,16 +19,18 @@ extension Fetcher {
   public func query(
     _ urls: [String], keyFilter: KeyFilter, failedTTL: TimeInterval, touch: Bool
   ) async throws -> [QueryAnswer] {
-    let keys = urls.map { CacheKey.key(for: $0, filter: keyFilter) }
-    var seen = Set<String>()
-    let hits = try await lookup(keys: keys.filter { seen.insert($0).inserted }, touch: touch)
+    var jobs = urls.map { Job(looking: CacheKey.key(for: $0, filter: keyFilter), for: $0) }
+    var options = FetchOptions()
+    (options.mode, options.touch) = (.offline, touch)
+    try await lookLocal(&jobs, options: options)
     let plain = urls.map { CacheKey.withoutUserinfo($0) }
     let records = try cache.index.failures(
       urls: plain, after: cache.now().addingTimeInterval(-failedTTL))
-    return zip(urls, zip(keys, plain)).map { given, pair in
-      let (key, url) = pair
+    return zip(jobs, plain).map { job, url in
+      var hit: CacheHit?
+      if case .done(.success(.hit(let found))) = job.state { hit = found }
       return QueryAnswer(
-        url: CacheKey.redacted(given), key: key, hit: hits[key],
+        url: CacheKey.redacted(job.given), key: job.key, hit: hit,
         failure: records[url]?.max { $0.lastFailure < $1.lastFailure })
     }
   }

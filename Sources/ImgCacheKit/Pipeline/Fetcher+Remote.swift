@@ -19,12 +19,12 @@ extension Fetcher {
     return hits
   }
 
-  /// Whether what `download` receives could be anyone's: no credentials (in the URL, `-u`,
+  /// Whether what `request` receives could be anyone's: no credentials (in the URL, `-u`,
   /// `--netrc`), no cookie jar, no headers of its own. Recorded with the entry
   /// (``CacheEntry/shareable``) for ``RemoteTier/isShareable(_:)``, the rule of write-back and
   /// `remote push` alike.
-  func isShareable(_ download: Download) -> Bool {
-    download.request.credentials == nil && transfer.credentials == nil && !transfer.useNetrc
+  func isShareable(_ request: RequestURL) -> Bool {
+    request.credentials == nil && transfer.credentials == nil && !transfer.useNetrc
       && transfer.cookieJar == nil && transfer.headers.isEmpty
   }
 

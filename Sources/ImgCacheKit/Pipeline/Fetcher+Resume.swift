@@ -4,16 +4,17 @@ import Foundation
 /// process holds streams into `tmp/resume-<md5>`, recorded as soon as a body worth keeping
 /// starts; the next fetch of the URL asks only for the rest.
 extension Fetcher {
-  /// The request for `download`; `resumable` when this process holds the key's lock (so no
+  /// The request for `job` under `plan`; resumable when the job holds the key's lock (so no
   /// other process writes the same partial body).
-  func downloadRequest(_ download: Download, resumable: Bool) -> DownloadRequest {
+  func downloadRequest(for job: Job, plan: Job.Plan) -> DownloadRequest {
+    let url = job.request?.stripped ?? ""
     var request = DownloadRequest(
-      url: download.url, temporaryDirectory: cache.layout.tmpDirectory.path,
-      etag: download.validators?.etag, lastModified: download.validators?.lastModified,
-      credentials: download.request.credentials, sequence: download.sequence)
-    guard resumable else { return request }
-    let point = cache.resumePoint(key: download.key, url: download.url)
-    let (cache, url, key) = (self.cache, download.url, download.key)
+      url: url, temporaryDirectory: cache.layout.tmpDirectory.path,
+      etag: plan.validators?.etag, lastModified: plan.validators?.lastModified,
+      credentials: job.request?.credentials, sequence: plan.sequence)
+    guard job.lock != nil else { return request }
+    let point = cache.resumePoint(key: job.key, url: url)
+    let (cache, key) = (self.cache, job.key)
     request.resumable = Resumable(
       path: point.path, offset: point.offset, validator: point.validator, length: point.length,
       minimumSize: cache.resume.minimumSize,
@@ -23,25 +24,30 @@ extension Fetcher {
     return request
   }
 
-  /// After a failed resumable transfer: a server that cannot resume (416, a 206 whose range or
-  /// lengths differ from what was kept) means starting over at once; a permanent failure drops the
-  /// partial body. Returns the new attempt's result, or nil when the failure stands.
-  func restartWithoutRange(after error: CacheError, _ download: Download, _ options: FetchOptions)
-    async -> FetchResult?
-  {
-    let kept = cache.layout.partialFile(forKey: download.key)
+  /// What becomes of a partial body after a resumable transfer failed.
+  enum PartialFate: Equatable {
+    /// Kept for the next attempt (a transient failure).
+    case kept
+    /// Dropped (a permanent failure, or nothing worth keeping was received).
+    case dropped
+    /// Dropped, and the download starts over at once: the server cannot resume it (416, or a
+    /// 206 whose range or lengths differ from what was kept).
+    case restart
+  }
+
+  /// Decides (and carries out) what happens to `key`'s partial body after `error`.
+  func keepsPartial(after error: CacheError, key: String) -> PartialFate {
+    let kept = cache.layout.partialFile(forKey: key)
     var info = stat()
     let hasBody = lstat(kept, &info) == 0 && info.st_size > 0
     guard error.httpStatus == 416 || error.httpStatus == 206 else {
       // A body not kept (too short to be worth it) leaves no record either.
-      if error.isPermanent || !hasBody { cache.discardPartial(key: download.key) }
-      return nil
+      guard error.isPermanent || !hasBody else { return .kept }
+      cache.discardPartial(key: key)
+      return .dropped
     }
-    guard hasBody else { return nil }
-    cache.discardPartial(key: download.key)
-    let ticket = downloader.submit([downloadRequest(download, resumable: true)])[0]
-    return await complete(
-      ticket, download: download, options: options,
-      fingerprint: fingerprint(options, download.request), resumed: false)
+    guard hasBody else { return .kept }
+    cache.discardPartial(key: key)
+    return .restart
   }
 }

@@ -138,29 +138,28 @@ public struct Prefetcher: Sendable {
         let batch = run.readBatch(input, size: batchSize)
         if batch.isEmpty { break }
         var answered = [PrefetchEvent]()
-        for resolution in await fetcher.resolve(batch, options: options) {
-          switch resolution {
-          case .answered(let result):
-            answered.append(run.record(result))
-          case .download(let download):
-            if running >= window && !answered.isEmpty {
-              // The answers so far go first: events keep the order they were recorded in.
-              await channel.send(answered)
-              answered = []
-            }
-            while running >= window, let result = await group.next() {
-              running -= 1
-              await channel.send([run.record(result)])
-            }
-            guard !Task.isCancelled else {
-              run.unfinished.append(download.request.display)
-              continue
-            }
-            running += 1
-            // Started here, in input order; only the waiting happens in the child task.
-            let started = fetcher.start([download], options: options)[0]
-            group.addTask { await fetcher.finish(started, options: options) }
+        for job in await fetcher.lookUp(batch, options: options) {
+          guard !job.isDone else {
+            answered.append(run.record(job.result))
+            continue
           }
+          if running >= window && !answered.isEmpty {
+            // The answers so far go first: events keep the order they were recorded in.
+            await channel.send(answered)
+            answered = []
+          }
+          while running >= window, let result = await group.next() {
+            running -= 1
+            await channel.send([run.record(result)])
+          }
+          guard !Task.isCancelled else {
+            run.unfinished.append(job.display)
+            continue
+          }
+          running += 1
+          // Started here, in input order; only the later stages run in the child task.
+          let started = fetcher.start(job, options: options)
+          group.addTask { await fetcher.drive(started, options: options) }
         }
         if !answered.isEmpty { await channel.send(answered) }
       }

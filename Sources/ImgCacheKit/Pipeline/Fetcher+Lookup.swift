@@ -1,0 +1,202 @@
+import Foundation
+
+/// The lookup stages: they run on a batch of jobs at once, one index read per tier and one
+/// failure query for the batch, in the lookup order of docs/design.md (Cache semantics). Each
+/// takes the jobs in the state it handles and leaves the others as they are.
+extension Fetcher {
+  /// Looks `urls` up without the network: each job comes back finished (a hit, a refusal, an
+  /// offline miss, an error) or ready to download. Its results are in the order of `urls`.
+  func lookUp(_ urls: [String], options: FetchOptions) async -> [Job] {
+    var jobs = urls.map { Job($0, options: options) }
+    do {
+      if !options.retryFailed { try refuseFailed(&jobs, options: options) }
+      try await lookLocal(&jobs, options: options)
+      await askRemote(&jobs, options: options)
+      if options.mode == .refresh { try findValidators(&jobs) }
+    } catch {
+      let failure = CacheError.io("cannot read the cache", error)
+      for index in jobs.indices where !jobs[index].isDone {
+        jobs[index].state = .done(.failure(failure))
+      }
+    }
+    plan(&jobs, options: options)
+    if options.retryFailed { forgetRetried(jobs) }
+    return jobs
+  }
+
+  /// Stage: a URL whose request failed for good within the failed-request TTL is refused
+  /// without the network (SDWebImage's failed-URL list), one query for the batch.
+  func refuseFailed(_ jobs: inout [Job], options: FetchOptions) throws {
+    let asked = jobs.indices.filter { jobs[$0].isLookup }
+    let questions = asked.compactMap { index in
+      jobs[index].request.map { request in
+        (url: request.stripped, fingerprint: { self.fingerprint(options, request) })
+      }
+    }
+    guard !questions.isEmpty else { return }
+    let refused = try cache.failures(of: questions, ttl: options.failedTTL)
+    var count: Int64 = 0
+    for index in asked {
+      guard let request = jobs[index].request, let failure = refused[request.stripped] else {
+        continue
+      }
+      jobs[index].state = .done(
+        .failure(RequestURL.refused(failure, display: request.display, ttl: options.failedTTL)))
+      count += 1
+    }
+    if count > 0 { cache.note([.blacklisted: count]) }
+  }
+
+  /// Stage: the local tiers (the cache, then read-only directories), in one lookup per tier. A
+  /// hit is done, a stale hit (`freshness = http`) goes to revalidation, the rest are missing.
+  /// `--reload` and `--refresh` ask no tier.
+  func lookLocal(_ jobs: inout [Job], options: FetchOptions) async throws {
+    let asked = jobs.indices.filter { jobs[$0].isLookup }
+    guard options.mode == .normal || options.mode == .offline else {
+      for index in asked { jobs[index].state = .missing }
+      return
+    }
+    guard !asked.isEmpty else { return }
+    var seen = Set<String>()
+    let keys = asked.map { jobs[$0].key }.filter { seen.insert($0).inserted }
+    let hits = try await lookup(keys: keys, touch: options.touch)
+    for index in asked {
+      guard let hit = hits[jobs[index].key] else {
+        jobs[index].state = .missing
+        continue
+      }
+      if options.mode == .normal, case .local(let entry, _) = hit, isStale(entry, options) {
+        jobs[index].state = .stale(entry)
+      } else {
+        jobs[index].state = .done(.success(.hit(hit)))
+      }
+    }
+  }
+
+  /// Stage: the remote tier, for what no local tier had (never for a stale entry: the origin
+  /// decides). A copy is judged as the original would be: stale, it is revalidated.
+  func askRemote(_ jobs: inout [Job], options: FetchOptions) async {
+    guard remote != nil else { return }
+    var urlsByKey = [String: String]()
+    for job in jobs where job.isMissing {
+      if let request = job.request { urlsByKey[job.key] = request.stripped }
+    }
+    guard !urlsByKey.isEmpty else { return }
+    let found = await remoteHits(keys: Array(urlsByKey.keys), urls: urlsByKey, options: options)
+    guard !found.isEmpty else { return }
+    for index in jobs.indices where jobs[index].isMissing {
+      guard let hit = found[jobs[index].key] else { continue }
+      if case .remote(let entry, _, _) = hit, isStale(entry, options) {
+        jobs[index].state = .stale(entry)
+      } else {
+        jobs[index].state = .done(.success(.hit(hit)))
+      }
+    }
+  }
+
+  /// Stage (`--refresh`): the stored entries' validators, so the origin can answer 304.
+  func findValidators(_ jobs: inout [Job]) throws {
+    let keys = jobs.filter(\.isMissing).map(\.key)
+    guard !keys.isEmpty else { return }
+    var entries = [String: CacheEntry]()
+    for entry in try cache.index.entries(forKeys: keys) { entries[entry.key] = entry }
+    for index in jobs.indices where jobs[index].isMissing {
+      if let entry = entries[jobs[index].key] { jobs[index].state = .stale(entry) }
+    }
+  }
+
+  /// Stage: what is left is downloaded, numbered in input order (offline, it is a miss). A
+  /// plain miss under `mode = normal` takes the key's lock between processes first.
+  func plan(_ jobs: inout [Job], options: FetchOptions) {
+    for index in jobs.indices {
+      let validators: CacheEntry?
+      switch jobs[index].state {
+      case .missing: validators = nil
+      case .stale(let entry): validators = entry
+      default: continue
+      }
+      guard options.mode != .offline, let request = jobs[index].request else {
+        jobs[index].state = .done(.success(.offlineMiss))
+        continue
+      }
+      jobs[index].state = .download(
+        Job.Plan(
+          validators: validators, sequence: nextSequence(),
+          fingerprint: fingerprint(options, request),
+          takesLock: options.mode == .normal && validators == nil))
+    }
+  }
+
+  /// Whether `entry` must be revalidated before use under `options`' freshness policy.
+  func isStale(_ entry: CacheEntry, _ options: FetchOptions) -> Bool {
+    options.freshness.mode == .http
+      && !options.freshness.verdict(on: entry, at: cache.now()).isFresh
+  }
+
+  /// Walks the tiers in order for `keys`: each key's first hit. A failing local cache is an
+  /// error; a failing secondary tier is a miss, never a failed fetch. A lookup that `touch`es
+  /// is a use, and counted (lookups, hits, misses); one that does not is an inspection.
+  public func lookup(keys: [String], touch: Bool) async throws -> [String: CacheHit] {
+    // Noted first, so that the transaction recording the hits' use adds them: a hit then
+    // costs one write, not two.
+    if touch { cache.note([.lookups: Int64(keys.count)]) }
+    let found = try await lookupInTiers(keys: keys, touch: touch)
+    if touch { cache.note(Self.lookupCounts(asked: keys.count, hits: found.values)) }
+    return found
+  }
+
+  private func lookupInTiers(keys: [String], touch: Bool) async throws -> [String: CacheHit] {
+    var found = [String: CacheHit]()
+    var open = keys
+    for (position, tier) in tiers.enumerated() where !open.isEmpty {
+      do {
+        found.merge(try await tier.lookup(keys: open, touch: touch)) { first, _ in first }
+      } catch  where position > 0 {
+        continue
+      }
+      open = open.filter { found[$0] == nil }
+    }
+    return found
+  }
+
+  /// The counts of one batch of lookups besides the lookups themselves and the local hits
+  /// (with their bytes), which the transaction recording the hits' use counted.
+  static func lookupCounts(asked: Int, hits: some Collection<CacheHit>) -> [Counter: Int64] {
+    var counts: [Counter: Int64] = [.misses: Int64(asked - hits.count)]
+    for case .readOnly(let path) in hits {
+      counts[.bytesServed, default: 0] += FileIO.sizes(of: path)?.size ?? 0
+      counts[.hitsReadOnly, default: 0] += 1
+    }
+    return counts
+  }
+
+  /// The fingerprint of `request` made with `options` through this pipeline.
+  func fingerprint(_ options: FetchOptions, _ request: RequestURL? = nil) -> String {
+    RequestFingerprint.of(
+      transfer, acceptAnyBody: options.acceptAnyBody,
+      urlCredentials: request?.credentials)
+  }
+
+  /// Stage (`--retry-failed`): a URL served from a tier leaves the failed list (a download
+  /// leaves it when its body is stored).
+  func forgetRetried(_ jobs: [Job]) {
+    for job in jobs {
+      guard case .done(.success(.hit)) = job.state, let request = job.request else { continue }
+      try? cache.forgetFailure(url: request.stripped)
+    }
+  }
+}
+
+extension Job {
+  /// Whether the job waits for the lookup stages.
+  var isLookup: Bool {
+    if case .lookup = state { return true }
+    return false
+  }
+
+  /// Whether no local tier had it.
+  var isMissing: Bool {
+    if case .missing = state { return true }
+    return false
+  }
+}

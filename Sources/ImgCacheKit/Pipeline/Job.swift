@@ -1,0 +1,110 @@
+import Foundation
+
+/// One URL on its way through the pipeline: what was asked, and the state the last stage left
+/// it in. Each stage (docs/architecture.md, The pipeline) takes the jobs in the state it
+/// handles and moves them on; a job is finished once it is ``State/done(_:)``. Everything a
+/// later stage needs travels in the job itself.
+struct Job: Sendable {
+  /// The URL as given (what a refusal of an unparsable URL prints, redacted).
+  let given: String
+  /// The URL taken apart; nil when it is not a URL the pipeline fetches.
+  let request: RequestURL?
+  /// The cache key ("" when the URL was refused before it got one).
+  let key: String
+  /// Where the job stands.
+  var state: State
+  /// Bytes received for it from the origin.
+  var bytes: Int64 = 0
+  /// The download in flight this job leads, once it leads one: it hands its result to the
+  /// flight's followers when it is done.
+  var flight: FlightKey?
+  /// The key's lock between processes, while this job holds it.
+  var lock: KeyLock?
+
+  /// The states of a job, in the order the stages usually move it through them.
+  enum State: Sendable {
+    /// Checked and keyed: to be looked up.
+    case lookup
+    /// No local tier has it (or none was asked: `--reload`, `--refresh`): the remote tier or
+    /// the origin may.
+    case missing
+    /// A stored copy, stale: the origin is asked with its validators.
+    case stale(CacheEntry)
+    /// To download (or download again: a resume the server refused restarts from here).
+    case download(Plan)
+    /// Another process holds the key's lock: waits for it, then serves what it stored.
+    case waiting(Plan)
+    /// Its transfer is in the downloader under `ticket`.
+    case transferring(Plan, ticket: UInt64)
+    /// Another job of this process downloads the same request: waits for its result.
+    case following(FlightKey)
+    /// The origin answered (a body or 304) or the transfer failed.
+    case received(Plan, Result<DownloadResponse, CacheError>)
+    /// A body that passed its checks, to store.
+    case checked(Plan, PendingStore)
+    /// Stored: to be written back to the remote tier.
+    case stored(FetchOutcome)
+    /// Finished, with its outcome.
+    case done(Result<FetchOutcome, CacheError>)
+  }
+
+  /// How a job downloads.
+  struct Plan: Sendable {
+    /// The stored entry whose validators make the request conditional (revalidation,
+    /// `--refresh`); nil for a plain download.
+    var validators: CacheEntry?
+    /// Its place in the start order (numbered as lookups ask for downloads, in input order).
+    var sequence: UInt64
+    /// The fingerprint of the request's outcome-changing options (failure records).
+    var fingerprint: String
+    /// Whether the job may still take the key's lock (a plain miss not yet tried).
+    var takesLock: Bool
+    /// Whether this attempt already restarted a resume the server refused (never twice).
+    var restarted = false
+  }
+
+  /// A job for `url` under `options`: ``State/lookup``, or done with the reason it is refused.
+  init(_ url: String, options: FetchOptions) {
+    given = url
+    do {
+      let request = try RequestURL(url)
+      self.request = request
+      key = options.key(for: request.stripped)
+      state = .lookup
+    } catch {
+      request = nil
+      key = ""
+      state = .done(.failure(CacheError.io("bad URL", error)))
+    }
+  }
+
+  /// A job that looks `key` up for `url` without checking the URL (`query` asks for any text).
+  init(looking key: String, for url: String) {
+    (given, request, self.key, state) = (url, nil, key, .lookup)
+  }
+
+  /// The URL as printed: its userinfo as `***`.
+  var display: String { request?.display ?? RequestURL.redacted(given) }
+
+  /// Whether no stage has anything left to do with it.
+  var isDone: Bool {
+    if case .done = state { return true }
+    return false
+  }
+
+  /// The result of a finished job (a job still open reports that it was not finished).
+  var result: FetchResult {
+    guard case .done(let outcome) = state else {
+      return FetchResult(
+        url: display, key: key,
+        outcome: .failure(CacheError(.cancelled, "not finished", url: display)), bytes: bytes)
+    }
+    // Printed with the userinfo as ***; stored and keyed without it.
+    let shown = outcome.mapError { error in
+      var error = error
+      error.url = display
+      return error
+    }
+    return FetchResult(url: display, key: key, outcome: shown, bytes: bytes)
+  }
+}
