@@ -29,6 +29,9 @@ struct EntryColumnsTests {
     let key = "https://a.example/img@2x.png"
     _ = try cache.store(body, key: key, url: key + "?u", metadata: metadata)
     let stored = try #require(try cache.entry(forKey: key))
+    // The lookup decodes straight from the statement (`StatementColumns`), the rest through
+    // GRDB's `Row`: one decoder, the same entry.
+    #expect(try cache.index.entries(forKeys: [key]) == [stored])
     cache.index.close()
 
     let row = try #require(

@@ -84,6 +84,23 @@ enum EntryUses {
     try db.cachedStatement(sql: "DELETE FROM entry_use").execute()
   }
 
+  /// The query of the rows (their uses folded in) of `count` keys, `count` a padded size
+  /// (``PaddedBatch``): built once per size, not per lookup.
+  static func selectByKeys(count: Int) -> String {
+    guard count > 0 && count <= PaddedBatch.limit && count.nonzeroBitCount == 1 else {
+      return selectByKeys(PaddedBatch.list(of: "?", count: count))
+    }
+    return selectsByKeys[count.trailingZeroBitCount]
+  }
+
+  private static let selectsByKeys = (0...PaddedBatch.limit.trailingZeroBitCount).map {
+    selectByKeys(PaddedBatch.list(of: "?", count: 1 << $0))
+  }
+
+  private static func selectByKeys(_ list: String) -> String {
+    "SELECT \(mergedSelectList) FROM \(joined) WHERE entry.key IN (\(list))"
+  }
+
   /// The row of `key` with its recorded use folded in (see ``mergedSelectList``).
   static func entry(forKey key: String, _ db: Database) throws -> CacheEntry? {
     let statement = try db.cachedStatement(

@@ -19,12 +19,10 @@ extension Index {
       for start in stride(from: 0, to: keys.count, by: PaddedBatch.limit) {
         let chunk = keys[start..<min(start + PaddedBatch.limit, keys.count)]
         let size = PaddedBatch.size(for: chunk.count)
-        let statement = try db.cachedStatement(
-          sql: "SELECT \(EntryUses.mergedSelectList) FROM \(EntryUses.joined) WHERE entry.key IN ("
-            + PaddedBatch.list(of: "?", count: size) + ")")
+        let statement = try db.cachedStatement(sql: EntryUses.selectByKeys(count: size))
         // The padding repeats the last key: the same row, found once.
         let padded = chunk + repeatElement(chunk[chunk.endIndex - 1], count: size - chunk.count)
-        for entry in try CacheEntry.fetchAll(statement, arguments: StatementArguments(padded)) {
+        try EntryRows(statement, arguments: StatementArguments(padded)).forEach { entry in
           byKey[entry.key] = entry
         }
       }
