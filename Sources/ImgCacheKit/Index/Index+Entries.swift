@@ -54,19 +54,14 @@ extension Index {
       var delta = CacheTotals.zero
       var stored: Int64 = 0
       var bytes: Int64 = 0
-      let previous = try db.cachedStatement(
-        sql: "SELECT entry.size, entry.allocated, entry.access_count + "
-          + "COALESCE(entry_use.access_count, 0) FROM \(EntryUses.joined) WHERE entry.key = ?")
-      let names = Columns.all.map(\.name)
-      let upsert = try db.cachedStatement(
-        sql: """
-          INSERT INTO entry (\(names.joined(separator: ", ")))
-          VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))
-          ON CONFLICT(key) DO UPDATE SET
-          \(names.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
-          """)
-      let forget = try db.cachedStatement(sql: "DELETE FROM failed_request WHERE url = ?")
-      let complete = try db.cachedStatement(sql: "DELETE FROM partial_download WHERE key = ?")
+      let previous = try db.cachedStatement(sql: Self.previousSQL)
+      let upsert = try db.cachedStatement(sql: Self.upsertSQL)
+      // Most stores have no failure record or partial body to forget: two statements per
+      // body saved by asking once whether there is any.
+      let forget = try Self.statement(
+        ifAnyIn: "failed_request", "DELETE FROM failed_request WHERE url = ?", db)
+      let complete = try Self.statement(
+        ifAnyIn: "partial_download", "DELETE FROM partial_download WHERE key = ?", db)
       var results = [Result<CacheEntry, CacheError>]()
       for (position, var entry) in entries.enumerated() {
         let old = try Row.fetchOne(previous, arguments: [entry.key])
@@ -79,8 +74,8 @@ extension Index {
           try EntryUses.forget(key: entry.key, db)
         }
         try upsert.execute(arguments: StatementArguments(entry.values))
-        try forget.execute(arguments: [entry.url])
-        try complete.execute(arguments: [entry.key])
+        try forget?.execute(arguments: [entry.url])
+        try complete?.execute(arguments: [entry.key])
         delta.entries += old == nil ? 1 : 0
         delta.bytes += entry.size - (old?[0] ?? 0)
         delta.allocated += entry.allocated - (old?[1] ?? 0)
@@ -92,6 +87,30 @@ extension Index {
       try IndexSchema.increment([counters.stored: stored, counters.bytes: bytes], db)
       return results
     }
+  }
+
+  /// The size, allocated size and use count (recorded uses included) of a stored key.
+  private static let previousSQL =
+    "SELECT entry.size, entry.allocated, entry.access_count + "
+    + "COALESCE(entry_use.access_count, 0) FROM \(EntryUses.joined) WHERE entry.key = ?"
+
+  /// Inserts an entry, or replaces every column but its key (built once, not per store).
+  private static let upsertSQL = {
+    let names = Columns.all.map(\.name)
+    return """
+      INSERT INTO entry (\(names.joined(separator: ", ")))
+      VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))
+      ON CONFLICT(key) DO UPDATE SET
+      \(names.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
+      """
+  }()
+
+  /// The statement `sql` when `table` has any row (in the caller's transaction), else nil.
+  private static func statement(ifAnyIn table: String, _ sql: String, _ db: Database) throws
+    -> Statement?
+  {
+    let any = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM \(table))")
+    return try Bool.fetchOne(any) == true ? try db.cachedStatement(sql: sql) : nil
   }
 
   /// Removes the row of `key` (when there is one) in a write transaction in which `unlink`

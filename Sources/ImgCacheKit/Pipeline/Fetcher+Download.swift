@@ -63,7 +63,7 @@ extension Fetcher {
       job.state = .waiting(plan)
       return nil
     case .success(let held?):
-      if let hit = servedFromAnotherProcess(key: job.key, options: options) {
+      if let hit = servedFromAnotherProcess(key: job.key, file: plan.file, options: options) {
         held.release()
         job.state = .done(.success(.hit(hit)))
         return nil
@@ -110,6 +110,7 @@ extension Fetcher {
       pending = try BodyCheck.validated(
         file, response: response, url: url, key: job.key, options: options)
       pending.metadata.shareable = isShareable(request)
+      pending.knownFile = plan.file
     } catch {
       let failure = CacheError.io("cannot check the body", error, url: url)
       cache.noteFailure(failure)

@@ -123,6 +123,7 @@ extension Fetcher {
         Job.Plan(
           validators: validators, sequence: nextSequence(),
           fingerprint: fingerprint(options, request),
+          file: CacheLayout.relativeFile(for: jobs[index].key),
           takesLock: options.mode == .normal && validators == nil))
     }
   }

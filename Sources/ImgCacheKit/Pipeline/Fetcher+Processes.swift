@@ -12,11 +12,10 @@ extension Fetcher {
     return .now + .milliseconds(Checked.milliseconds(limit))
   }
 
-  /// The hit another process stored for `key` since this one's lookup; nil when there is
-  /// none. Checks the file first (a `stat`), so a key no one stored costs no index read.
-  func servedFromAnotherProcess(key: String, options: FetchOptions) -> CacheHit? {
-    let file = cache.layout.dataPath(CacheLayout.relativeFile(for: key))
-    guard FileIO.isFile(file),
+  /// The hit another process stored for `key` (in `file`) since this one's lookup; nil when
+  /// there is none. Checks the file first (a `stat`), so a key no one stored costs no index read.
+  func servedFromAnotherProcess(key: String, file: String, options: FetchOptions) -> CacheHit? {
+    guard FileIO.isFile(cache.layout.dataPath(file)),
       let hit = try? cache.hits(forKeys: [key], touch: false)[key],
       case .local(let entry, _) = hit
     else { return nil }
@@ -42,7 +41,7 @@ extension Fetcher {
     }
     if Task.isCancelled {
       job.state = .done(.failure(CacheError(.cancelled, "cancelled")))
-    } else if let hit = servedFromAnotherProcess(key: job.key, options: options) {
+    } else if let hit = servedFromAnotherProcess(key: job.key, file: plan.file, options: options) {
       job.state = .done(.success(.hit(hit)))
     } else {
       // The holder may have died part way: its partial body is resumed.

@@ -9,7 +9,7 @@ extension Fetcher {
   func downloadRequest(for job: Job, plan: Job.Plan) -> DownloadRequest {
     let url = job.request?.stripped ?? ""
     var request = DownloadRequest(
-      url: url, temporaryDirectory: cache.layout.tmpDirectory.path,
+      url: url, temporaryDirectory: cache.layout.tmpPath,
       etag: plan.validators?.etag, lastModified: plan.validators?.lastModified,
       credentials: job.request?.credentials, sequence: plan.sequence)
     guard job.lock != nil else { return request }

@@ -57,6 +57,8 @@ struct Job: Sendable {
     var sequence: UInt64
     /// The fingerprint of the request's outcome-changing options (failure records).
     var fingerprint: String
+    /// The key's file in `data/` (``CacheLayout/relativeFile(for:)``), made once.
+    var file: String
     /// Whether the job may still take the key's lock (a plain miss not yet tried).
     var takesLock: Bool
     /// Whether this attempt already restarted a resume the server refused (never twice).

@@ -7,11 +7,14 @@ public struct CacheLayout: Sendable, Equatable {
 
   /// `data/` as a path, computed once: every lookup joins a file name to it.
   private let dataPrefix: String
+  /// `tmp/` as a path, computed once (`URL.path` costs 3,700 instructions a call).
+  public let tmpPath: String
 
   /// Creates the layout of the cache at `root`; nothing is created on disk until first use.
   public init(root: URL) {
     self.root = root.standardizedFileURL
     dataPrefix = self.root.appendingPathComponent("data", isDirectory: true).path + "/"
+    tmpPath = self.root.appendingPathComponent("tmp", isDirectory: true).path
   }
 
   /// `$DIR/index.sqlite`.
@@ -28,7 +31,7 @@ public struct CacheLayout: Sendable, Equatable {
   static let partialPrefix = "resume-"
   /// Where the partial body of `key`'s download is kept (``PartialDownload``).
   func partialFile(forKey key: String) -> String {
-    tmpDirectory.path + "/" + Self.partialPrefix + MD5.hex(of: key)
+    tmpPath + "/" + Self.partialPrefix + MD5.hex(of: key)
   }
   /// `$DIR/CACHEDIR.TAG`.
   public var tagFile: URL { root.appendingPathComponent("CACHEDIR.TAG") }

@@ -10,6 +10,12 @@ public struct PendingStore: Sendable {
   public var url: String
   /// Its metadata.
   public var metadata: EntryMetadata
+  /// Its file in `data/` (``CacheLayout/relativeFile(for:)`` of the key), when the caller
+  /// already made it: a file name costs an MD5 and a parse of the key.
+  var knownFile: String?
+
+  /// The relative name of its file in `data/`.
+  var file: String { knownFile ?? CacheLayout.relativeFile(for: key) }
 
   /// Describes a body to store.
   public init(temporaryPath: String, key: String, url: String, metadata: EntryMetadata) {
@@ -74,7 +80,7 @@ extension DiskCache {
           CacheError(.localIO, "cannot store the body: its temporary file is gone", url: item.url))
         continue
       }
-      let file = CacheLayout.relativeFile(for: item.key)
+      let file = item.file
       do { try prepareShard(of: file) } catch {
         results[position] = .failure(CacheError.io("cannot store the body", error, url: item.url))
         continue
