@@ -132,8 +132,17 @@ public struct Prefetcher: Sendable {
     channel: AsyncChannel<[PrefetchEvent]>
   ) async {
     let window = max(4, fetcher.transfer.maxConcurrent * 4)
-    await withTaskGroup(of: FetchResult.self) { group in
+    let finished = FinishedDownloads()
+    await withTaskGroup(of: Void.self) { group in
       var running = 0
+      /// Takes what finished (waiting for at least one) and sends it as one batch of events.
+      func takeFinished() async {
+        let results = await finished.take()
+        running -= results.count
+        // Their tasks are reaped too: a group keeps every finished child until it is.
+        for _ in results { await group.next() }
+        await channel.send(results.map { run.record($0) })
+      }
       while !Task.isCancelled {
         let batch = run.readBatch(input, size: batchSize)
         if batch.isEmpty { break }
@@ -148,10 +157,7 @@ public struct Prefetcher: Sendable {
             await channel.send(answered)
             answered = []
           }
-          while running >= window, let result = await group.next() {
-            running -= 1
-            await channel.send([run.record(result)])
-          }
+          while running >= window { await takeFinished() }
           guard !Task.isCancelled else {
             run.unfinished.append(job.display)
             continue
@@ -159,11 +165,11 @@ public struct Prefetcher: Sendable {
           running += 1
           // Started here, in input order; only the later stages run in the child task.
           let started = fetcher.start(job, options: options)
-          group.addTask { await fetcher.drive(started, options: options) }
+          group.addTask { finished.add(await fetcher.drive(started, options: options)) }
         }
         if !answered.isEmpty { await channel.send(answered) }
       }
-      for await result in group { await channel.send([run.record(result)]) }
+      while running > 0 { await takeFinished() }
     }
   }
 }
