@@ -63,8 +63,10 @@ extension Deriver {
       vips.api, image.pointer, descriptor, saver, Int32(spec.quality(for: format) ?? 0),
       spec.keepMetadata ? 0 : 1)
     guard status == 0 else {
+      // Pixels are decoded as they are written: a damaged original fails here.
       throw VipsFailure(
-        what: "writing \(format.rawValue.uppercased())", message: vips.takeError())
+        what: "decoding the original and writing \(format.rawValue.uppercased())",
+        message: vips.takeError())
     }
     let pageHeight = frames > 1 ? image.pageHeight : image.height
     return Rendering(width: image.width, height: pageHeight, format: format)

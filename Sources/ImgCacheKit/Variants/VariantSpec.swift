@@ -1,8 +1,9 @@
 import Foundation
 
 /// How a variant is derived from its original: a resize, a crop gravity, an output format and
-/// quality, and what happens to metadata, orientation and animation (docs/design.md, Keys and
-/// file names: a variant's key is its original's plus ``canonical``).
+/// quality, and what happens to metadata, orientation and animation. A variant's key is its
+/// original's plus ``canonical``; its file is named as docs/design.md, Keys and file names,
+/// says, with the extension of the format produced.
 ///
 /// Values are checked when they are made (``ResizeGeometry/parse(_:)``,
 /// ``VariantSpec/parse(preset:)``, the throwing initialiser), so a spec that exists can be

@@ -2,7 +2,7 @@ import CVips
 import Synchronization
 
 /// libvips, loaded and started on first use, once for the process (docs/architecture.md,
-/// Variants): no operation cache, loaders marked untrusted blocked (SVG, PDF, JPEG XL,
+/// Layers: why it is loaded with dlopen): no operation cache, loaders marked untrusted blocked (SVG, PDF, JPEG XL,
 /// ImageMagick's), warnings silenced. Its error buffer is global to the process, so it is read
 /// and cleared under a lock.
 struct VipsLibrary: @unchecked Sendable {
