@@ -6,7 +6,7 @@ SWIFT ?= swift
 DOCS_DATE := 2026-01-01
 
 # Debian packages the build, the tests and the demo need.
-DEB_PACKAGES := pkg-config curl libsqlite3-dev libssl-dev libcurl4-openssl-dev libhiredis-dev openssl \
+DEB_PACKAGES := pkg-config curl libsqlite3-dev libssl-dev libcurl4-openssl-dev libhiredis-dev libvips-dev openssl \
   python3 nginx-light imagemagick webp libheif-examples libavif-bin libjxl-tools redis-server
 # PyPI: the S3 server the remote-tier tests run (moto, with its server extras).
 PIP_PACKAGES := moto[server]
@@ -88,7 +88,7 @@ deb: release
 	bash scripts/make-deb.sh
 
 # Benchmark (not part of make test): release build, real-image corpus, peers in the same run.
-BENCH_PACKAGES := aria2 wget time valgrind python3-matplotlib desktop-base gnome-backgrounds mate-backgrounds oxygen-icon-theme
+BENCH_PACKAGES := aria2 wget time valgrind libvips-tools python3-matplotlib desktop-base gnome-backgrounds mate-backgrounds oxygen-icon-theme
 bench: deps
 	@missing=""; for p in $(BENCH_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; fi

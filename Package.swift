@@ -21,10 +21,12 @@ let package = Package(
     // The Redis remote tier (Remote/Redis/ only).
     .systemLibrary(
       name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+    // Declarations only: libvips is loaded with dlopen on first use (Variants/VipsLibrary.swift).
+    .systemLibrary(name: "CVips"),
     .target(
       name: "ImgCacheKit",
       dependencies: [
-        "CCurl", "COpenSSL", "CHiredis",
+        "CCurl", "COpenSSL", "CHiredis", "CVips",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
       ]),

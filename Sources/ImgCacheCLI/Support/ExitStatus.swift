@@ -29,6 +29,9 @@ enum ExitStatus {
     case .busy: return 10
     case .blacklisted: return 11
     case .cancelled: return 130
+    // Issue 23: nothing reaches these yet; the variant flags will document them.
+    case .tooLarge: return 12
+    case .cannotDerive: return 13
     }
   }
 

@@ -97,7 +97,7 @@ public enum Counter: String, Sendable, CaseIterable, Codable {
     case .httpStatus: .failuresHTTP
     case .notAnImage: .failuresNotImage
     case .localIO: .failuresLocal
-    case .invalidInput, .blacklisted, .busy, .cancelled: nil
+    case .invalidInput, .blacklisted, .busy, .cancelled, .tooLarge, .cannotDerive: nil
     }
   }
 

@@ -28,6 +28,12 @@ public struct CacheError: Error, Equatable, CustomStringConvertible {
     case busy
     /// The operation was cancelled.
     case cancelled
+    /// An original is over a derivation limit (`max_pixels`, `max_frames`), read from its
+    /// headers before anything is decoded.
+    case tooLarge = "too_large"
+    /// A variant cannot be derived: the original's format is not derived from (SVG, PDF, JPEG
+    /// XL, BMP, ICO), it is damaged or truncated, or this libvips cannot write the format.
+    case cannotDerive = "cannot_derive"
   }
 
   /// The class of the failure.

@@ -179,7 +179,9 @@ extension CacheError {
     switch kind {
     case .notAnImage, .tls, .auth, .protocolError: return true
     case .httpStatus: return httpStatus == 404 || httpStatus == 410
-    case .invalidInput, .localIO, .network, .blacklisted, .busy, .cancelled: return false
+    case .invalidInput, .localIO, .network, .blacklisted, .busy, .cancelled, .tooLarge,
+      .cannotDerive:
+      return false
     }
   }
 

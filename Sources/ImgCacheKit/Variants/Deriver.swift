@@ -1,0 +1,160 @@
+import CVips
+import Foundation
+
+/// The limits an original is checked against, from its headers, before anything is decoded
+/// (docs/design.md, Untrusted input: a hostile value is an error, never a crash or a flood of
+/// memory).
+public struct DerivationLimits: Sendable, Hashable {
+  /// 50 megapixels: above any camera's photo in common use (a 45 MP full-frame sensor), far
+  /// below what a decompression bomb declares; imgproxy's default too.
+  public static let defaultMaxPixels: Int64 = 50_000_000
+  /// 100 frames: ten seconds of a 10 fps animation; each frame is decoded and resized.
+  public static let defaultMaxFrames = 100
+
+  /// The most pixels an original may have (of every frame loaded, with `animated`).
+  public var maxPixels: Int64
+  /// The most frames an animated original may have, with `animated`.
+  public var maxFrames: Int
+
+  /// Limits of `maxPixels` pixels and `maxFrames` frames.
+  public init(maxPixels: Int64 = defaultMaxPixels, maxFrames: Int = defaultMaxFrames) {
+    self.maxPixels = maxPixels
+    self.maxFrames = maxFrames
+  }
+}
+
+/// A variant written to a temporary file, ready to be stored.
+public struct DerivedVariant: Sendable, Hashable {
+  /// The temporary file holding the variant's body; the caller moves or removes it.
+  public var path: String
+  /// The width in pixels.
+  public var width: Int
+  /// The height in pixels (of one frame, for an animation).
+  public var height: Int
+  /// The format written.
+  public var format: ImageFormat
+  /// The body's size in bytes.
+  public var size: Int64
+}
+
+/// Derives variants from originals with libvips: synchronous and blocking (run it off the
+/// event loop's thread), safe to call from several threads at once.
+public struct Deriver: Sendable {
+  /// The limits every original is checked against.
+  public var limits: DerivationLimits
+
+  /// A deriver checking originals against `limits`.
+  public init(limits: DerivationLimits = DerivationLimits()) {
+    self.limits = limits
+  }
+
+  /// Sets how many threads libvips runs for one derivation (1…64), for the whole process.
+  public static func setConcurrency(_ threads: Int) throws {
+    try VipsLibrary.loaded().setConcurrency(threads)
+  }
+
+  /// The output formats this libvips can write: JPEG, PNG, WebP and GIF always; AVIF when
+  /// libheif has an AV1 encoder.
+  public static var writableFormats: [ImageFormat] {
+    [.jpeg, .png, .webp, .gif] + (VipsLibrary.writesAVIF ? [.avif] : [])
+  }
+
+  /// Why an original in a format is never derived from, by format.
+  static let refusals: [ImageFormat: String] = [
+    .svg: "SVG is rendered by a loader that is blocked for untrusted input",
+    .pdf: "PDF is rendered by a loader that is blocked for untrusted input",
+    .jxl: "JPEG XL is read by a loader that is blocked for untrusted input",
+    .bmp: "this libvips reads BMP only through ImageMagick, blocked for untrusted input",
+    .ico: "this libvips reads ICO only through ImageMagick, blocked for untrusted input",
+  ]
+
+  /// Derives the variant `spec` of the original at `original` into a new temporary file in
+  /// `directory`. Checks the original's headers against ``limits`` before decoding anything.
+  /// On failure nothing is left in `directory`.
+  ///
+  /// Throws ``CacheError/Kind/tooLarge`` (over a limit), ``CacheError/Kind/cannotDerive`` (a
+  /// format never derived from, a damaged original, a format this libvips cannot write) or
+  /// ``CacheError/Kind/localIO`` (the temporary file).
+  public func derive(
+    original: String, spec: VariantSpec, into directory: String
+  ) throws -> DerivedVariant {
+    let info = try check(original: original)
+    let vips = try VipsLibrary.loaded()
+    // libvips keeps per-thread buffers for threads it did not create; freed here.
+    defer { vips.endThread() }
+    let (path, descriptor) = try FileIO.makeTemporaryFile(
+      in: directory, prefix: "derive-\(ProcessTag.current)-")
+    var done = false
+    defer {
+      close(descriptor)
+      if !done { unlink(path) }
+    }
+    let rendered: Rendering
+    do {
+      rendered = try render(
+        vips, original: original, info: info, spec: spec, into: descriptor)
+    } catch let failure as VipsFailure {
+      throw CacheError(
+        .cannotDerive, "cannot derive a variant: \(failure.what): \(failure.message)")
+    }
+    guard let size = FileIO.sizes(of: path)?.size, size > 0 else {
+      throw CacheError(.cannotDerive, "cannot derive a variant: libvips wrote nothing")
+    }
+    done = true
+    return DerivedVariant(
+      path: path, width: rendered.width, height: rendered.height, format: rendered.format,
+      size: size)
+  }
+
+  /// Sniffs the original and checks its format and the size its headers declare.
+  func check(original: String) throws -> ImageInfo {
+    guard let info = ImageSniffer.sniff(path: original) else {
+      throw CacheError(.cannotDerive, "cannot derive a variant: the original is not an image")
+    }
+    if let why = Self.refusals[info.format] {
+      throw CacheError(.cannotDerive, "cannot derive a variant from \(info.format.name): \(why)")
+    }
+    guard let width = info.width, let height = info.height, width > 0, height > 0 else {
+      throw CacheError(
+        .cannotDerive, "cannot derive a variant: the original's headers give no width or height")
+    }
+    try checkPixels(width: width, height: height, frames: 1)
+    return info
+  }
+
+  /// Throws ``CacheError/Kind/tooLarge`` when `frames` of `width` × `height` are over a limit.
+  func checkPixels(width: Int, height: Int, frames: Int) throws {
+    if frames > limits.maxFrames {
+      throw CacheError(
+        .tooLarge,
+        "the original has \(frames) frames, over the limit of \(limits.maxFrames) (max_frames)")
+    }
+    let (area, overflow) = Int64(width).multipliedReportingOverflow(by: Int64(height))
+    let (pixels, overflowFrames) = area.multipliedReportingOverflow(by: Int64(frames))
+    guard overflow || overflowFrames || pixels > limits.maxPixels else { return }
+    let what = frames == 1 ? "" : "\(frames) frames of "
+    throw CacheError(
+      .tooLarge,
+      "the original is \(what)\(width)x\(height) pixels (\(Self.megapixels(pixels, overflow || overflowFrames))), "
+        + "over the limit of \(Self.megapixels(limits.maxPixels, false)) (max_pixels)")
+  }
+
+  /// `pixels` in megapixels, as a person reads it: `3600 MP`, `0.5 MP`.
+  static func megapixels(_ pixels: Int64, _ overflow: Bool) -> String {
+    overflow ? "more than 9e12 MP" : String(format: "%.4g MP", Double(pixels) / 1_000_000)
+  }
+}
+
+extension ImageFormat {
+  /// The format's name in a sentence: `an SVG original`.
+  var name: String {
+    switch self {
+    case .svg: "an SVG original"
+    case .pdf: "a PDF original"
+    case .jxl: "a JPEG XL original"
+    case .bmp: "a BMP original"
+    case .ico: "an ICO original"
+    default: "a \(rawValue.uppercased()) original"
+    }
+  }
+}
