@@ -1,0 +1,125 @@
+import Foundation
+import ImgCacheKit
+import ImgCacheTestSupport
+import Synchronization
+import Testing
+
+/// Variants across commands and processes: list, remove, presets from the policy, prefetch,
+/// and several processes asking for one variant at once.
+@Suite("imgcache variants: list, remove, presets, prefetch, processes", .serialized)
+struct VariantCLIManagementTests {
+  let env = CLIEnvironment()
+  let servers = TestServers.shared
+
+  @Test("list --variants and --originals filter; list --json says variant_of (key or null)")
+  func list() throws {
+    let (url, _) = VariantOriginals.url(VariantOriginals.photo)
+    for size in ["100x100", "40x40"] {
+      #expect(env.run(["fetch", "--resize", size, url]).status == 0)
+    }
+    let records = CLIEnvironment.records(env.run(["list", "--json"]))
+    #expect(records.count == 3)
+    let key = CacheKey.key(for: url)
+    #expect(records.filter { $0["variant_of"] as? String == key }.count == 2)
+    #expect(records.filter { $0["variant_of"] is NSNull }.count == 1)
+    let variants = CLIEnvironment.records(env.run(["list", "--variants", "--json"]))
+    #expect(variants.count == 2 && variants.allSatisfy { $0["variant_of"] as? String == key })
+    let originals = CLIEnvironment.records(env.run(["list", "--originals", "--json"]))
+    #expect(originals.count == 1 && originals.first?["variant_of"] is NSNull)
+    #expect(env.run(["list", "--originals", "--urls"]).stdout == url + "\n")
+    let paths = env.run(["list", "--variants", "--paths"]).stdout.split(separator: "\n")
+    #expect(paths.map { identify(String($0)) }.sorted() == ["JPEG 100 75", "JPEG 40 30"])
+  }
+
+  @Test("remove --resize removes that variant only; remove URL the original and every variant")
+  func remove() throws {
+    let (url, _) = VariantOriginals.url(VariantOriginals.photo)
+    let big = printedPath(env.run(["fetch", "--resize", "100x100", url]))
+    let small = printedPath(env.run(["fetch", "--resize", "40x40", url]))
+    #expect(env.files(under: "data").count == 3)
+    let one = env.run(["remove", "--resize", "100x100", url])
+    #expect(one.status == 0, "\(one.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: big))
+    #expect(FileManager.default.fileExists(atPath: small))
+    #expect(env.run(["query", url]).status == 0, "the original stays")
+    #expect(env.run(["query", "--resize", "100x100", url]).status == 1)
+    #expect(env.run(["query", "--resize", "40x40", url]).status == 0)
+    #expect(env.run(["remove", "--resize", "100x100", url]).status == 1, "already gone")
+    let all = env.run(["remove", url])
+    #expect(all.status == 0, "\(all.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: small))
+    #expect(env.run(["query", "--resize", "40x40", url]).status == 1)
+    #expect(env.files(under: "data").isEmpty, "\(env.files(under: "data"))")
+    #expect(env.run(["list"]).stdout.isEmpty)
+    #expect(env.run(["size", "--bytes"]).stdout == "0\n")
+  }
+
+  @Test("--variant NAME: presets from imgcache.conf and config set, the same key as the flags")
+  func presets() throws {
+    try FileManager.default.createDirectory(
+      atPath: env.cacheDirectory, withIntermediateDirectories: true)
+    try "variant.small = 50 png\n".write(
+      toFile: env.cacheDirectory + "/imgcache.conf", atomically: true, encoding: .utf8)
+    let set = env.run(["config", "set", "variant.thumb", "60x60^ webp q=75"])
+    #expect(set.status == 0, "\(set.stderr)")
+    let config = env.run(["config"]).stdout
+    #expect(config.contains("variant.thumb") && config.contains("variant.small"), "\(config)")
+    let (url, path) = VariantOriginals.url(VariantOriginals.photo)
+    let thumb = env.run(["fetch", "--variant", "thumb", url])
+    #expect(thumb.status == 0, "\(thumb.stderr)")
+    #expect(identify(printedPath(thumb)) == "WEBP 60 60")
+    let flags = env.record([
+      "fetch", "--resize", "60x60^", "--format", "webp", "--quality", "75", url,
+    ])
+    #expect(outcome(flags) == "hit", "a preset and its flags are one variant")
+    #expect(flags?["path"] as? String == printedPath(thumb))
+    let small = env.run(["fetch", "--variant", "small", url])
+    #expect(small.status == 0, "\(small.stderr)")
+    #expect(identify(printedPath(small)).hasPrefix("PNG 50 "))
+    #expect(servers.requests([path]) == 1)
+    let bad = env.run(["config", "set", "variant.broken", "60x60^ tiff"])
+    #expect(bad.status == 2)
+    expectCleanError(bad, contains: "tiff")
+  }
+
+  @Test("prefetch --resize derives each URL of a list; a second run is all hits")
+  func prefetch() throws {
+    let originals = (0..<3).map { _ in VariantOriginals.url(VariantOriginals.photo) }
+    let list = env.root.path + "/urls.txt"
+    try originals.map(\.url).joined(separator: "\n").write(
+      toFile: list, atomically: true, encoding: .utf8)
+    let cold = env.run(["prefetch", "--resize", "64x64", "-i", list])
+    #expect(cold.status == 0, "\(cold.stderr)")
+    #expect(cold.stdout.isEmpty)
+    #expect(env.counter("derivations") == 3)
+    for (url, _) in originals {
+      let query = env.run(["query", "--resize", "64x64", url])
+      #expect(query.status == 0 && identify(printedPath(query)) == "JPEG 64 48")
+    }
+    let warm = CLIEnvironment.records(
+      env.run(["prefetch", "--json", "--resize", "64x64", "-i", list]))
+    #expect(warm.count == 3 && warm.allSatisfy { outcome($0) == "hit" }, "\(warm)")
+    #expect(env.counter("derivations") == 3)
+    #expect(servers.requests(originals.map(\.path)) == 3)
+  }
+
+  @Test("four processes ask for one variant at once: one origin request, one derivation")
+  func fourProcesses() throws {
+    let (url, path) = VariantOriginals.url(VariantOriginals.photo, "&delay=0.5")
+    let outputs = Mutex([ProcessOutput]())
+    DispatchQueue.concurrentPerform(iterations: 4) { _ in
+      let output = env.run(["fetch", "--resize", "64x64^", "--format", "webp", url])
+      outputs.withLock { $0.append(output) }
+    }
+    let results = outputs.withLock { $0 }
+    #expect(results.count == 4)
+    for result in results {
+      #expect(result.status == 0, "\(result.stderr)")
+      #expect(result.stdout == results.first?.stdout)
+    }
+    #expect(identify(printedPath(results[0])) == "WEBP 64 64")
+    #expect(servers.requests([path]) == 1)
+    #expect(env.counter("derivations") == 1)
+    #expect(env.files(under: "data").count == 2)
+  }
+}

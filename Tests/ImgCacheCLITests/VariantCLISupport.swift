@@ -1,0 +1,105 @@
+import Foundation
+import ImgCacheKit
+import ImgCacheTestSupport
+import Testing
+
+/// Originals for the variant tests, made once per test process with ImageMagick in the
+/// directory the test servers serve, and served by the fault server (which counts requests).
+enum VariantOriginals {
+  /// A 400×300 JPEG with detail everywhere.
+  static let photo: String = {
+    let name = "variant-photo.jpg"
+    let made = run(
+      "/usr/bin/convert",
+      ["-seed", "7", "-size", "400x300", "plasma:red-blue", "+noise", "Gaussian", root + name])
+    precondition(made.status == 0, "convert failed: \(made.stderr)")
+    return name
+  }()
+
+  /// The first half of ``photo``: its headers say 400×300, its scan data stops short.
+  static let truncated: String = {
+    let bytes = (try? [UInt8](Data(contentsOf: URL(fileURLWithPath: root + photo)))) ?? []
+    precondition(bytes.count > 1000, "no photo to cut")
+    return (try? TestServers.shared.serve("variant-cut.jpg", Array(bytes.prefix(bytes.count / 2))))
+      ?? "variant-cut.jpg"
+  }()
+
+  /// A PNG of under 100 bytes whose IHDR declares 60,000×60,000 (3.6 gigapixels).
+  static let bomb: String = {
+    func be32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8((value >> (24 - 8 * $0)) & 0xFF) } }
+    func crc(_ bytes: [UInt8]) -> UInt32 {
+      var crc: UInt32 = 0xFFFF_FFFF
+      for byte in bytes {
+        crc ^= UInt32(byte)
+        for _ in 0..<8 { crc = (crc >> 1) ^ (crc & 1 == 1 ? 0xEDB8_8320 : 0) }
+      }
+      return ~crc
+    }
+    func chunk(_ body: [UInt8]) -> [UInt8] { be32(UInt32(body.count - 4)) + body + be32(crc(body)) }
+    let ihdr = Array("IHDR".utf8) + be32(60_000) + be32(60_000) + [8, 2, 0, 0, 0]
+    let idat = Array("IDAT".utf8) + [0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]
+    let png =
+      [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk(ihdr) + chunk(idat)
+      + chunk(Array("IEND".utf8))
+    return (try? TestServers.shared.serve("variant-bomb.png", png)) ?? "variant-bomb.png"
+  }()
+
+  /// The served directory, with a trailing slash.
+  static var root: String { TestServers.shared.root + "/" }
+
+  /// A URL of the fault server serving `name` that no other test asks for, and its request
+  /// path (what `TestServers.requests` counts).
+  static func url(_ name: String, type: String = "image/jpeg", _ extra: String = "")
+    -> (url: String, path: String)
+  {
+    let path = "/image/\(name)?type=\(type)&v=\(UUID().uuidString.prefix(8))\(extra)"
+    return (TestServers.shared.fault(path), path)
+  }
+
+  /// The file name a variant of `url` made with `preset` must have: the MD5 of the derived key
+  /// (the URL's key, `#`, the canonical spec) and the extension of `format`.
+  static func fileName(_ url: String, _ preset: String, _ format: ImageFormat) throws -> String {
+    let spec = try VariantSpec.parse(preset: preset)
+    return VariantSpec.fileName(
+      derivedKey: spec.derivedKey(for: CacheKey.key(for: url)), format: format)
+  }
+}
+
+extension CLIEnvironment {
+  /// The value of one counter of `stats --json` (nil when it is not printed).
+  func counter(_ name: String) -> Int? {
+    (try? counters())?[name] as? Int
+  }
+
+  /// The regular files under `sub` of the cache directory (`data`, `tmp`), recursively.
+  func files(under sub: String) -> [String] {
+    let base = cacheDirectory + "/" + sub
+    guard let walker = FileManager.default.enumerator(atPath: base) else { return [] }
+    return walker.compactMap { $0 as? String }.filter { name in
+      var isDirectory: ObjCBool = false
+      return FileManager.default.fileExists(atPath: base + "/" + name, isDirectory: &isDirectory)
+        && !isDirectory.boolValue
+    }
+  }
+
+  /// The one record of `fetch --json` (or `query --json`) of `arguments`.
+  func record(_ arguments: [String]) -> [String: Any]? {
+    CLIEnvironment.records(run(arguments + ["--json"])).first
+  }
+}
+
+/// What a fetch record says happened: `derived`, `hit`, `downloaded`, …
+func outcome(_ record: [String: Any]?) -> String? {
+  record?["outcome"] as? String
+}
+
+/// The path a command printed: its stdout less the line break.
+func printedPath(_ output: ProcessOutput) -> String {
+  output.stdout.trimmingCharacters(in: .newlines)
+}
+
+/// `identify`'s format, width and height of the first frame of `path` (`WEBP 100 75`).
+func identify(_ path: String) -> String {
+  let result = run("/usr/bin/identify", ["-format", "%m %w %h", path + "[0]"])
+  return result.status == 0 ? result.stdout : "identify failed: \(result.stderr)"
+}
