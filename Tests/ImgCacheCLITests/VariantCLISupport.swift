@@ -16,6 +16,16 @@ enum VariantOriginals {
     return name
   }()
 
+  /// A 400×300 PNG whose top half is red and bottom half blue.
+  static let halves: String = {
+    let name = "variant-halves.png"
+    let made = run(
+      "/usr/bin/convert",
+      ["-size", "400x150", "xc:red", "-size", "400x150", "xc:blue", "-append", root + name])
+    precondition(made.status == 0, "convert failed: \(made.stderr)")
+    return name
+  }()
+
   /// The first half of ``photo``: its headers say 400×300, its scan data stops short.
   static let truncated: String = {
     let bytes = (try? [UInt8](Data(contentsOf: URL(fileURLWithPath: root + photo)))) ?? []
@@ -88,9 +98,9 @@ extension CLIEnvironment {
   }
 }
 
-/// What a fetch record says happened: `derived`, `hit`, `downloaded`, …
+/// What a fetch record says happened (its `status`): `derived`, `hit`, `downloaded`, …
 func outcome(_ record: [String: Any]?) -> String? {
-  record?["outcome"] as? String
+  record?["status"] as? String
 }
 
 /// The path a command printed: its stdout less the line break.
@@ -102,4 +112,14 @@ func printedPath(_ output: ProcessOutput) -> String {
 func identify(_ path: String) -> String {
   let result = run("/usr/bin/identify", ["-format", "%m %w %h", path + "[0]"])
   return result.status == 0 ? result.stdout : "identify failed: \(result.stderr)"
+}
+
+/// The mean colour of the image at `path`: `red`, `blue`, or its red and blue values.
+func colour(_ path: String) -> String {
+  let result = run(
+    "/usr/bin/convert",
+    [path + "[0]", "-resize", "1x1!", "-format", "%[fx:int(255*r)] %[fx:int(255*b)]", "info:"])
+  let rb = result.stdout.split(separator: " ").compactMap { Int($0) }
+  guard rb.count == 2 else { return "unreadable: \(result.stderr)" }
+  return rb[0] > 200 && rb[1] < 50 ? "red" : rb[1] > 200 && rb[0] < 50 ? "blue" : "\(rb)"
 }

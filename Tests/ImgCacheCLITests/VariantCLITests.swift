@@ -88,6 +88,26 @@ struct VariantCLITests {
     #expect(identify(path) == magick + " 40 30")
   }
 
+  @Test("--gravity picks what a ^ crop keeps; the other flags are written into the spec")
+  func gravityAndFlags() throws {
+    let (url, _) = VariantOriginals.url(VariantOriginals.halves, type: "image/png")
+    for (gravity, expected) in [("north", "red"), ("south", "blue"), ("northwest", "red")] {
+      let output = env.run(["fetch", "--resize", "100x20^", "--gravity", gravity, url])
+      #expect(output.status == 0, "\(gravity): \(output.stderr)")
+      #expect(identify(printedPath(output)) == "PNG 100 20")
+      #expect(colour(printedPath(output)) == expected, "\(gravity)")
+    }
+    for (flag, field) in [
+      ("--keep-metadata", "meta=1"), ("--no-rotate", "rot=0"), ("--animated", "anim=1"),
+    ] {
+      let record = env.record(["fetch", "--resize", "40x40", "--format", "webp", flag, url])
+      let spec = (record?["variant"] as? [String: Any])?["spec"] as? String
+      #expect(
+        spec?.split(separator: ",").contains(Substring(field)) == true, "\(flag): \(spec ?? "none")"
+      )
+    }
+  }
+
   @Test("--quality changes the bytes: q=20 is smaller than q=95, and another file")
   func quality() throws {
     let (url, _) = VariantOriginals.url(VariantOriginals.photo)
