@@ -19,6 +19,8 @@ public struct EntryFilter: Sendable, Equatable {
   public var createdBefore: Date?
   /// Stored after.
   public var createdAfter: Date?
+  /// Only variants (true), only originals (false), or both (nil).
+  public var variants: Bool?
 
   /// No condition: every entry.
   public init() {}
@@ -61,6 +63,8 @@ public struct EntryPage: Sendable {
   public var entries: [CacheEntry]
   /// Where the next page starts, or nil when this was the last.
   public var next: EntryCursor?
+  /// The original's key of each variant among ``entries``, by the variant's key.
+  public var variantOf: [String: String] = [:]
 }
 
 extension Index {
@@ -102,7 +106,13 @@ extension Index {
           next = EntryCursor(value: value, rowid: row[rowidAt])
         }
       }
-      return EntryPage(entries: entries, next: next)
+      var links = [String: String]()
+      if filter.variants != false {
+        for (key, link) in try VariantLinks.links(forKeys: entries.map(\.key), db) {
+          links[key] = link.original
+        }
+      }
+      return EntryPage(entries: entries, next: next, variantOf: links)
     }
   }
 
@@ -133,6 +143,11 @@ extension Index {
       parts.append(Columns.created < time.timeIntervalSince1970)
     }
     if let time = filter.createdAfter { parts.append(Columns.created > time.timeIntervalSince1970) }
+    if let variants = filter.variants {
+      parts.append(
+        SQL("\(Columns.key) \(sql: variants ? "IN" : "NOT IN") (SELECT key FROM variant)")
+          .sqlExpression)
+    }
     return parts.joined(operator: .and)
   }
 }
