@@ -558,7 +558,7 @@ _imgcache_size() {
         return
         ;;
     '--by')
-        __imgcache_add_completions -W 'format'$'\n''host'
+        __imgcache_add_completions -W 'format'$'\n''host'$'\n''variant'
         return
         ;;
     esac

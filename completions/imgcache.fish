@@ -294,7 +294,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache size" json' -l 'json' -d 'Machine-readable output on stdout.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache size" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache size" b bytes' -s 'b' -l 'bytes' -d 'Print the byte count only.'
-complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache size" by' -l 'by' -d 'Break the totals down by format or host.' -rfka 'format host'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache size" by' -l 'by' -d 'Break the totals down by format, host or variant.' -rfka 'format host variant'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache size" version' -l 'version' -d 'Show the version.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache size" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clear" d dir' -s 'd' -l 'dir' -d 'Cache directory (default $XDG_CACHE_HOME/imgcache).' -rfa '(__imgcache_complete_directories)'

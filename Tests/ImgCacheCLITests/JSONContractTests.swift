@@ -128,6 +128,7 @@ struct JSONContractTests {
     made["size --json"] = records(["size", "--json"])
     made["size --by --json"] =
       records(["size", "--json", "--by", "format"]) + records(["size", "--json", "--by", "host"])
+      + records(["size", "--json", "--by", "variant"])
     made["stats --json"] = records(["stats", "--json"])
     let index = env.cacheDirectory + "/index.sqlite"
     #expect(

@@ -158,6 +158,8 @@ public enum SizeBreakdown: String, Sendable, CaseIterable {
   case format
   /// By the URL's host (and port).
   case host
+  /// Originals, then each variant spec (docs/design.md, Variants).
+  case variant
 }
 
 /// One group of `size --by`.
@@ -180,6 +182,18 @@ extension Index {
           sql: """
             SELECT COALESCE(format, 'none'), COUNT(*), SUM(size), SUM(allocated)
             FROM entry GROUP BY format
+            """)
+        while let row = try rows.next() {
+          groups[row[0]] = CacheTotals(entries: row[1], bytes: row[2], allocated: row[3])
+        }
+      case .variant:
+        // Originals together; each variant spec (a size, a format) in a group of its own.
+        let rows = try Row.fetchCursor(
+          db,
+          sql: """
+            SELECT COALESCE(variant.spec, 'original'), COUNT(*), SUM(size), SUM(allocated)
+            FROM entry LEFT JOIN variant ON variant.key = entry.key
+            GROUP BY variant.spec
             """)
         while let row = try rows.next() {
           groups[row[0]] = CacheTotals(entries: row[1], bytes: row[2], allocated: row[3])

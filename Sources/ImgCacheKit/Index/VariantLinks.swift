@@ -75,6 +75,17 @@ extension Index {
     return try peek(orIfMissing: [:]) { db in try VariantLinks.links(forKeys: keys, db) }
   }
 
+  /// Records `links` of variants already stored (a copy taken from the remote tier).
+  func recordVariantLinks(_ links: [VariantLink]) throws {
+    guard !links.isEmpty else { return }
+    try write { db in
+      // Only of entries there are: a link never points from a missing row.
+      for link in links where try CacheEntry.exists(db, key: link.key) {
+        try VariantLinks.record(link, db)
+      }
+    }
+  }
+
   /// The keys of every variant of `original`.
   func variantKeys(ofOriginal original: String) throws -> [String] {
     try peek(orIfMissing: []) { db in try VariantLinks.keys(ofOriginal: original, db) }

@@ -7,7 +7,7 @@ extension Fetcher {
   /// cache). A stored variant made from the original's current body is served, and the
   /// original is not looked up at all; otherwise the job goes on for its original, carrying
   /// the variant to derive.
-  func lookVariant(_ jobs: inout [Job], _ spec: VariantSpec, options: FetchOptions) throws {
+  func lookVariant(_ jobs: inout [Job], _ spec: VariantSpec, options: FetchOptions) async throws {
     let asked = jobs.indices.filter { jobs[$0].isLookup }
     for index in asked { jobs[index].variant = spec }
     // `--reload` and `--refresh` ask the origin for the original; `derive` still serves a
@@ -23,6 +23,29 @@ extension Fetcher {
       jobs[index].served = VariantInfo(hit.entry, spec: spec, original: jobs[index].key)
     }
     if !found.isEmpty { cache.note([.variantHits: Int64(found.count)]) }
+    // The remote tier shares variants like originals: a fleet derives each once.
+    var urls = [String: String]()
+    for (derivedKey, index) in keys where found[derivedKey] == nil {
+      if let request = jobs[index].request { urls[derivedKey] = request.stripped }
+    }
+    guard let remote, options.useRemote, options.mode == .normal, !urls.isEmpty else { return }
+    let shared = await remote.lookup(
+      keys: Array(urls.keys), urls: urls, acceptAnyBody: options.acceptAnyBody,
+      maxSize: transfer.maxBodySize)
+    var links = [VariantLink]()
+    for (derivedKey, hit) in shared {
+      guard let index = keys[derivedKey], case .remote(let entry, _, _) = hit else { continue }
+      jobs[index].state = .done(.success(.hit(hit)))
+      jobs[index].variant = nil
+      jobs[index].served = VariantInfo(entry, spec: spec, original: jobs[index].key)
+      links.append(
+        VariantLink(
+          key: derivedKey, original: jobs[index].key, spec: spec.canonical, sourceSHA256: nil))
+    }
+    if !links.isEmpty {
+      try? cache.recordVariantLinks(links)
+      cache.note([.variantHits: Int64(links.count)])
+    }
   }
 
   /// The stored variants among `keys` that are current: derived from the body their original
@@ -98,8 +121,9 @@ extension Fetcher {
     }
     job.state = .done(
       stored(made, key: derivedKey, spec: spec, job: job, source: source, options: options))
-    if case .done(.success(.derived(let entry, _))) = job.state {
+    if case .done(.success(.derived(let entry, let path))) = job.state {
       job.served = VariantInfo(entry, spec: spec, original: job.key)
+      await writeBack(.downloaded(entry, path: path), options: options)
     }
     return job
   }

@@ -16,4 +16,7 @@ extension DiskCache {
   public func variantLinks(forKeys keys: [String]) throws -> [String: VariantLink] {
     try index.variantLinks(forKeys: keys)
   }
+
+  /// Records the links of variants stored without one (copies from the remote tier).
+  func recordVariantLinks(_ links: [VariantLink]) throws { try index.recordVariantLinks(links) }
 }
