@@ -202,9 +202,9 @@ _imgcache() {
 
 _imgcache_fetch() {
     repeating_flags=()
-    non_repeating_flags=(--quiet -q --verbose -v --json --offline --reload --refresh --retry-failed --any --no-remote --netrc -k --insecure --link --version -h --help)
+    non_repeating_flags=(--quiet -q --verbose -v --json --offline --reload --refresh --retry-failed --any --no-remote --netrc -k --insecure --enlarge --keep-metadata --no-rotate --animated --discard-original --link --version -h --help)
     repeating_options=(--ro-dir -H --header)
-    non_repeating_options=(-d --dir --config --color --key-filter --freshness --stale-if-error --remote -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry -A --user-agent --failed-ttl --output -o --key --input -i)
+    non_repeating_options=(-d --dir --config --color --key-filter --freshness --stale-if-error --remote -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry -A --user-agent --failed-ttl --resize --gravity --format --quality --variant --output -o --key --input -i)
     __imgcache_offer_flags_options -1
 
     # Offer option value completions
@@ -270,6 +270,21 @@ _imgcache_fetch() {
         return
         ;;
     '--failed-ttl')
+        return
+        ;;
+    '--resize')
+        return
+        ;;
+    '--gravity')
+        return
+        ;;
+    '--format')
+        return
+        ;;
+    '--quality')
+        return
+        ;;
+    '--variant')
         return
         ;;
     '--output'|'-o')
@@ -288,9 +303,9 @@ _imgcache_fetch() {
 
 _imgcache_prefetch() {
     repeating_flags=()
-    non_repeating_flags=(--quiet -q --verbose -v --json --offline --reload --refresh --retry-failed --any --no-remote --netrc -k --insecure --version -h --help)
+    non_repeating_flags=(--quiet -q --verbose -v --json --offline --reload --refresh --retry-failed --any --no-remote --netrc -k --insecure --enlarge --keep-metadata --no-rotate --animated --discard-original --version -h --help)
     repeating_options=(--ro-dir -H --header)
-    non_repeating_options=(-d --dir --config --color --key-filter --freshness --stale-if-error --remote -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry -A --user-agent --failed-ttl --input -i --jobs -j --order --max-per-host --save-failed)
+    non_repeating_options=(-d --dir --config --color --key-filter --freshness --stale-if-error --remote -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry -A --user-agent --failed-ttl --resize --gravity --format --quality --variant --input -i --jobs -j --order --max-per-host --save-failed)
     __imgcache_offer_flags_options -1
 
     # Offer option value completions
@@ -356,6 +371,21 @@ _imgcache_prefetch() {
         return
         ;;
     '--failed-ttl')
+        return
+        ;;
+    '--resize')
+        return
+        ;;
+    '--gravity')
+        return
+        ;;
+    '--format')
+        return
+        ;;
+    '--quality')
+        return
+        ;;
+    '--variant')
         return
         ;;
     '--input'|'-i')
@@ -380,9 +410,9 @@ _imgcache_prefetch() {
 
 _imgcache_query() {
     repeating_flags=()
-    non_repeating_flags=(--quiet -q --verbose -v --json --touch --version -h --help)
+    non_repeating_flags=(--quiet -q --verbose -v --json --touch --enlarge --keep-metadata --no-rotate --animated --version -h --help)
     repeating_options=(--ro-dir)
-    non_repeating_options=(-d --dir --config --color --key-filter)
+    non_repeating_options=(-d --dir --config --color --key-filter --resize --gravity --format --quality --variant)
     __imgcache_offer_flags_options -1
 
     # Offer option value completions
@@ -402,6 +432,21 @@ _imgcache_query() {
     '--key-filter')
         return
         ;;
+    '--resize')
+        return
+        ;;
+    '--gravity')
+        return
+        ;;
+    '--format')
+        return
+        ;;
+    '--quality')
+        return
+        ;;
+    '--variant')
+        return
+        ;;
     '--ro-dir')
         __imgcache_add_completions -d
         return
@@ -411,9 +456,9 @@ _imgcache_query() {
 
 _imgcache_remove() {
     repeating_flags=()
-    non_repeating_flags=(--quiet -q --verbose -v --json --force -f --dry-run --version -h --help)
+    non_repeating_flags=(--quiet -q --verbose -v --json --force -f --dry-run --enlarge --keep-metadata --no-rotate --animated --version -h --help)
     repeating_options=()
-    non_repeating_options=(-d --dir --config --color --input -i --key-filter)
+    non_repeating_options=(-d --dir --config --color --input -i --key-filter --resize --gravity --format --quality --variant)
     __imgcache_offer_flags_options -1
 
     # Offer option value completions
@@ -435,6 +480,21 @@ _imgcache_remove() {
         return
         ;;
     '--key-filter')
+        return
+        ;;
+    '--resize')
+        return
+        ;;
+    '--gravity')
+        return
+        ;;
+    '--format')
+        return
+        ;;
+    '--quality')
+        return
+        ;;
+    '--variant')
         return
         ;;
     esac
@@ -498,7 +558,7 @@ _imgcache_size() {
         return
         ;;
     '--by')
-        __imgcache_add_completions -W 'format'$'\n''host'
+        __imgcache_add_completions -W 'format'$'\n''host'$'\n''variant'
         return
         ;;
     esac
@@ -530,7 +590,7 @@ _imgcache_clear() {
 
 _imgcache_list() {
     repeating_flags=()
-    non_repeating_flags=(--quiet -q --verbose -v --json --failed -r --reverse --urls --paths -0 --print0 --version -h --help)
+    non_repeating_flags=(--quiet -q --verbose -v --json --variants --originals --failed -r --reverse --urls --paths -0 --print0 --version -h --help)
     repeating_options=()
     non_repeating_options=(-d --dir --config --color --url-glob --format --larger-than --smaller-than --unused-for --used-within --created-before --created-after --sort -n --limit)
     __imgcache_offer_flags_options 0

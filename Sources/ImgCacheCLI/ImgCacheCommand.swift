@@ -83,6 +83,9 @@ enum PolicyHelp {
       lines in $DIR/imgcache.conf or $XDG_CONFIG_HOME/imgcache/config, in that order of \
       precedence. Sizes: 500K, 20M, 1.5G (1024^n), 10KB (1000^n); durations: 90s, 30m, 12h, 7d, 2w.
 
-      """ + lines.joined(separator: "\n")
+      """ + lines.joined(separator: "\n") + """
+
+          variant.NAME    -          a variant preset for --variant NAME: '320x320^ webp q=75'
+        """
   }
 }

@@ -101,8 +101,13 @@ struct JSONContractTests {
       records(
         ["prefetch", "--json", "-q", servers.nginx("base.jpg?json=1"), missing, png], status: 11)
       + records(["prefetch", "-q"] + stale, environment: ["IMGCACHE_RETRY": "0"])
+    // A variant of the PNG: its record, and later its listing and its query.
+    made["fetch --json", default: []] += records(["fetch", "--json", "--resize", "8x8", png])
+    made["prefetch --json", default: []] += records(
+      ["prefetch", "--json", "-q", "--resize", "8x8", png])
     made["query --json"] =
       records(["query", "--json", png]) + records(["query", "--json", missing], status: 1)
+      + records(["query", "--json", "--resize", "8x8", png])
     made["list --json"] = records(["list", "--json"])
     made["list --failed --json"] = records(["list", "--failed", "--json"])
     made["remove --json"] = records(["remove", "--json", png])
@@ -123,6 +128,7 @@ struct JSONContractTests {
     made["size --json"] = records(["size", "--json"])
     made["size --by --json"] =
       records(["size", "--json", "--by", "format"]) + records(["size", "--json", "--by", "host"])
+      + records(["size", "--json", "--by", "variant"])
     made["stats --json"] = records(["stats", "--json"])
     let index = env.cacheDirectory + "/index.sqlite"
     #expect(

@@ -60,7 +60,9 @@ struct VariantLibraryTests {
     #expect(throws: VipsFailure.self) {
       _ = try VipsImageReference.open(vips, "absent", "/nonexistent/file.png")
     }
-    #expect(vips.takeError() == "unknown error")
+    // Emptied: the message taken by the failure is not read again. (Other suites derive in
+    // parallel and may leave messages of their own in the process-wide buffer.)
+    #expect(!vips.takeError().contains("/nonexistent/file.png"))
     do {
       _ = try VipsImageReference.open(vips, "absent", "/nonexistent/file.png")
     } catch let failure as VipsFailure {

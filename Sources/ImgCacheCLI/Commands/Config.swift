@@ -34,7 +34,7 @@ extension ImgCacheCommand.Config {
     @ParentCommand var parent: ImgCacheCommand
 
     func run(in context: CommandContext) async throws -> Int32 {
-      let values = PolicyKey.all.map { key in
+      let values = context.resolved.keys.map { key in
         let (text, origin) = context.resolved.value(of: key)
         return (key, text, origin)
       }

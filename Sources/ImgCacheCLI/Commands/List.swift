@@ -57,7 +57,7 @@ extension ImgCacheCommand {
           limit: min(remaining, order.pageSize))
         guard !page.entries.isEmpty else { break }
         let text = page.entries.map {
-          render($0, context: context)
+          render($0, variantOf: page.variantOf[$0.key], context: context)
         }
         context.console.data(text.joined(separator: terminator), terminator: terminator)
         remaining -= page.entries.count
@@ -68,13 +68,15 @@ extension ImgCacheCommand {
 
     private var terminator: String { print0 ? "\0" : "\n" }
 
-    private func render(_ entry: CacheEntry, context: CommandContext) -> String {
+    private func render(_ entry: CacheEntry, variantOf: String?, context: CommandContext)
+      -> String
+    {
       let path = context.cache.layout.dataPath(entry.file)
       if context.global.json {
         return Records.line(
           QueryRecord(
             url: entry.url, key: entry.key, hit: .local(entry, path: path), failure: nil,
-            freshness: context.configuration.freshness))
+            freshness: context.configuration.freshness, variantOf: variantOf))
       }
       if urls { return entry.url }
       if paths { return path }

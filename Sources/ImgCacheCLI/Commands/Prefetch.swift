@@ -19,6 +19,9 @@ extension ImgCacheCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup(title: "Cache") var fetchFlags: FetchFlags
     @OptionGroup(title: "Transfer") var transfer: TransferFlags
+    @OptionGroup(title: "Variant") var variantFlags: VariantFlags
+    @Flag(name: .long, help: "Drop the original once its variant is stored.")
+    var discardOriginal = false
     @ParentCommand var parent: ImgCacheCommand
 
     @OptionGroup var list: URLListOptions
@@ -40,7 +43,8 @@ extension ImgCacheCommand {
     }
 
     func run(in context: CommandContext) async throws -> Int32 {
-      let options = try fetchFlags.fetchOptions(context)
+      var options = try fetchFlags.fetchOptions(context)
+      try variantFlags.apply(to: &options, discardOriginal: discardOriginal, context.configuration)
       let fetcher = try context.fetcher(
         readOnly: fetchFlags.roDir, transfer: try transfer.transferOptions(context),
         remote: options.useRemote)

@@ -19,6 +19,7 @@ extension ImgCacheCommand {
     @Flag(name: .long, help: "Record the lookup as a use (last access).")
     var touch = false
     @OptionGroup var keys: KeyFilterOption
+    @OptionGroup(title: "Variant") var variantFlags: VariantFlags
     @Option(
       name: .long, help: "Extra read-only cache directory (repeatable).", completion: .directory)
     var roDir: [String] = []
@@ -33,9 +34,10 @@ extension ImgCacheCommand {
 
     func run(in context: CommandContext) async throws -> Int32 {
       let fetcher = try context.fetcher(readOnly: roDir)
+      let variant = try variantFlags.spec(context.configuration)
       let answers = try await fetcher.query(
         urls, keyFilter: context.configuration.keyFilter,
-        failedTTL: context.configuration.failedTTL, touch: touch)
+        failedTTL: context.configuration.failedTTL, touch: touch, variant: variant)
       var status = ExitStatus.ok
       for answer in answers where !context.console.stdoutClosed {
         if answer.hit == nil { status = ExitStatus.worst(status, ExitStatus.negative) }
@@ -43,7 +45,8 @@ extension ImgCacheCommand {
           context.emit(
             QueryRecord(
               url: answer.url, key: answer.key, hit: answer.hit, failure: answer.failure,
-              freshness: context.configuration.freshness))
+              freshness: context.configuration.freshness,
+              variantOf: variant.map { String(answer.key.dropLast($0.canonical.count + 1)) }))
         } else if let hit = answer.hit {
           context.console.data(hit.path)
         } else {

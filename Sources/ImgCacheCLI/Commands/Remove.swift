@@ -21,6 +21,8 @@ extension ImgCacheCommand {
     @Flag(name: .long, help: "Show what would be removed; change nothing.")
     var dryRun = false
     @OptionGroup var keys: KeyFilterOption
+    @OptionGroup(title: "Variant (only that variant; without: the original and every variant)")
+    var variantFlags: VariantFlags
 
     var policyFlags: [String: String] { keys.policyFlags }
 
@@ -29,18 +31,28 @@ extension ImgCacheCommand {
       let cache = context.cache
       var status = ExitStatus.ok
       let source = try list.source()
+      let variant = try variantFlags.spec(context.configuration)
       while !context.console.stdoutClosed, case .url(let given) = try source.next(wait: true) {
         let url = CacheKey.redacted(given)
         do {
-          let removed = try cache.remove(
-            key: CacheKey.key(for: given, filter: filter), dryRun: dryRun)
-          if let removed {
+          let key = CacheKey.key(for: given, filter: filter)
+          let removed: [RemovedEntry]
+          if let variant {
+            let one = try cache.remove(key: variant.derivedKey(for: key), dryRun: dryRun)
+            removed = one.map { [$0] } ?? []
+          } else {
+            removed = try cache.removeWithVariants(key: key, dryRun: dryRun)
+          }
+          for entry in removed {
             if context.global.json {
-              context.emit(RemovedRecord(removed, url: url, dryRun: dryRun))
+              context.emit(RemovedRecord(entry, url: url, dryRun: dryRun))
             } else {
-              context.console.data((dryRun ? "would remove " : "removed ") + url)
+              let which =
+                entry.key == key ? "" : " (variant " + entry.key.dropFirst(key.count + 1) + ")"
+              context.console.data((dryRun ? "would remove " : "removed ") + url + which)
             }
-          } else if !force {
+          }
+          if removed.isEmpty && !force {
             context.console.error("not cached: \(url)")
             status = ExitStatus.worst(status, ExitStatus.negative)
           }

@@ -10,7 +10,7 @@ extension ImgCacheCommand {
       discussion: """
         Prints 'N entries, X MiB (Y MiB on disk)', and the temporary files of downloads in \
         progress or left by killed processes when there are any; --bytes prints the byte count \
-        of the entries alone; --by format or --by host prints a line per group (count, size, \
+        of the entries alone; --by format, --by host or --by variant (originals, then each variant spec) prints a line per group (count, size, \
         share of the disk size), largest first. Example:
           [ "$(imgcache size --bytes)" -lt 1000000000 ] || imgcache clean --max-size 500M
         """)
@@ -19,7 +19,7 @@ extension ImgCacheCommand {
     @ParentCommand var parent: ImgCacheCommand
     @Flag(name: [.customShort("b"), .long], help: "Print the byte count only.")
     var bytes = false
-    @Option(name: .long, help: "Break the totals down by format or host.")
+    @Option(name: .long, help: "Break the totals down by format, host or variant.")
     var by: SizeGrouping?
 
     func run(in context: CommandContext) async throws -> Int32 {
@@ -68,9 +68,15 @@ extension ImgCacheCommand {
 
 /// The groupings of `size --by`.
 enum SizeGrouping: String, ExpressibleByArgument, CaseIterable {
-  case format, host
+  case format, host, variant
 
-  var breakdown: SizeBreakdown { self == .format ? .format : .host }
+  var breakdown: SizeBreakdown {
+    switch self {
+    case .format: .format
+    case .host: .host
+    case .variant: .variant
+    }
+  }
 }
 
 /// `size --by … --json`.

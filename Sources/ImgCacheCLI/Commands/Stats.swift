@@ -134,6 +134,9 @@ enum StatsTable {
     lines.append(row("Served stale (origin failed)", count(.servedStale)))
     lines.append(row("Not stored (no-store)", count(.notStored)))
     lines.append(row("Served from the cache", Units.formatBytes(s[.bytesServed])))
+    lines.append(row("Variants derived", count(.derivations), Units.formatBytes(s[.bytesDerived])))
+    lines.append(row("  served stored", count(.variantHits)))
+    lines.append(row("  failed", count(.derivationFailures)))
     lines.append(row("Failures", grouped(failures.reduce(0) { $0 + s[$1.1] })))
     for (label, counter) in failures where s[counter] > 0 {
       lines.append(row("  " + label, count(counter)))

@@ -28,15 +28,14 @@ enum ExitStatus {
     case .notAnImage: return 9
     case .busy: return 10
     case .blacklisted: return 11
-    case .cancelled: return 130
-    // Issue 23: nothing reaches these yet; the variant flags will document them.
     case .tooLarge: return 12
     case .cannotDerive: return 13
+    case .cancelled: return 130
     }
   }
 
   /// The more severe of two statuses for a batch: an interrupt beats everything, then among
-  /// errors (2–11) the lowest wins as in wget, then a negative answer (1), then success.
+  /// errors (2–13) the lowest wins as in wget, then a negative answer (1), then success.
   static func worst(_ a: Int32, _ b: Int32) -> Int32 {
     func rank(_ code: Int32) -> Int32 {
       switch code {
@@ -64,8 +63,10 @@ enum ExitStatus {
       9    not an image (or an image with 0 pixels)
       10   busy: another clean or clear holds the lock
       11   blacklisted: the same request failed permanently a short time ago
+      12   too large to derive a variant from (max_pixels, max_frames)
+      13   cannot derive a variant (SVG, PDF, JPEG XL, a damaged original)
       130  interrupted (SIGINT)
       143  terminated (SIGTERM)
-    Batches exit with the most severe status: 130/143, then the lowest of 2-11, then 1.
+    Batches exit with the most severe status: 130/143, then the lowest of 2-13, then 1.
     """
 }

@@ -20,6 +20,10 @@ struct ListFilters: ParsableArguments {
   var createdBefore: String?
   @Option(name: .long, help: "Only entries stored after TIME (RFC 3339, or a duration ago).")
   var createdAfter: String?
+  @Flag(name: .long, help: "Only variants (derived images).")
+  var variants = false
+  @Flag(name: .long, help: "Only originals (downloaded images).")
+  var originals = false
 
   /// The engine's filter, relative to `now`; a bad value is a usage error naming its option.
   func filter(now: Date) throws -> EntryFilter {
@@ -39,6 +43,10 @@ struct ListFilters: ParsableArguments {
     filter.lastAccessAfter = try ago(usedWithin, "--used-within", now: now)
     filter.createdBefore = try time(createdBefore, "--created-before", now: now)
     filter.createdAfter = try time(createdAfter, "--created-after", now: now)
+    guard !(variants && originals) else {
+      throw CacheError(.invalidInput, "give --variants or --originals, not both")
+    }
+    filter.variants = variants ? true : originals ? false : nil
     return filter
   }
 

@@ -102,6 +102,8 @@ struct FetchRecord: Codable {
   var stale = false
   /// Why the revalidation failed, when `stale`.
   var revalidationError: ErrorRecord?
+  /// The variant served, when one was asked for (null otherwise).
+  var variant: VariantRecord?
   /// Flattened into the record.
   var entry: EntryFields?
 
@@ -109,6 +111,7 @@ struct FetchRecord: Codable {
     url = result.url
     key = result.key
     downloadedBytes = result.bytes
+    variant = result.variant.map(VariantRecord.init)
     switch result.outcome {
     case .success(let outcome):
       status = outcome.name
@@ -116,7 +119,7 @@ struct FetchRecord: Codable {
       exitCode = outcome == .offlineMiss ? ExitStatus.negative : ExitStatus.ok
       switch outcome {
       case .hit(.local(let stored, _)), .downloaded(let stored, _), .revalidated(let stored, _),
-        .notModified(let stored, _):
+        .notModified(let stored, _), .derived(let stored, _):
         entry = EntryFields(stored, freshness: freshness)
         source = "local"
       case .stale(let stored, _, let error):
@@ -141,7 +144,7 @@ struct FetchRecord: Codable {
 
   private enum CodingKeys: String, CodingKey {
     case url, key, status, source, path, exitCode, downloadedBytes, error, stale
-    case revalidationError
+    case revalidationError, variant
   }
 
   init(from decoder: any Decoder) throws {
@@ -157,6 +160,7 @@ struct FetchRecord: Codable {
     stale = try container.decode(Bool.self, forKey: .stale)
     revalidationError = try container.decodeIfPresent(
       ErrorRecord.self, forKey: .revalidationError)
+    variant = try container.decodeIfPresent(VariantRecord.self, forKey: .variant)
     entry = source == "local" || source == "remote" ? try EntryFields(from: decoder) : nil
   }
 
@@ -172,7 +176,28 @@ struct FetchRecord: Codable {
     try container.encode(exitCode, forKey: .exitCode)
     try container.encode(downloadedBytes, forKey: .downloadedBytes)
     try container.encode(error, forKey: .error)
+    try container.encode(variant, forKey: .variant)
     try entry?.encode(to: encoder)
+  }
+}
+
+/// The `variant` object of a record: the variant served and what it was made from.
+struct VariantRecord: Codable, Equatable {
+  /// The canonical spec (versioned, every default written out).
+  var spec: String
+  @Nullable var width: Int?
+  @Nullable var height: Int?
+  /// The format produced (`jpeg`, `png`, `webp`, `avif`, `gif`).
+  @Nullable var format: String?
+  /// The original's key.
+  var originalKey: String
+
+  init(_ info: VariantInfo) {
+    spec = info.spec
+    width = info.width
+    height = info.height
+    format = info.format?.rawValue
+    originalKey = info.originalKey
   }
 }
 
@@ -185,17 +210,21 @@ struct QueryRecord: Codable {
   var source: String?
   var blacklisted: Bool
   var failure: FailureRecord?
+  /// The original's key when this is a variant, else null.
+  var variantOf: String?
   var entry: EntryFields?
 
   private enum CodingKeys: String, CodingKey {
-    case url, key, cached, path, source, blacklisted, failure
+    case url, key, cached, path, source, blacklisted, failure, variantOf
   }
 
   init(
-    url: String, key: String, hit: CacheHit?, failure: FailedURL?, freshness: FreshnessPolicy
+    url: String, key: String, hit: CacheHit?, failure: FailedURL?, freshness: FreshnessPolicy,
+    variantOf: String? = nil
   ) {
     self.url = url
     self.key = key
+    self.variantOf = variantOf
     cached = hit != nil
     path = hit?.path
     blacklisted = failure != nil
@@ -221,6 +250,7 @@ struct QueryRecord: Codable {
     source = try container.decodeIfPresent(String.self, forKey: .source)
     blacklisted = try container.decode(Bool.self, forKey: .blacklisted)
     failure = try container.decodeIfPresent(FailureRecord.self, forKey: .failure)
+    variantOf = try container.decodeIfPresent(String.self, forKey: .variantOf)
     entry = source == "local" ? try EntryFields(from: decoder) : nil
   }
 
@@ -233,6 +263,7 @@ struct QueryRecord: Codable {
     try container.encode(source, forKey: .source)
     try container.encode(blacklisted, forKey: .blacklisted)
     try container.encode(failure, forKey: .failure)
+    try container.encode(variantOf, forKey: .variantOf)
     try entry?.encode(to: encoder)
   }
 }

@@ -20,6 +20,12 @@ public struct Configuration: Sendable, Equatable {
   public var remote = [RemoteSpec]()
   /// `remote_storage` as written (credentials included: shown only through its redaction).
   public var remoteStorage = ""
+  /// What an original must fit before a variant is made from it.
+  public var derivation = DerivationLimits()
+  /// The variant presets (`variant.<name>`), by name.
+  public var variants = [String: VariantSpec]()
+  /// The presets as written.
+  public var variantTexts = [String: String]()
 
   /// The defaults.
   public init() {}
@@ -27,7 +33,10 @@ public struct Configuration: Sendable, Equatable {
 
 extension PolicyKey {
   /// Every key, in the order `--help` lists them.
-  public static let all: [PolicyKey] = [
+  public static let all = fixedKeys + variantKeys
+
+  /// The keys of the cache, the transfer and the remote tier.
+  private static let fixedKeys: [PolicyKey] = [
     .duration(
       "max_age", "expire entries unused this long; never, 0: all", \.clean.maxAge,
       negativeIsNever: true),
@@ -123,6 +132,10 @@ public struct ResolvedConfiguration: Sendable {
   public var configuration = Configuration()
   /// Each key's text and origin (`default`, a variable, `file:line`, a flag).
   public var values: [PolicyKey: (text: String, origin: String)] = [:]
+  /// Every key: the fixed ones, then the variant presets set, by name.
+  public var keys: [PolicyKey] {
+    PolicyKey.all + values.keys.filter(\.isPreset).sorted { $0.name < $1.name }
+  }
 
   /// Resolves every key with the precedence of docs/design.md, Command line: `flags` >
   /// `IMGCACHE_*` in `environment` > `cacheFile` > `userFile` > defaults. A missing file is
@@ -139,7 +152,8 @@ public struct ResolvedConfiguration: Sendable {
       if let text = environment[key.environmentName] { values[key] = (text, key.environmentName) }
     }
     for (key, text) in flags { values[key] = (text, key.flag) }
-    for key in PolicyKey.all {
+    let presets = values.keys.filter(\.isPreset).sorted { $0.name < $1.name }
+    for key in PolicyKey.all + presets {
       guard let (text, origin) = values[key] else { continue }
       let applied: Bool
       do { applied = try key.apply(&configuration, text) } catch let error as CacheError {

@@ -31,7 +31,11 @@ public struct PolicyKey: Sendable, Hashable, CustomStringConvertible {
   public var defaultText: String { render(Configuration()) }
 
   /// The key named `name`, if there is one.
-  public static func named(_ name: String) -> PolicyKey? { all.first { $0.name == name } }
+  public static func named(_ name: String) -> PolicyKey? {
+    if let key = all.first(where: { $0.name == name }) { return key }
+    guard name.hasPrefix(presetPrefix) else { return nil }
+    return preset(String(name.dropFirst(presetPrefix.count)))
+  }
 }
 
 extension PolicyKey {

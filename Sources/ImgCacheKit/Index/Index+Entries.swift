@@ -43,12 +43,12 @@ extension Index {
   /// position) into `data/` inside the transaction, so the row and the file appear together to
   /// every process; an entry whose body cannot be placed fails alone. A replaced entry keeps its
   /// use count (its recorded uses folded into the new row); a stored URL's failure records are
-  /// forgotten.
+  /// forgotten. A variant's link (`links`, by position) is recorded with its row.
   func store(
     _ entries: [CacheEntry],
     counting counters: (stored: Counter, bytes: Counter) = (
       .downloads, .bytesDownloaded
-    ), place: (Int, CacheEntry) throws -> Void
+    ), links: [Int: VariantLink] = [:], place: (Int, CacheEntry) throws -> Void
   ) throws -> [Result<CacheEntry, CacheError>] {
     try write { db in
       var delta = CacheTotals.zero
@@ -74,6 +74,7 @@ extension Index {
           try EntryUses.forget(key: entry.key, db)
         }
         try upsert.execute(arguments: StatementArguments(entry.values))
+        if let link = links[position] { try VariantLinks.record(link, db) }
         try forget?.execute(arguments: [entry.url])
         try complete?.execute(arguments: [entry.key])
         delta.entries += old == nil ? 1 : 0
@@ -114,11 +115,13 @@ extension Index {
   }
 
   /// Removes the row of `key` (when there is one) in a write transaction in which `unlink`
-  /// removes the files; returns the row and what `unlink` said.
-  func removeEntry(key: String, unlink: () throws -> Bool) throws -> (CacheEntry?, Bool) {
+  /// removes the files (told the row, whose file may be named otherwise than the key's:
+  /// a variant's); returns the row and what `unlink` said.
+  func removeEntry(key: String, unlink: (CacheEntry?) throws -> Bool) throws -> (CacheEntry?, Bool)
+  {
     try writeIfExists(orIfMissing: (nil, false)) { db in
       let entry = try EntryUses.entry(forKey: key, db)
-      let removedFile = try unlink()
+      let removedFile = try unlink(entry)
       if let entry {
         try IndexSchema.delete([entry], db)
         try IndexSchema.increment([.evictionsRemove: 1], db)

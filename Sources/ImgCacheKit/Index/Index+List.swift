@@ -19,6 +19,8 @@ public struct EntryFilter: Sendable, Equatable {
   public var createdBefore: Date?
   /// Stored after.
   public var createdAfter: Date?
+  /// Only variants (true), only originals (false), or both (nil).
+  public var variants: Bool?
 
   /// No condition: every entry.
   public init() {}
@@ -61,6 +63,8 @@ public struct EntryPage: Sendable {
   public var entries: [CacheEntry]
   /// Where the next page starts, or nil when this was the last.
   public var next: EntryCursor?
+  /// The original's key of each variant among ``entries``, by the variant's key.
+  public var variantOf: [String: String] = [:]
 }
 
 extension Index {
@@ -102,7 +106,13 @@ extension Index {
           next = EntryCursor(value: value, rowid: row[rowidAt])
         }
       }
-      return EntryPage(entries: entries, next: next)
+      var links = [String: String]()
+      if filter.variants != false {
+        for (key, link) in try VariantLinks.links(forKeys: entries.map(\.key), db) {
+          links[key] = link.original
+        }
+      }
+      return EntryPage(entries: entries, next: next, variantOf: links)
     }
   }
 
@@ -133,6 +143,11 @@ extension Index {
       parts.append(Columns.created < time.timeIntervalSince1970)
     }
     if let time = filter.createdAfter { parts.append(Columns.created > time.timeIntervalSince1970) }
+    if let variants = filter.variants {
+      parts.append(
+        SQL("\(Columns.key) \(sql: variants ? "IN" : "NOT IN") (SELECT key FROM variant)")
+          .sqlExpression)
+    }
     return parts.joined(operator: .and)
   }
 }
@@ -143,6 +158,8 @@ public enum SizeBreakdown: String, Sendable, CaseIterable {
   case format
   /// By the URL's host (and port).
   case host
+  /// Originals, then each variant spec (docs/design.md, Variants).
+  case variant
 }
 
 /// One group of `size --by`.
@@ -165,6 +182,18 @@ extension Index {
           sql: """
             SELECT COALESCE(format, 'none'), COUNT(*), SUM(size), SUM(allocated)
             FROM entry GROUP BY format
+            """)
+        while let row = try rows.next() {
+          groups[row[0]] = CacheTotals(entries: row[1], bytes: row[2], allocated: row[3])
+        }
+      case .variant:
+        // Originals together; each variant spec (a size, a format) in a group of its own.
+        let rows = try Row.fetchCursor(
+          db,
+          sql: """
+            SELECT COALESCE(variant.spec, 'original'), COUNT(*), SUM(size), SUM(allocated)
+            FROM entry LEFT JOIN variant ON variant.key = entry.key
+            GROUP BY variant.spec
             """)
         while let row = try rows.next() {
           groups[row[0]] = CacheTotals(entries: row[1], bytes: row[2], allocated: row[3])

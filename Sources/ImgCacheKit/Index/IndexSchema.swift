@@ -121,6 +121,8 @@ enum IndexSchema {
       }
     }
     migrator.registerMigration("v7") { db in try EntryUses.create(db) }
+    // Image variants: which original each variant entry was derived from (VariantLinks).
+    migrator.registerMigration("v8") { db in try VariantLinks.create(db) }
     return migrator
   }
 

@@ -56,6 +56,15 @@ public enum Counter: String, Sendable, CaseIterable, Codable {
   case temporariesSwept = "temporaries_swept"
   /// `clean` runs that completed.
   case cleans
+  /// Variants derived from an original (docs/design.md, Variants).
+  case derivations
+  /// Bytes of the variants derived.
+  case bytesDerived = "bytes_derived"
+  /// Variant lookups served by a stored variant (also counted as hits).
+  case variantHits = "variant_hits"
+  /// Derivations that failed: an original over the limits, one that cannot be derived
+  /// (blocked or broken), or a local error.
+  case derivationFailures = "derivation_failures"
   /// Remote tier, every backend together (each backend's own under ``remoteName(_:_:)``):
   /// lookups served by a remote (verified, then copied into this cache).
   case remoteHits = "remote_hits"

@@ -33,6 +33,12 @@ public struct FetchOptions: Sendable, Equatable {
   public var freshness = FreshnessPolicy()
   /// Whether the remote tier is asked on a miss and written back after a download. True.
   public var useRemote = true
+  /// The variant to serve instead of the original (a resize, a conversion), if any.
+  public var variant: VariantSpec?
+  /// Whether the original is dropped once its variant is stored. The default is false.
+  public var discardOriginal = false
+  /// The limits an original must fit before anything is decoded.
+  public var derivationLimits = DerivationLimits()
   /// Whether a downloaded body is stored on the spot, in its own transaction, instead of
   /// joining the store batches of a stream (a single URL has nothing to batch with).
   var storesAlone = false
@@ -64,13 +70,15 @@ public enum FetchOutcome: Sendable, Equatable {
   /// Downloaded and valid, but not cached: the origin said `no-store` (with `freshness =
   /// http`). The body is in the temporary file `body`, which the caller must delete.
   case notStored(body: String)
+  /// A variant was derived from the original and stored (``FetchResult/variant`` says which).
+  case derived(CacheEntry, path: String)
 
   /// The absolute path of the cached body, when there is one.
   public var path: String? {
     switch self {
     case .hit(let hit): return hit.path
     case .downloaded(_, let path), .revalidated(_, let path), .notModified(_, let path),
-      .stale(_, let path, _):
+      .stale(_, let path, _), .derived(_, let path):
       return path
     case .offlineMiss, .notStored: return nil
     }
@@ -86,6 +94,7 @@ public enum FetchOutcome: Sendable, Equatable {
     case .offlineMiss: return "offline_miss"
     case .stale: return "stale"
     case .notStored: return "not_stored"
+    case .derived: return "derived"
     }
   }
 }
@@ -94,12 +103,28 @@ public enum FetchOutcome: Sendable, Equatable {
 public struct FetchResult: Sendable {
   /// The URL as requested.
   public var url: String
-  /// Its cache key.
+  /// Its cache key (a variant's own key when a variant was served).
   public var key: String
   /// What happened, or why it failed.
   public var outcome: Result<FetchOutcome, CacheError>
   /// Bytes downloaded for this URL (0 for a hit).
   public var bytes: Int64
+  /// The variant served, when one was asked for and served (derived now, or stored).
+  public var variant: VariantInfo?
+}
+
+/// The variant a fetch served: what it is and what it was made from.
+public struct VariantInfo: Sendable, Equatable {
+  /// The variant's own key (the original's key, `#`, the canonical spec).
+  public var key: String
+  /// The canonical spec (``VariantSpec/canonical``).
+  public var spec: String
+  /// Its dimensions and format, as stored.
+  public var width: Int?
+  public var height: Int?
+  public var format: ImageFormat?
+  /// The original's key.
+  public var originalKey: String
 }
 
 extension FetchResult {

@@ -9,6 +9,7 @@ extension Fetcher {
   func lookUp(_ urls: [String], options: FetchOptions) async -> [Job] {
     var jobs = urls.map { Job($0, options: options) }
     do {
+      if let variant = options.variant { try await lookVariant(&jobs, variant, options: options) }
       if !options.retryFailed { try refuseFailed(&jobs, options: options) }
       try await lookLocal(&jobs, options: options)
       await askRemote(&jobs, options: options)

@@ -14,12 +14,17 @@ public struct QueryAnswer: Sendable {
 }
 
 extension Fetcher {
-  /// Looks `urls` up in every tier in one batch (a use of each hit only when `touch`), with
-  /// their failure records: `query`'s engine. Throws when the local index cannot be read.
+  /// Looks `urls` (or their `variant`) up in every tier in one batch (a use of each hit only
+  /// when `touch`), with their failure records: `query`'s engine. Throws when the local index cannot be read.
   public func query(
-    _ urls: [String], keyFilter: KeyFilter, failedTTL: TimeInterval, touch: Bool
+    _ urls: [String], keyFilter: KeyFilter, failedTTL: TimeInterval, touch: Bool,
+    variant: VariantSpec? = nil
   ) async throws -> [QueryAnswer] {
-    var jobs = urls.map { Job(looking: CacheKey.key(for: $0, filter: keyFilter), for: $0) }
+    // With a variant, the variant's own key: `query` answers for what `fetch` would serve.
+    var jobs = urls.map { url in
+      let key = CacheKey.key(for: url, filter: keyFilter)
+      return Job(looking: variant?.derivedKey(for: key) ?? key, for: url)
+    }
     var options = FetchOptions()
     (options.mode, options.touch) = (.offline, touch)
     try await lookLocal(&jobs, options: options)

@@ -60,7 +60,7 @@ public final class Fetcher: Sendable {
     -> [FetchResult]
   {
     var jobs = await lookUp(urls, options: options)
-    let open = jobs.indices.filter { !jobs[$0].isDone }
+    let open = jobs.indices.filter { !jobs[$0].isFinished }
     var options = options
     // One download: no task group, and its body stored without the batcher's hops.
     options.storesAlone = open.count == 1
@@ -70,7 +70,7 @@ public final class Fetcher: Sendable {
       for job in jobs { results.append(await drive(job, options: options)) }
       return results
     }
-    var results = jobs.map { $0.isDone ? $0.result : nil }
+    var results = jobs.map { $0.isFinished ? $0.result : nil }
     return await withTaskGroup(of: (Int, FetchResult).self) { [options] group in
       for index in open {
         let job = jobs[index]
@@ -88,6 +88,8 @@ public final class Fetcher: Sendable {
     var job = job
     while true {
       switch job.state {
+      case .done(.success(let original)) where job.variant != nil:
+        job = await derive(job, from: original, options: options)
       case .done:
         job.lock?.release()
         let result = job.result

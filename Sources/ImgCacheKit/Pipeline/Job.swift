@@ -20,6 +20,11 @@ struct Job: Sendable {
   var flight: FlightKey?
   /// The key's lock between processes, while this job holds it.
   var lock: KeyLock?
+  /// The variant asked for, while it is still to be served: once the original is done, the
+  /// derive stage makes (or finds) it.
+  var variant: VariantSpec?
+  /// The variant served, for the result.
+  var served: VariantInfo?
 
   /// The states of a job, in the order the stages usually move it through them.
   enum State: Sendable {
@@ -88,7 +93,10 @@ struct Job: Sendable {
   /// The URL as printed: its userinfo as `***`.
   var display: String { request?.display ?? RequestURL.redacted(given) }
 
-  /// Whether no stage has anything left to do with it.
+  /// Whether it is done, its variant (if one was asked for) included.
+  var isFinished: Bool { isDone && variant == nil }
+
+  /// Whether its original is done (a variant may still be to derive).
   var isDone: Bool {
     if case .done = state { return true }
     return false
@@ -107,6 +115,7 @@ struct Job: Sendable {
       error.url = display
       return error
     }
-    return FetchResult(url: display, key: key, outcome: shown, bytes: bytes)
+    return FetchResult(
+      url: display, key: served?.key ?? key, outcome: shown, bytes: bytes, variant: served)
   }
 }

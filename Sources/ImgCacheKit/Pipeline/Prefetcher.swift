@@ -13,6 +13,8 @@ public struct PrefetchProgress: Sendable, Equatable {
   public var hits = 0
   /// Downloaded (including refreshed).
   public var downloaded = 0
+  /// Variants derived (their originals counted apart: only in the cache's statistics).
+  public var derived = 0
   /// Revalidated with 304.
   public var notModified = 0
   /// Offline misses.
@@ -148,7 +150,7 @@ public struct Prefetcher: Sendable {
         if batch.isEmpty { break }
         var answered = [PrefetchEvent]()
         for job in await fetcher.lookUp(batch, options: options) {
-          guard !job.isDone else {
+          guard !job.isFinished else {
             answered.append(run.record(job.result))
             continue
           }
@@ -238,6 +240,7 @@ private struct RunState {
     switch result.outcome {
     case .success(.hit): progress.hits += 1
     case .success(.downloaded), .success(.revalidated): progress.downloaded += 1
+    case .success(.derived): progress.derived += 1
     case .success(.notModified): progress.notModified += 1
     case .success(.offlineMiss): progress.misses += 1
     case .success(.stale): progress.stale += 1

@@ -14,6 +14,9 @@ public struct PendingStore: Sendable {
   /// already made it: a file name costs an MD5 and a parse of the key.
   var knownFile: String?
 
+  /// For a variant: the link to its original, recorded with its row.
+  var variant: VariantLink?
+
   /// The relative name of its file in `data/`.
   var file: String { knownFile ?? CacheLayout.relativeFile(for: key) }
 
@@ -93,7 +96,10 @@ extension DiskCache {
             allocated: sizes.allocated, metadata: item.metadata, at: time)
         ))
     }
-    let stored = try index.store(ready.map(\.1), counting: counters) { position, entry in
+    var links = [Int: VariantLink]()
+    for (position, (item, _)) in ready.enumerated() { links[position] = items[item].variant }
+    let stored = try index.store(ready.map(\.1), counting: counters, links: links) {
+      position, entry in
       try moveIntoPlace(items[ready[position].0].temporaryPath, file: entry.file)
     }
     for ((position, _), result) in zip(ready, stored) { results[position] = result }

@@ -121,9 +121,11 @@ public final class DiskCache: Sendable {
       let hasFile = paths.contains(where: FileIO.isFile)
       return entry.map(RemovedEntry.init) ?? (hasFile ? RemovedEntry(key: key, file: file) : nil)
     }
-    let (entry, removedFile) = try index.removeEntry(key: key) {
-      let present = paths.contains(where: FileIO.isFile)
-      if let shard = try unlinkData(Array(Set([file, legacy]))).first {
+    let (entry, removedFile) = try index.removeEntry(key: key) { entry in
+      // A variant's file is named by the format it was made in, not by its key.
+      let files = Set([file, legacy] + (entry.map { [$0.file] } ?? []))
+      let present = files.contains { FileIO.isFile(layout.dataPath($0)) }
+      if let shard = try unlinkData(Array(files)).first {
         throw CacheLayout.foreign(layout.root.path + "/" + shard)
       }
       return present

@@ -1,0 +1,93 @@
+import GRDB
+
+/// What links a variant's entry to its original (docs/design.md, Variants): the variant is an
+/// entry like any other (its key the original's key + `#` + the canonical spec), and this row
+/// says which original it was derived from, with which spec, from which body.
+public struct VariantLink: Sendable, Equatable {
+  /// The variant's key (the derived key).
+  public var key: String
+  /// The original's key.
+  public var original: String
+  /// The canonical spec (``VariantSpec/canonical``).
+  public var spec: String
+  /// The SHA-256 of the original's body it was derived from, when known: an original
+  /// replaced by another body makes the variant out of date.
+  public var sourceSHA256: String?
+
+  /// Creates a link.
+  public init(key: String, original: String, spec: String, sourceSHA256: String?) {
+    (self.key, self.original, self.spec, self.sourceSHA256) = (key, original, spec, sourceSHA256)
+  }
+}
+
+/// The `variant` table (schema v8): one row per variant entry. A trigger deletes the row of
+/// an entry deleted by any statement (`clean`, `remove`, `verify --repair`), so a link never
+/// outlives its variant; an original's deletion leaves its variants (and their links).
+enum VariantLinks {
+  /// Creates the table, its index by original and its trigger (schema v8).
+  static func create(_ db: Database) throws {
+    try db.execute(
+      sql: """
+        CREATE TABLE variant (
+          key TEXT PRIMARY KEY NOT NULL,
+          original TEXT NOT NULL,
+          spec TEXT NOT NULL,
+          source_sha256 TEXT
+        );
+        CREATE INDEX variant_by_original ON variant(original);
+        CREATE TRIGGER variant_forget AFTER DELETE ON entry
+        BEGIN DELETE FROM variant WHERE key = OLD.key; END;
+        """)
+  }
+
+  /// Records `link` (replacing an older one of the same variant), in the caller's transaction.
+  static func record(_ link: VariantLink, _ db: Database) throws {
+    try db.cachedStatement(
+      sql: "INSERT OR REPLACE INTO variant (key, original, spec, source_sha256) VALUES (?, ?, ?, ?)"
+    ).execute(arguments: [link.key, link.original, link.spec, link.sourceSHA256])
+  }
+
+  /// The links of those `keys` that are variants.
+  static func links(forKeys keys: [String], _ db: Database) throws -> [String: VariantLink] {
+    let statement = try db.cachedStatement(
+      sql: "SELECT key, original, spec, source_sha256 FROM variant WHERE key = ?")
+    var links = [String: VariantLink]()
+    for key in Set(keys) {
+      guard let row = try Row.fetchOne(statement, arguments: [key]) else { continue }
+      links[key] = VariantLink(
+        key: row[0], original: row[1], spec: row[2], sourceSHA256: row[3])
+    }
+    return links
+  }
+
+  /// The keys of every variant of `original`.
+  static func keys(ofOriginal original: String, _ db: Database) throws -> [String] {
+    try String.fetchAll(
+      db.cachedStatement(sql: "SELECT key FROM variant WHERE original = ?"),
+      arguments: [original])
+  }
+}
+
+extension Index {
+  /// The links of those `keys` that are variants (none when the index does not exist).
+  func variantLinks(forKeys keys: [String]) throws -> [String: VariantLink] {
+    guard !keys.isEmpty else { return [:] }
+    return try peek(orIfMissing: [:]) { db in try VariantLinks.links(forKeys: keys, db) }
+  }
+
+  /// Records `links` of variants already stored (a copy taken from the remote tier).
+  func recordVariantLinks(_ links: [VariantLink]) throws {
+    guard !links.isEmpty else { return }
+    try write { db in
+      // Only of entries there are: a link never points from a missing row.
+      for link in links where try CacheEntry.exists(db, key: link.key) {
+        try VariantLinks.record(link, db)
+      }
+    }
+  }
+
+  /// The keys of every variant of `original`.
+  func variantKeys(ofOriginal original: String) throws -> [String] {
+    try peek(orIfMissing: []) { db in try VariantLinks.keys(ofOriginal: original, db) }
+  }
+}

@@ -1,0 +1,194 @@
+import Foundation
+
+/// The two stages of image variants (docs/architecture.md, How variants become two more
+/// stages): `lookVariant` before the original's lookup, `derive` once the original is done.
+extension Fetcher {
+  /// Stage: a job that asks for a variant looks up the variant's own key first (the local
+  /// cache). A stored variant made from the original's current body is served, and the
+  /// original is not looked up at all; otherwise the job goes on for its original, carrying
+  /// the variant to derive.
+  func lookVariant(_ jobs: inout [Job], _ spec: VariantSpec, options: FetchOptions) async throws {
+    let asked = jobs.indices.filter { jobs[$0].isLookup }
+    for index in asked { jobs[index].variant = spec }
+    // `--reload` and `--refresh` ask the origin for the original; `derive` still serves a
+    // variant that is current after a 304.
+    guard options.mode == .normal || options.mode == .offline, !asked.isEmpty else { return }
+    var keys = [String: Int]()
+    for index in asked { keys[spec.derivedKey(for: jobs[index].key)] = index }
+    let found = try current(variants: Array(keys.keys), touch: options.touch)
+    for (derivedKey, index) in keys {
+      guard let hit = found[derivedKey] else { continue }
+      jobs[index].state = .done(.success(.hit(.local(hit.entry, path: hit.path))))
+      jobs[index].variant = nil
+      jobs[index].served = VariantInfo(hit.entry, spec: spec, original: jobs[index].key)
+    }
+    if !found.isEmpty { cache.note([.variantHits: Int64(found.count)]) }
+    // The remote tier shares variants like originals: a fleet derives each once.
+    var urls = [String: String]()
+    for (derivedKey, index) in keys where found[derivedKey] == nil {
+      if let request = jobs[index].request { urls[derivedKey] = request.stripped }
+    }
+    guard let remote, options.useRemote, options.mode == .normal, !urls.isEmpty else { return }
+    let shared = await remote.lookup(
+      keys: Array(urls.keys), urls: urls, acceptAnyBody: options.acceptAnyBody,
+      maxSize: transfer.maxBodySize)
+    var links = [VariantLink]()
+    for (derivedKey, hit) in shared {
+      guard let index = keys[derivedKey], case .remote(let entry, _, _) = hit else { continue }
+      jobs[index].state = .done(.success(.hit(hit)))
+      jobs[index].variant = nil
+      jobs[index].served = VariantInfo(entry, spec: spec, original: jobs[index].key)
+      links.append(
+        VariantLink(
+          key: derivedKey, original: jobs[index].key, spec: spec.canonical, sourceSHA256: nil))
+    }
+    if !links.isEmpty {
+      try? cache.recordVariantLinks(links)
+      cache.note([.variantHits: Int64(links.count)])
+    }
+  }
+
+  /// The stored variants among `keys` that are current: derived from the body their original
+  /// has now (or whose original is gone: nothing to compare).
+  func current(variants keys: [String], touch: Bool) throws
+    -> [String: (entry: CacheEntry, path: String)]
+  {
+    var found = [String: (entry: CacheEntry, path: String)]()
+    for case .local(let entry, let path) in try cache.hits(forKeys: keys, touch: touch).values {
+      found[entry.key] = (entry, path)
+    }
+    guard !found.isEmpty else { return [:] }
+    let links = try cache.index.variantLinks(forKeys: Array(found.keys))
+    var originals = [String: CacheEntry]()
+    for entry in try cache.index.entries(forKeys: links.values.map(\.original)) {
+      originals[entry.key] = entry
+    }
+    return found.filter { key, _ in
+      guard let link = links[key], let source = link.sourceSHA256,
+        let now = originals[link.original]?.sha256
+      else { return true }
+      return source == now
+    }
+  }
+
+  /// Stage: the original is done (a hit or a download); its variant is made from it, once
+  /// across processes (the derived key's lock), stored under the derived key with a link to
+  /// the original, and served. A variant another process made meanwhile is served as it is.
+  func derive(_ job: Job, from original: FetchOutcome, options: FetchOptions) async -> Job {
+    var job = job
+    guard let spec = job.variant else { return job }
+    job.variant = nil
+    guard let path = original.path ?? original.uncachedBody else { return job }  // offline miss
+    let derivedKey = spec.derivedKey(for: job.key)
+    var lock: KeyLock?
+    if case .success(let held) = Result(catching: { try cache.keyLocks.attempt(key: derivedKey) }) {
+      lock = held
+      if held == nil {
+        // Another job or process derives it: wait for it, then serve what it stored.
+        let idle = Duration.milliseconds(Checked.milliseconds(transfer.idleTimeout))
+        lock = try? await cache.keyLocks.wait(
+          key: derivedKey, until: lockDeadline(), idle: idle, progress: { -1 })
+      }
+    }
+    defer { lock?.release() }
+    let source = original.storedEntry
+    if original.uncachedBody == nil,
+      let stored = try? current(variants: [derivedKey], touch: options.touch)[derivedKey]
+    {
+      cache.note([.variantHits: 1])
+      job.state = .done(.success(.hit(.local(stored.entry, path: stored.path))))
+      job.served = VariantInfo(stored.entry, spec: spec, original: job.key)
+      return job
+    }
+    let deriver = Deriver(limits: options.derivationLimits)
+    let made: DerivedVariant
+    do {
+      made = try await Blocking.run { [cache] in
+        try deriver.derive(original: path, spec: spec, into: cache.layout.tmpPath)
+      }
+    } catch {
+      cache.note([.derivationFailures: 1])
+      job.state = .done(.failure(CacheError.io("cannot derive the variant", error)))
+      return job
+    }
+    if let body = original.uncachedBody {
+      cache.note([.derivations: 1])
+      // An original the origin said not to store: its variant is handed over, not stored.
+      unlink(body)
+      job.state = .done(.success(.notStored(body: made.path)))
+      job.served = VariantInfo(made, spec: spec, original: job.key)
+      return job
+    }
+    job.state = .done(
+      stored(made, key: derivedKey, spec: spec, job: job, source: source, options: options))
+    if case .done(.success(.derived(let entry, let path))) = job.state {
+      job.served = VariantInfo(entry, spec: spec, original: job.key)
+      await writeBack(.downloaded(entry, path: path), options: options)
+    }
+    return job
+  }
+
+  /// Stores a variant just made (or hands it over unstored when its original may not be
+  /// stored), dropping the original when asked to.
+  private func stored(
+    _ made: DerivedVariant, key: String, spec: VariantSpec, job: Job, source: CacheEntry?,
+    options: FetchOptions
+  ) -> Result<FetchOutcome, CacheError> {
+    var metadata = EntryMetadata(
+      format: made.format, width: made.width, height: made.height,
+      contentType: made.format.mimeType, sha256: try? SHA256.hex(ofFileAt: made.path))
+    metadata.shareable = source?.shareable ?? false
+    var pending = PendingStore(
+      temporaryPath: made.path, key: key, url: job.request?.stripped ?? job.given,
+      metadata: metadata)
+    let name = VariantSpec.fileName(derivedKey: key, format: made.format)
+    pending.knownFile = String(name.prefix(2)) + "/" + name
+    pending.variant = VariantLink(
+      key: key, original: job.key, spec: spec.canonical, sourceSHA256: source?.sha256)
+    do {
+      guard let result = try cache.store([pending], counting: (.derivations, .bytesDerived)).first
+      else { throw CacheError(.localIO, "no result for the stored variant") }
+      let entry = try result.get()
+      if options.discardOriginal, source != nil { _ = try? cache.remove(key: job.key) }
+      return .success(.derived(entry, path: cache.layout.dataPath(entry.file)))
+    } catch {
+      unlink(made.path)
+      return .failure(CacheError.io("cannot store the variant", error))
+    }
+  }
+}
+
+extension VariantInfo {
+  /// What `entry`, a stored variant made with `spec` from the original `original`, is.
+  init(_ entry: CacheEntry, spec: VariantSpec, original: String) {
+    self.init(
+      key: entry.key, spec: spec.canonical, width: entry.width, height: entry.height,
+      format: entry.format.flatMap(ImageFormat.init(rawValue:)), originalKey: original)
+  }
+
+  /// What `made`, a variant just derived with `spec` from the original `original`, is.
+  init(_ made: DerivedVariant, spec: VariantSpec, original: String) {
+    self.init(
+      key: spec.derivedKey(for: original), spec: spec.canonical, width: made.width,
+      height: made.height, format: made.format, originalKey: original)
+  }
+}
+
+extension FetchOutcome {
+  /// The entry this outcome stored or served from this cache, if any.
+  var storedEntry: CacheEntry? {
+    switch self {
+    case .hit(.local(let entry, _)), .hit(.remote(let entry, _, _)), .downloaded(let entry, _),
+      .revalidated(let entry, _), .notModified(let entry, _), .stale(let entry, _, _),
+      .derived(let entry, _):
+      return entry
+    case .hit(.readOnly), .offlineMiss, .notStored: return nil
+    }
+  }
+
+  /// The body of a download that may not be cached (`no-store`), if this is one.
+  var uncachedBody: String? {
+    if case .notStored(let body) = self { return body }
+    return nil
+  }
+}
