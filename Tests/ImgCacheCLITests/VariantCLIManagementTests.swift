@@ -82,6 +82,27 @@ struct VariantCLIManagementTests {
     expectCleanError(bad, contains: "tiff")
   }
 
+  @Test("a variant of a replaced original (another SHA-256 after --reload) is derived again")
+  func changedOriginal() throws {
+    let name = "variant-changing-\(UUID().uuidString.prefix(8)).png"
+    let image = { (size: String) in
+      run("/usr/bin/convert", ["-size", size, "xc:green", VariantOriginals.root + name]).status
+    }
+    #expect(image("400x300") == 0)
+    let url = servers.nginx(name)
+    let first = env.run(["fetch", "--resize", "40x40", url])
+    #expect(identify(printedPath(first)) == "PNG 40 30", "\(first.stderr)")
+    #expect(image("400x100") == 0)
+    #expect(env.run(["fetch", "--reload", url]).status == 0)
+    let again = env.record(["fetch", "--resize", "40x40", url])
+    #expect(outcome(again) == "derived")
+    #expect(identify(again?["path"] as? String ?? "") == "PNG 40 10")
+    #expect(env.counter("derivations") == 2)
+    let copy = env.root.path + "/thumb.png"
+    let output = env.run(["fetch", "-o", copy, "--resize", "40x40", url])
+    #expect(output.stdout == copy + "\n" && identify(copy) == "PNG 40 10", "\(output.stderr)")
+  }
+
   @Test("prefetch --resize derives each URL of a list; a second run is all hits")
   func prefetch() throws {
     let originals = (0..<3).map { _ in VariantOriginals.url(VariantOriginals.photo) }

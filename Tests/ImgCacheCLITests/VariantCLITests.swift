@@ -74,10 +74,11 @@ struct VariantCLITests {
   }
 
   @Test(
+    // ImageMagick calls every HEIF-family file HEIC: an AVIF is told apart by its ftyp brand.
     "--format writes that format, with its extension; same keeps the original's",
     arguments: [
       ("jpeg", "jpg", "JPEG"), ("png", "png", "PNG"), ("webp", "webp", "WEBP"),
-      ("avif", "avif", "AVIF"), ("gif", "gif", "GIF"), ("same", "jpg", "JPEG"),
+      ("avif", "avif", "HEIC"), ("gif", "gif", "GIF"), ("same", "jpg", "JPEG"),
     ])
   func formats(format: String, fileExtension: String, magick: String) {
     let (url, _) = VariantOriginals.url(VariantOriginals.photo)
@@ -86,6 +87,9 @@ struct VariantCLITests {
     let path = printedPath(output)
     #expect(path.hasSuffix("." + fileExtension), "\(path)")
     #expect(identify(path) == magick + " 40 30")
+    let head = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: path)).read(upToCount: 12))
+    let brand = head.map { String(decoding: $0.dropFirst(4), as: UTF8.self) }
+    #expect((brand == "ftypavif") == (format == "avif"), "\(brand ?? "unreadable")")
   }
 
   @Test("--gravity picks what a ^ crop keeps; the other flags are written into the spec")
