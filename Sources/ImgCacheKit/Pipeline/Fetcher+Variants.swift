@@ -103,8 +103,12 @@ extension Fetcher {
     let deriver = Deriver(limits: options.derivationLimits)
     let made: DerivedVariant
     do {
-      made = try await Blocking.run { [cache] in
-        try deriver.derive(original: path, spec: spec, into: cache.layout.tmpPath)
+      let threads = derivationThreads
+      made = try await derivations.run {
+        try await Blocking.run { [cache] in
+          try Deriver.setConcurrency(threads)
+          return try deriver.derive(original: path, spec: spec, into: cache.layout.tmpPath)
+        }
       }
     } catch {
       cache.note([.derivationFailures: 1])
