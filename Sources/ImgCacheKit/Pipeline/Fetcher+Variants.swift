@@ -78,6 +78,10 @@ extension Fetcher {
     var job = job
     guard let spec = job.variant else { return job }
     job.variant = nil
+    // The original is stored: its lock is let go before the variant's is taken (two keys may
+    // share a lock byte, and a process never waits for a byte it holds).
+    job.lock?.release()
+    job.lock = nil
     guard let path = original.path ?? original.uncachedBody else { return job }  // offline miss
     let derivedKey = spec.derivedKey(for: job.key)
     var lock: KeyLock?
