@@ -206,6 +206,12 @@ def run_all(port, floor):
     if os.environ.get("BENCH_ONLY") == "latency":
         latency_bench()
         return report()
+    variant_sets = [("large", large, n_large, os.path.join(CORPUS, "large")),
+                    ("small", small, n_small, os.path.join(CORPUS, "small"))]
+    if os.environ.get("BENCH_ONLY") == "variants":
+        from variants import variants_bench
+        variants_bench(sys.modules[__name__], variant_sets)
+        return report()
     if os.environ.get("BENCH_ONLY") == "remote":
         origin = cold_prefetch(f"cold small ({n_small} files, {b_small / 1e6:.0f} MB)", small, n_small, b_small, 6)
         remote_bench(small, n_small, origin["imgcache prefetch -j 6"][0])
@@ -217,6 +223,8 @@ def run_all(port, floor):
     latency_bench()
     for jobs in (6, 16):
         cold_prefetch(f"cold large ({n_large} files, {b_large / 1e6:.0f} MB)", large, n_large, b_large, jobs)
+    from variants import variants_bench
+    variants_bench(sys.modules[__name__], variant_sets)
 
     # Warm: everything cached; peers have no cache, so they re-fetch.
     cache = os.path.join(WORK, "cache")

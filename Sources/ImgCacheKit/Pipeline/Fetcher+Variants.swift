@@ -78,6 +78,10 @@ extension Fetcher {
     var job = job
     guard let spec = job.variant else { return job }
     job.variant = nil
+    // The original is stored: its lock is let go before the variant's is taken (two keys may
+    // share a lock byte, and a process never waits for a byte it holds).
+    job.lock?.release()
+    job.lock = nil
     guard let path = original.path ?? original.uncachedBody else { return job }  // offline miss
     let derivedKey = spec.derivedKey(for: job.key)
     var lock: KeyLock?
@@ -103,8 +107,12 @@ extension Fetcher {
     let deriver = Deriver(limits: options.derivationLimits)
     let made: DerivedVariant
     do {
-      made = try await Blocking.run { [cache] in
-        try deriver.derive(original: path, spec: spec, into: cache.layout.tmpPath)
+      let threads = derivationThreads
+      made = try await derivations.run {
+        try await Blocking.run { [cache] in
+          try Deriver.setConcurrency(threads)
+          return try deriver.derive(original: path, spec: spec, into: cache.layout.tmpPath)
+        }
       }
     } catch {
       cache.note([.derivationFailures: 1])

@@ -27,6 +27,10 @@ public final class Fetcher: Sendable {
   private let downloaderSlot = Mutex<Downloader?>(nil)
   let flights = Flights()
   let stores: StoreBatcher
+  /// Derivations at once: one per core (each decodes a whole image), fewer when `jobs` is.
+  let derivations: Slots
+  /// libvips' threads for one derivation: the cores left to each of ``derivations``.
+  let derivationThreads: Int
   /// The start order of downloads: numbered as lookups ask for them, in input order.
   private let sequence = Atomic<UInt64>(0)
 
@@ -47,6 +51,10 @@ public final class Fetcher: Sendable {
     self.remote = remote
     self.transfer = transfer
     stores = StoreBatcher(cache: cache)
+    let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    let slots = max(1, min(transfer.maxConcurrent, cores))
+    derivations = Slots(slots)
+    derivationThreads = max(1, cores / slots)
   }
 
   /// Fetches `url` through the cache.
