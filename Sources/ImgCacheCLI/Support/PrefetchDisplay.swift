@@ -58,6 +58,7 @@ struct PrefetchDisplay {
       "\(p.hits) hit",
       "\(p.downloaded) downloaded (\(Units.formatBytes(p.bytes)), \(Units.formatBytes(Checked.int64(p.rate) ?? 0))/s)",
     ]
+    if p.derived > 0 { parts.append("\(p.derived) derived") }
     if p.notModified > 0 { parts.append("\(p.notModified) not modified") }
     if p.misses > 0 { parts.append("\(p.misses) not cached (offline)") }
     if p.stale > 0 { parts.append("\(p.stale) stale (origin failed)") }

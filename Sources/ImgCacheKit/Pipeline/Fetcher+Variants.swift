@@ -14,13 +14,16 @@ extension Fetcher {
     // variant that is current after a 304.
     guard options.mode == .normal || options.mode == .offline, !asked.isEmpty else { return }
     var keys = [String: Int]()
-    for index in asked { keys[spec.derivedKey(for: jobs[index].key)] = index }
+    // The canonical form made once (``VariantSpec/derivedKey(for:)`` makes it each call).
+    let canonical = spec.canonical
+    let suffix = "#" + canonical
+    for index in asked { keys[jobs[index].key + suffix] = index }
     let found = try current(variants: Array(keys.keys), touch: options.touch)
     for (derivedKey, index) in keys {
       guard let hit = found[derivedKey] else { continue }
       jobs[index].state = .done(.success(.hit(.local(hit.entry, path: hit.path))))
       jobs[index].variant = nil
-      jobs[index].served = VariantInfo(hit.entry, spec: spec, original: jobs[index].key)
+      jobs[index].served = VariantInfo(hit.entry, spec: canonical, original: jobs[index].key)
     }
     if !found.isEmpty { cache.note([.variantHits: Int64(found.count)]) }
     // The remote tier shares variants like originals: a fleet derives each once.
@@ -37,10 +40,9 @@ extension Fetcher {
       guard let index = keys[derivedKey], case .remote(let entry, _, _) = hit else { continue }
       jobs[index].state = .done(.success(.hit(hit)))
       jobs[index].variant = nil
-      jobs[index].served = VariantInfo(entry, spec: spec, original: jobs[index].key)
+      jobs[index].served = VariantInfo(entry, spec: canonical, original: jobs[index].key)
       links.append(
-        VariantLink(
-          key: derivedKey, original: jobs[index].key, spec: spec.canonical, sourceSHA256: nil))
+        VariantLink(key: derivedKey, original: jobs[index].key, spec: canonical, sourceSHA256: nil))
     }
     if !links.isEmpty {
       try? cache.recordVariantLinks(links)
@@ -58,17 +60,8 @@ extension Fetcher {
       found[entry.key] = (entry, path)
     }
     guard !found.isEmpty else { return [:] }
-    let links = try cache.index.variantLinks(forKeys: Array(found.keys))
-    var originals = [String: CacheEntry]()
-    for entry in try cache.index.entries(forKeys: links.values.map(\.original)) {
-      originals[entry.key] = entry
-    }
-    return found.filter { key, _ in
-      guard let link = links[key], let source = link.sourceSHA256,
-        let now = originals[link.original]?.sha256
-      else { return true }
-      return source == now
-    }
+    let outdated = try cache.index.outdatedVariants(Array(found.keys))
+    return outdated.isEmpty ? found : found.filter { !outdated.contains($0.key) }
   }
 
   /// Stage: the original is done (a hit or a download); its variant is made from it, once
@@ -101,7 +94,7 @@ extension Fetcher {
     {
       cache.note([.variantHits: 1])
       job.state = .done(.success(.hit(.local(stored.entry, path: stored.path))))
-      job.served = VariantInfo(stored.entry, spec: spec, original: job.key)
+      job.served = VariantInfo(stored.entry, spec: spec.canonical, original: job.key)
       return job
     }
     let deriver = Deriver(limits: options.derivationLimits)
@@ -130,7 +123,7 @@ extension Fetcher {
     job.state = .done(
       stored(made, key: derivedKey, spec: spec, job: job, source: source, options: options))
     if case .done(.success(.derived(let entry, let path))) = job.state {
-      job.served = VariantInfo(entry, spec: spec, original: job.key)
+      job.served = VariantInfo(entry, spec: spec.canonical, original: job.key)
       await writeBack(.downloaded(entry, path: path), options: options)
     }
     return job
@@ -167,10 +160,11 @@ extension Fetcher {
 }
 
 extension VariantInfo {
-  /// What `entry`, a stored variant made with `spec` from the original `original`, is.
-  init(_ entry: CacheEntry, spec: VariantSpec, original: String) {
+  /// What `entry`, a stored variant made with `spec` (canonical) from the original
+  /// `original`, is.
+  init(_ entry: CacheEntry, spec: String, original: String) {
     self.init(
-      key: entry.key, spec: spec.canonical, width: entry.width, height: entry.height,
+      key: entry.key, spec: spec, width: entry.width, height: entry.height,
       format: entry.format.flatMap(ImageFormat.init(rawValue:)), originalKey: original)
   }
 
