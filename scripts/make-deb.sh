@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make deb: a Debian package of the release binary (the fast build: static Swift stdlib), the
-# man page and the completions; Depends from dpkg-shlibdeps plus libcurl4, which the binary
-# loads with dlopen on its first download (so no tool can see it); checked by lintian.
+# man page and the completions; Depends from dpkg-shlibdeps plus libcurl4 and libvips42, which the binary
+# loads with dlopen on first use (so no tool can see them); checked by lintian.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 binary=$root/.build/release/imgcache
@@ -28,13 +28,16 @@ printf 'imgcache (%s) unstable; urgency=medium\n\n  * Release %s; see /usr/share
   "$version" "$version" "$date" | gzip -9n > "$doc/changelog.gz"
 gzip -9n < "$root/CHANGELOG.md" > "$doc/CHANGELOG.md.gz"
 
-# Depends: what the loader needs (dpkg-shlibdeps wants a debian/control beside it) + libcurl4.
+# Depends: what the loader needs (dpkg-shlibdeps wants a debian/control beside it) + libcurl4
+# and libvips42, both opened at run time.
 mkdir -p "$work/shlibs/debian"
 printf 'Source: imgcache\n\nPackage: imgcache\nArchitecture: any\n' > "$work/shlibs/debian/control"
 shlibs=$(cd "$work/shlibs" && dpkg-shlibdeps -O "$stage/usr/bin/imgcache" 2>/dev/null \
   | sed -n 's/^shlibs:Depends=//p')
 curl_version=$(dpkg-query -W -f '${Version}' libcurl4 | sed 's/-.*//')
-depends="$shlibs, libcurl4 (>= $curl_version)"
+# libvips is loaded with dlopen too, on the first variant (Variants/VipsLibrary.swift).
+vips_version=$(dpkg-query -W -f '${Version}' libvips42 2>/dev/null | sed 's/-.*//')
+depends="$shlibs, libcurl4 (>= $curl_version), libvips42${vips_version:+ (>= $vips_version)}"
 size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@DEPENDS@/$depends/" \
   -e "s/@SIZE@/$size/" "$root/packaging/control" > "$stage/DEBIAN/control"
