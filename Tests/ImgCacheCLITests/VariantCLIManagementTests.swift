@@ -31,6 +31,24 @@ struct VariantCLIManagementTests {
     #expect(paths.map { identify(String($0)) }.sorted() == ["JPEG 100 75", "JPEG 40 30"])
   }
 
+  @Test("clean counts variants like any entry; size --by variant groups them by spec")
+  func cleanAndSize() throws {
+    let (url, _) = VariantOriginals.url(VariantOriginals.photo)
+    #expect(env.run(["fetch", "--resize", "100x100", url]).status == 0)
+    #expect(env.run(["fetch", "--resize", "40x40", url]).status == 0)
+    let groups =
+      CLIEnvironment.records(env.run(["size", "--json", "--by", "variant"]))
+      .first?["groups"] as? [[String: Any]] ?? []
+    #expect(groups.count == 3 && groups.contains { $0["name"] as? String == "original" })
+    #expect(groups.allSatisfy { $0["entries"] as? Int == 1 })
+    // Three entries over a limit of two: trimmed to strictly below it, least recently used
+    // first (the first variant, then the original, used again for the second).
+    #expect(env.run(["clean", "--max-entries", "2", "--target", "1"]).status == 0)
+    #expect(env.files(under: "data").count == 1)
+    #expect(env.counter("evictions_count") == 2)
+    #expect(env.run(["query", "--resize", "40x40", url]).status == 0, "the last used stays")
+  }
+
   @Test("remove --resize removes that variant only; remove URL the original and every variant")
   func remove() throws {
     let (url, _) = VariantOriginals.url(VariantOriginals.photo)

@@ -51,7 +51,8 @@ public final class Fetcher: Sendable {
     self.remote = remote
     self.transfer = transfer
     stores = StoreBatcher(cache: cache)
-    let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    // sysconf, not ProcessInfo: its first use costs a hit millions of instructions.
+    let cores = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     let slots = max(1, min(transfer.maxConcurrent, cores))
     derivations = Slots(slots)
     derivationThreads = max(1, cores / slots)
@@ -108,8 +109,11 @@ public final class Fetcher: Sendable {
       case .waiting(let plan):
         job = await waitForProcess(job, plan: plan, options: options)
       case .following(let flight):
+        // The leader's result is this job's, its variant included (one batch, one variant).
         let result = await flights.result(of: flight)
-        (job.state, job.bytes) = (.done(result.outcome), result.bytes)
+        (job.state, job.bytes, job.served, job.variant) = (
+          .done(result.outcome), result.bytes, result.variant, nil
+        )
       case .transferring(let plan, let ticket):
         let response = await downloader.result(of: ticket)
         // The loop only handed over "a partial started": written before anything deletes it.
