@@ -36,21 +36,7 @@ enum VariantOriginals {
 
   /// A PNG of under 100 bytes whose IHDR declares 60,000×60,000 (3.6 gigapixels).
   static let bomb: String = {
-    func be32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8((value >> (24 - 8 * $0)) & 0xFF) } }
-    func crc(_ bytes: [UInt8]) -> UInt32 {
-      var crc: UInt32 = 0xFFFF_FFFF
-      for byte in bytes {
-        crc ^= UInt32(byte)
-        for _ in 0..<8 { crc = (crc >> 1) ^ (crc & 1 == 1 ? 0xEDB8_8320 : 0) }
-      }
-      return ~crc
-    }
-    func chunk(_ body: [UInt8]) -> [UInt8] { be32(UInt32(body.count - 4)) + body + be32(crc(body)) }
-    let ihdr = Array("IHDR".utf8) + be32(60_000) + be32(60_000) + [8, 2, 0, 0, 0]
-    let idat = Array("IDAT".utf8) + [0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]
-    let png =
-      [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk(ihdr) + chunk(idat)
-      + chunk(Array("IEND".utf8))
+    let png = declaredPNG(width: 60_000, height: 60_000)
     return (try? TestServers.shared.serve("variant-bomb.png", png)) ?? "variant-bomb.png"
   }()
 

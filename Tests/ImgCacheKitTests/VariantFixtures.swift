@@ -118,21 +118,3 @@ final class VariantFixtures: Sendable {
     }
   }
 }
-
-/// A PNG's CRC-32 (ISO 3309) of `bytes`.
-func crc32(_ bytes: [UInt8]) -> UInt32 {
-  var crc: UInt32 = 0xFFFF_FFFF
-  for byte in bytes {
-    crc ^= UInt32(byte)
-    for _ in 0..<8 { crc = (crc >> 1) ^ (crc & 1 == 1 ? 0xEDB8_8320 : 0) }
-  }
-  return ~crc
-}
-
-/// A big-endian 32-bit value.
-func bigEndian32(_ value: UInt32) -> [UInt8] {
-  [
-    UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF),
-    UInt8(value & 0xFF),
-  ]
-}

@@ -10,15 +10,8 @@ struct VariantSafetyTests {
 
   /// A valid PNG header declaring `width`×`height` pixels, with a few bytes of IDAT.
   func declaredPNG(width: UInt32, height: UInt32) throws -> String {
-    let ihdr = Array("IHDR".utf8) + bigEndian32(width) + bigEndian32(height) + [8, 2, 0, 0, 0]
-    let idat = Array("IDAT".utf8) + [0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]
-    func chunk(_ body: [UInt8]) -> [UInt8] {
-      bigEndian32(UInt32(body.count - 4)) + body + bigEndian32(crc32(body))
-    }
-    let png =
-      [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk(ihdr) + chunk(idat)
-      + chunk(Array("IEND".utf8))
-    return try fixtures.directory.write("bomb-\(width)x\(height).png", png)
+    try fixtures.directory.write(
+      "bomb-\(width)x\(height).png", ImgCacheTestSupport.declaredPNG(width: width, height: height))
   }
 
   @Test("a small PNG declaring 60,000 x 60,000 is refused at once, before any decoding")
