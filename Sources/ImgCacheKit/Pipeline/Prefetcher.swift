@@ -13,7 +13,7 @@ public struct PrefetchProgress: Sendable, Equatable {
   public var hits = 0
   /// Downloaded (including refreshed).
   public var downloaded = 0
-  /// Variants derived (their originals counted apart: only in the cache's statistics).
+  /// Variants derived (an original downloaded for one also counts in ``downloaded``).
   public var derived = 0
   /// Revalidated with 304.
   public var notModified = 0
@@ -240,7 +240,10 @@ private struct RunState {
     switch result.outcome {
     case .success(.hit): progress.hits += 1
     case .success(.downloaded), .success(.revalidated): progress.downloaded += 1
-    case .success(.derived): progress.derived += 1
+    case .success(.derived):
+      progress.derived += 1
+      // Its original was downloaded for it when bytes came from the network.
+      if result.bytes > 0 { progress.downloaded += 1 }
     case .success(.notModified): progress.notModified += 1
     case .success(.offlineMiss): progress.misses += 1
     case .success(.stale): progress.stale += 1
