@@ -33,6 +33,10 @@ run $bin fetch "$origin/rose.jpg"
 run $bin fetch --json "$origin/rose.jpg"
 say "img=\$($bin fetch $origin/logo.png) && identify \"\$img\""
 img=$($bin fetch "$origin/logo.png") && identify "$img"
+# A variant: a 32x32 WebP thumbnail derived once from the cached original.
+say "thumb=\$($bin fetch --resize '32x32^' --format webp $origin/rose.jpg) && identify \"\$thumb\""
+thumb=$($bin fetch --resize '32x32^' --format webp "$origin/rose.jpg") && identify "$thumb"
+run $bin list --variants
 printf '%s\n' "# a list of URLs" "$origin/wizard.png" "$origin/granite.png" "$origin/netscape.png" \
   "$origin/lossy.webp" "$origin/base.avif" "$origin/base.heic" "$origin/base.jxl" "$origin/wizard.png" \
   "$origin/missing.png" "http://127.0.0.1:$fault/html" > "$work/urls.txt"
