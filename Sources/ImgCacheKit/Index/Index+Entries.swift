@@ -16,12 +16,8 @@ extension Index {
     guard !keys.isEmpty else { return [] }
     let byKey: [String: CacheEntry] = try peek(orIfMissing: [:]) { db in
       var byKey = [String: CacheEntry]()
-      for start in stride(from: 0, to: keys.count, by: PaddedBatch.limit) {
-        let chunk = keys[start..<min(start + PaddedBatch.limit, keys.count)]
-        let size = PaddedBatch.size(for: chunk.count)
+      for (size, padded) in PaddedBatch.chunks(of: keys) {
         let statement = try db.cachedStatement(sql: EntryUses.selectByKeys(count: size))
-        // The padding repeats the last key: the same row, found once.
-        let padded = chunk + repeatElement(chunk[chunk.endIndex - 1], count: size - chunk.count)
         try EntryRows(statement, arguments: StatementArguments(padded)).forEach { entry in
           byKey[entry.key] = entry
         }

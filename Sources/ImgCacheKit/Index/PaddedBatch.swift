@@ -4,6 +4,18 @@ enum PaddedBatch {
   /// The most values one statement takes.
   static let limit = 256
 
+  /// `keys` in chunks of at most ``limit``, each padded to its size (``size(for:)``) by
+  /// repeating its last key: an `IN (…)` list then finds the same row once.
+  static func chunks(of keys: [String]) -> [(size: Int, keys: [String])] {
+    stride(from: 0, to: keys.count, by: limit).map { start in
+      let chunk = keys[start..<min(start + limit, keys.count)]
+      let size = size(for: chunk.count)
+      return (
+        size, Array(chunk) + repeatElement(chunk[chunk.endIndex - 1], count: size - chunk.count)
+      )
+    }
+  }
+
   /// The padded size of a batch of `count`: the least power of two not below it.
   static func size(for count: Int) -> Int {
     var size = 1

@@ -64,16 +64,13 @@ enum VariantLinks {
   /// SHA-256 known and different): one query a batch.
   static func outdated(_ keys: [String], _ db: Database) throws -> Set<String> {
     var outdated = Set<String>()
-    for start in stride(from: 0, to: keys.count, by: PaddedBatch.limit) {
-      let chunk = keys[start..<min(start + PaddedBatch.limit, keys.count)]
-      let size = PaddedBatch.size(for: chunk.count)
+    for (size, padded) in PaddedBatch.chunks(of: keys) {
       let statement = try db.cachedStatement(
         sql: """
           SELECT variant.key FROM variant JOIN entry ON entry.key = variant.original
           WHERE variant.key IN (\(PaddedBatch.list(of: "?", count: size)))
           AND variant.source_sha256 != entry.sha256
           """)
-      let padded = chunk + repeatElement(chunk[chunk.endIndex - 1], count: size - chunk.count)
       for key in try String.fetchAll(statement, arguments: StatementArguments(padded)) {
         outdated.insert(key)
       }
@@ -90,12 +87,6 @@ enum VariantLinks {
 }
 
 extension Index {
-  /// The links of those `keys` that are variants (none when the index does not exist).
-  func variantLinks(forKeys keys: [String]) throws -> [String: VariantLink] {
-    guard !keys.isEmpty else { return [:] }
-    return try peek(orIfMissing: [:]) { db in try VariantLinks.links(forKeys: keys, db) }
-  }
-
   /// Those of `keys` (variants) made from a body their original no longer has.
   func outdatedVariants(_ keys: [String]) throws -> Set<String> {
     guard !keys.isEmpty else { return [] }

@@ -139,15 +139,23 @@ extension Fetcher {
   /// own on this task (a single fetch: no actor, no queue, no continuation to hop through),
   /// else through the batcher, which gathers a stream's bodies into few transactions.
   func store(_ item: PendingStore, alone: Bool) async -> Result<CacheEntry, CacheError> {
-    guard alone else { return await stores.store(item) }
+    alone ? storeAlone(item) : await stores.store(item)
+  }
+
+  /// Stores `item` (`what`, for messages) in a transaction of its own on this thread, counted
+  /// under `counters`; its temporary file is removed when it is not stored.
+  func storeAlone(
+    _ item: PendingStore, what: String = "the download",
+    counting counters: (stored: Counter, bytes: Counter) = (.downloads, .bytesDownloaded)
+  ) -> Result<CacheEntry, CacheError> {
     do {
-      guard let result = try cache.store([item]).first else {
+      guard let result = try cache.store([item], counting: counters).first else {
         throw CacheError(.localIO, "no result for the stored body")
       }
       return result
     } catch {
       unlink(item.temporaryPath)
-      return .failure(CacheError.io("cannot store the download", error))
+      return .failure(CacheError.io("cannot store \(what)", error))
     }
   }
 }

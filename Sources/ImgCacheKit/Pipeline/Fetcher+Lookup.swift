@@ -85,6 +85,8 @@ extension Fetcher {
     guard !urlsByKey.isEmpty else { return }
     let found = await remoteHits(keys: Array(urlsByKey.keys), urls: urlsByKey, options: options)
     guard !found.isEmpty else { return }
+    // `lookLocal` counted these as misses of the local tiers: they were hits after all.
+    cache.note([.misses: -Int64(found.count)])
     for index in jobs.indices where jobs[index].isMissing {
       guard let hit = found[jobs[index].key] else { continue }
       if case .remote(let entry, _, _) = hit, isStale(entry, options) {

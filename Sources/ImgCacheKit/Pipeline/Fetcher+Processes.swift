@@ -12,6 +12,9 @@ extension Fetcher {
     return .now + .milliseconds(Checked.milliseconds(limit))
   }
 
+  /// How long a waiter lets a lock holder go without progress: the transfer's idle timeout.
+  func lockIdle() -> Duration { .milliseconds(Checked.milliseconds(transfer.idleTimeout)) }
+
   /// The hit another process stored for `key` (in `file`) since this one's lookup; nil when
   /// there is none. Checks the file first (a `stat`), so a key no one stored costs no index read.
   func servedFromAnotherProcess(key: String, file: String, options: FetchOptions) -> CacheHit? {
@@ -35,8 +38,9 @@ extension Fetcher {
     // The holder's progress shows in its partial body (a resumable download); without one, a
     // holder gets the idle timeout to finish before this process downloads the key itself.
     let partial = cache.layout.partialFile(forKey: job.key)
-    let idle = Duration.milliseconds(Checked.milliseconds(transfer.idleTimeout))
-    job.lock = try? await cache.keyLocks.wait(key: job.key, until: lockDeadline(), idle: idle) {
+    job.lock = try? await cache.keyLocks.wait(
+      key: job.key, until: lockDeadline(), idle: lockIdle()
+    ) {
       FileIO.sizes(of: partial)?.size ?? -1
     }
     if Task.isCancelled {

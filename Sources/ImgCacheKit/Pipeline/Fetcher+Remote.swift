@@ -11,12 +11,9 @@ extension Fetcher {
     guard let remote, options.useRemote, options.mode == .normal, !keys.isEmpty else {
       return [:]
     }
-    let hits = await remote.lookup(
+    return await remote.lookup(
       keys: keys, urls: urls, acceptAnyBody: options.acceptAnyBody,
       maxSize: transfer.maxBodySize)
-    // The lookup counted these as misses of the local tiers: they were hits after all.
-    if !hits.isEmpty { cache.note([.misses: -Int64(hits.count)]) }
-    return hits
   }
 
   /// Whether what `request` receives could be anyone's: no credentials (in the URL, `-u`,

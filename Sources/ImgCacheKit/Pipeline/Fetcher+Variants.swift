@@ -21,9 +21,7 @@ extension Fetcher {
     let found = try current(variants: Array(keys.keys), touch: options.touch)
     for (derivedKey, index) in keys {
       guard let hit = found[derivedKey] else { continue }
-      jobs[index].state = .done(.success(.hit(.local(hit.entry, path: hit.path))))
-      jobs[index].variant = nil
-      jobs[index].served = VariantInfo(hit.entry, spec: canonical, original: jobs[index].key)
+      jobs[index].serve(.local(hit.entry, path: hit.path), variant: hit.entry, spec: canonical)
     }
     if !found.isEmpty { cache.note([.variantHits: Int64(found.count)]) }
     // The remote tier shares variants like originals: a fleet derives each once.
@@ -31,16 +29,11 @@ extension Fetcher {
     for (derivedKey, index) in keys where found[derivedKey] == nil {
       if let request = jobs[index].request { urls[derivedKey] = request.stripped }
     }
-    guard let remote, options.useRemote, options.mode == .normal, !urls.isEmpty else { return }
-    let shared = await remote.lookup(
-      keys: Array(urls.keys), urls: urls, acceptAnyBody: options.acceptAnyBody,
-      maxSize: transfer.maxBodySize)
+    let shared = await remoteHits(keys: Array(urls.keys), urls: urls, options: options)
     var links = [VariantLink]()
     for (derivedKey, hit) in shared {
       guard let index = keys[derivedKey], case .remote(let entry, _, _) = hit else { continue }
-      jobs[index].state = .done(.success(.hit(hit)))
-      jobs[index].variant = nil
-      jobs[index].served = VariantInfo(entry, spec: canonical, original: jobs[index].key)
+      jobs[index].serve(hit, variant: entry, spec: canonical)
       links.append(
         VariantLink(key: derivedKey, original: jobs[index].key, spec: canonical, sourceSHA256: nil))
     }
@@ -82,9 +75,8 @@ extension Fetcher {
       lock = held
       if held == nil {
         // Another job or process derives it: wait for it, then serve what it stored.
-        let idle = Duration.milliseconds(Checked.milliseconds(transfer.idleTimeout))
         lock = try? await cache.keyLocks.wait(
-          key: derivedKey, until: lockDeadline(), idle: idle, progress: { -1 })
+          key: derivedKey, until: lockDeadline(), idle: lockIdle(), progress: { -1 })
       }
     }
     defer { lock?.release() }
@@ -93,8 +85,8 @@ extension Fetcher {
       let stored = try? current(variants: [derivedKey], touch: options.touch)[derivedKey]
     {
       cache.note([.variantHits: 1])
-      job.state = .done(.success(.hit(.local(stored.entry, path: stored.path))))
-      job.served = VariantInfo(stored.entry, spec: spec.canonical, original: job.key)
+      job.serve(
+        .local(stored.entry, path: stored.path), variant: stored.entry, spec: spec.canonical)
       return job
     }
     let deriver = Deriver(limits: options.derivationLimits)
@@ -142,20 +134,24 @@ extension Fetcher {
     var pending = PendingStore(
       temporaryPath: made.path, key: key, url: job.request?.stripped ?? job.given,
       metadata: metadata)
-    let name = VariantSpec.fileName(derivedKey: key, format: made.format)
-    pending.knownFile = String(name.prefix(2)) + "/" + name
+    pending.knownFile = CacheLayout.relativeFile(
+      named: VariantSpec.fileName(derivedKey: key, format: made.format))
     pending.variant = VariantLink(
       key: key, original: job.key, spec: spec.canonical, sourceSHA256: source?.sha256)
-    do {
-      guard let result = try cache.store([pending], counting: (.derivations, .bytesDerived)).first
-      else { throw CacheError(.localIO, "no result for the stored variant") }
-      let entry = try result.get()
+    return storeAlone(pending, what: "the variant", counting: (.derivations, .bytesDerived)).map {
+      entry in
       if options.discardOriginal, source != nil { _ = try? cache.remove(key: job.key) }
-      return .success(.derived(entry, path: cache.layout.dataPath(entry.file)))
-    } catch {
-      unlink(made.path)
-      return .failure(CacheError.io("cannot store the variant", error))
+      return .derived(entry, path: cache.layout.dataPath(entry.file))
     }
+  }
+}
+
+extension Job {
+  /// Done with `hit`, the stored variant `entry` made with the canonical spec `spec`.
+  mutating func serve(_ hit: CacheHit, variant entry: CacheEntry, spec: String) {
+    state = .done(.success(.hit(hit)))
+    variant = nil
+    served = VariantInfo(entry, spec: spec, original: key)
   }
 }
 

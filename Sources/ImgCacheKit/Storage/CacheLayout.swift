@@ -45,8 +45,12 @@ public struct CacheLayout: Sendable, Equatable {
 
   /// The relative name (`ab/<md5>[.ext]`) of the file holding `key`.
   public static func relativeFile(for key: String) -> String {
-    let name = CacheKey.fileName(for: key)
-    return String(name.prefix(2)) + "/" + name
+    relativeFile(named: CacheKey.fileName(for: key))
+  }
+
+  /// The relative name of the file `name` in its shard: `ab/<name>`, by its first two digits.
+  public static func relativeFile(named name: String) -> String {
+    String(name.prefix(2)) + "/" + name
   }
 
   /// The contents of CACHEDIR.TAG (https://bford.info/cachedir/).

@@ -12,11 +12,6 @@ extension DiskCache {
     return try ([key] + variants.sorted()).compactMap { try remove(key: $0, dryRun: dryRun) }
   }
 
-  /// The links of those `keys` that are variants.
-  public func variantLinks(forKeys keys: [String]) throws -> [String: VariantLink] {
-    try index.variantLinks(forKeys: keys)
-  }
-
   /// Records the links of variants stored without one (copies from the remote tier).
   func recordVariantLinks(_ links: [VariantLink]) throws { try index.recordVariantLinks(links) }
 }

@@ -114,7 +114,7 @@ public final class DiskCache: Sendable {
   public func remove(key: String, dryRun: Bool = false) throws -> RemovedEntry? {
     guard index.exists else { return nil }
     let file = CacheLayout.relativeFile(for: key)
-    let legacy = String(file.prefix(2)) + "/" + MD5.hex(of: key)
+    let legacy = CacheLayout.relativeFile(named: MD5.hex(of: key))
     let paths = Set([layout.dataPath(file), layout.dataPath(legacy)])
     if dryRun {
       let entry = try index.entry(forKey: key)
