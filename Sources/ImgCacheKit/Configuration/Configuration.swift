@@ -152,8 +152,7 @@ public struct ResolvedConfiguration: Sendable {
       if let text = environment[key.environmentName] { values[key] = (text, key.environmentName) }
     }
     for (key, text) in flags { values[key] = (text, key.flag) }
-    let presets = values.keys.filter(\.isPreset).sorted { $0.name < $1.name }
-    for key in PolicyKey.all + presets {
+    for key in keys {
       guard let (text, origin) = values[key] else { continue }
       let applied: Bool
       do { applied = try key.apply(&configuration, text) } catch let error as CacheError {

@@ -47,15 +47,21 @@ enum VariantLinks {
     ).execute(arguments: [link.key, link.original, link.spec, link.sourceSHA256])
   }
 
-  /// The links of those `keys` that are variants.
+  /// The links of those `keys` that are variants: one query a batch of keys, none when
+  /// there is no variant at all (`list` asks for every page).
   static func links(forKeys keys: [String], _ db: Database) throws -> [String: VariantLink] {
-    let statement = try db.cachedStatement(
-      sql: "SELECT key, original, spec, source_sha256 FROM variant WHERE key = ?")
     var links = [String: VariantLink]()
-    for key in Set(keys) {
-      guard let row = try Row.fetchOne(statement, arguments: [key]) else { continue }
-      links[key] = VariantLink(
-        key: row[0], original: row[1], spec: row[2], sourceSHA256: row[3])
+    guard !keys.isEmpty,
+      try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM variant)")) == true
+    else { return links }
+    for (size, padded) in PaddedBatch.chunks(of: keys) {
+      let statement = try db.cachedStatement(
+        sql: "SELECT key, original, spec, source_sha256 FROM variant WHERE key IN ("
+          + PaddedBatch.list(of: "?", count: size) + ")")
+      for row in try Row.fetchAll(statement, arguments: StatementArguments(padded)) {
+        links[row[0]] = VariantLink(
+          key: row[0], original: row[1], spec: row[2], sourceSHA256: row[3])
+      }
     }
     return links
   }
