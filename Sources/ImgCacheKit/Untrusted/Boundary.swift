@@ -45,7 +45,11 @@ public enum Boundary {
           + #""sha256":"230d8358dc8e8890b4c58deeb62912ee2f20357ae92a5cc861b98e68fe31acb5","#
           + #""width":1,"height":2,"etag":"\"e\"","received":4102444800}"#
       ]
-    case .configLine: return ["jobs = 4  # comment", "user_agent = imgcache", "max_age = 7d"]
+    case .configLine:
+      return [
+        "jobs = 4  # comment", "user_agent = imgcache", "max_age = 7d", "max_pixels = 50000000",
+        "variant.thumb = 320x320^ webp q=75 gravity=north",
+      ]
     case .remoteStorage:
       return ["redis://:secret@127.0.0.1:6379|connect-timeout=100", "s3://bucket/p|region=x"]
     case .svg: return [#"<svg width="10" height="20" viewBox="0 0 10 20"></svg>"#]
