@@ -49,6 +49,32 @@ struct VariantCLIManagementTests {
     #expect(env.run(["query", "--resize", "40x40", url]).status == 0, "the last used stays")
   }
 
+  @Test("SIGINT during a prefetch of variants: no derivation starts after it; the run winds down")
+  func interruptedDerivations() throws {
+    let urls = (0..<80).map { _ in
+      VariantOriginals.url(VariantOriginals.large, type: "image/png").url
+    }
+    #expect(env.run(["prefetch", "-q", "-j", "16"] + urls).status == 0)
+    // -j 16: a window of 64 jobs, two derivations at a time (two cores at most): the jobs
+    // waiting for a slot would take seconds, far past the 0.8 s grace, if they still started.
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: imgcacheBinary)
+    process.arguments = ["prefetch", "-j", "16", "--resize", "64x64"] + urls
+    process.environment = env.environment
+    let stderr = Pipe()
+    (process.standardOutput, process.standardError) = (FileHandle.nullDevice, stderr)
+    try process.run()
+    let deadline = Date().addingTimeInterval(30)
+    while env.counter("derivations") ?? 0 < 2 && Date() < deadline { usleep(20_000) }
+    kill(process.processIdentifier, SIGINT)
+    let text = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 130)
+    // The summary is printed only when the work wound down before the grace ran out.
+    #expect(text.contains("prefetch interrupted"), "\(text)")
+    #expect(env.files(under: "tmp").isEmpty, "\(env.files(under: "tmp"))")
+  }
+
   @Test("remove --resize removes that variant only; remove URL the original and every variant")
   func remove() throws {
     let (url, _) = VariantOriginals.url(VariantOriginals.photo)

@@ -26,6 +26,14 @@ enum VariantOriginals {
     return name
   }()
 
+  /// A 2500×2500 PNG: a derivation that takes a while (PNG has no shrink-on-load).
+  static let large: String = {
+    let name = "variant-large.png"
+    let made = run("/usr/bin/convert", ["-size", "2500x2500", "gradient:red-blue", root + name])
+    precondition(made.status == 0, "convert failed: \(made.stderr)")
+    return name
+  }()
+
   /// The first half of ``photo``: its headers say 400×300, its scan data stops short.
   static let truncated: String = {
     let bytes = (try? [UInt8](Data(contentsOf: URL(fileURLWithPath: root + photo)))) ?? []

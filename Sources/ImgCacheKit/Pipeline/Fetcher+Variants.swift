@@ -94,14 +94,18 @@ extension Fetcher {
     do {
       let threads = derivationThreads
       made = try await derivations.run {
-        try await Blocking.run { [cache] in
+        // A run cancelled while this job waited for a slot starts no derivation (one that
+        // has started runs to its end: libvips is not interrupted).
+        guard !Task.isCancelled else { throw CacheError(.cancelled, "cancelled") }
+        return try await Blocking.run { [cache] in
           try Deriver.setConcurrency(threads)
           return try deriver.derive(original: path, spec: spec, into: cache.layout.tmpPath)
         }
       }
     } catch {
-      cache.note([.derivationFailures: 1])
-      job.state = .done(.failure(CacheError.io("cannot derive the variant", error)))
+      let failure = CacheError.io("cannot derive the variant", error)
+      if failure.kind != .cancelled { cache.note([.derivationFailures: 1]) }
+      job.state = .done(.failure(failure))
       return job
     }
     if let body = original.uncachedBody {
