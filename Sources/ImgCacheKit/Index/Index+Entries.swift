@@ -18,7 +18,7 @@ extension Index {
       var byKey = [String: CacheEntry]()
       for (size, padded) in PaddedBatch.chunks(of: keys) {
         let statement = try db.cachedStatement(sql: EntryUses.selectByKeys(count: size))
-        try EntryRows(statement, arguments: StatementArguments(padded)).forEach { entry in
+        try EntryRows(statement, arguments: StatementArguments(strings: padded)).forEach { entry in
           byKey[entry.key] = entry
         }
       }

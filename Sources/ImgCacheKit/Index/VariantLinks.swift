@@ -58,7 +58,7 @@ enum VariantLinks {
       let statement = try db.cachedStatement(
         sql: "SELECT key, original, spec, source_sha256 FROM variant WHERE key IN ("
           + PaddedBatch.list(of: "?", count: size) + ")")
-      for row in try Row.fetchAll(statement, arguments: StatementArguments(padded)) {
+      for row in try Row.fetchAll(statement, arguments: StatementArguments(strings: padded)) {
         links[row[0]] = VariantLink(
           key: row[0], original: row[1], spec: row[2], sourceSHA256: row[3])
       }
@@ -77,7 +77,7 @@ enum VariantLinks {
           WHERE variant.key IN (\(PaddedBatch.list(of: "?", count: size)))
           AND variant.source_sha256 != entry.sha256
           """)
-      for key in try String.fetchAll(statement, arguments: StatementArguments(padded)) {
+      for key in try String.fetchAll(statement, arguments: StatementArguments(strings: padded)) {
         outdated.insert(key)
       }
     }

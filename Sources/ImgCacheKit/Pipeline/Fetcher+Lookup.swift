@@ -6,13 +6,18 @@ import Foundation
 extension Fetcher {
   /// Looks `urls` up without the network: each job comes back finished (a hit, a refusal, an
   /// offline miss, an error) or ready to download. Its results are in the order of `urls`.
+  /// The stages count what they decide in one tally, noted once for the batch.
   func lookUp(_ urls: [String], options: FetchOptions) async -> [Job] {
     var jobs = urls.map { Job($0, options: options) }
+    var tally = LookupTally()
     do {
-      if let variant = options.variant { try await lookVariant(&jobs, variant, options: options) }
-      if !options.retryFailed { try refuseFailed(&jobs, options: options) }
-      try await lookLocal(&jobs, options: options)
+      if let variant = options.variant {
+        try await lookVariant(&jobs, variant, options: options, tally: &tally)
+      }
+      if !options.retryFailed { try refuseFailed(&jobs, options: options, tally: &tally) }
+      try await lookLocal(&jobs, options: options, tally: &tally)
       await askRemote(&jobs, options: options)
+      tally.countMisses(of: jobs)
       if options.mode == .refresh { try findValidators(&jobs) }
     } catch {
       let failure = CacheError.io("cannot read the cache", error)
@@ -20,6 +25,7 @@ extension Fetcher {
         jobs[index].state = .done(.failure(failure))
       }
     }
+    if !tally.counts.isEmpty { cache.note(tally.counts) }
     plan(&jobs, options: options)
     if options.retryFailed { forgetRetried(jobs) }
     return jobs
@@ -27,7 +33,8 @@ extension Fetcher {
 
   /// Stage: a URL whose request failed for good within the failed-request TTL is refused
   /// without the network (SDWebImage's failed-URL list), one query for the batch.
-  func refuseFailed(_ jobs: inout [Job], options: FetchOptions) throws {
+  func refuseFailed(_ jobs: inout [Job], options: FetchOptions, tally: inout LookupTally) throws
+  {
     let asked = jobs.indices.filter { jobs[$0].isLookup }
     let questions = asked.compactMap { index in
       jobs[index].request.map { request in
@@ -36,22 +43,23 @@ extension Fetcher {
     }
     guard !questions.isEmpty else { return }
     let refused = try cache.failures(of: questions, ttl: options.failedTTL)
-    var count: Int64 = 0
     for index in asked {
       guard let request = jobs[index].request, let failure = refused[request.stripped] else {
         continue
       }
       jobs[index].state = .done(
         .failure(RequestURL.refused(failure, display: request.display, ttl: options.failedTTL)))
-      count += 1
+      tally.counts[.blacklisted, default: 0] += 1
     }
-    if count > 0 { cache.note([.blacklisted: count]) }
   }
 
   /// Stage: the local tiers (the cache, then read-only directories), in one lookup per tier. A
   /// hit is done, a stale hit (`freshness = http`) goes to revalidation, the rest are missing.
-  /// `--reload` and `--refresh` ask no tier.
-  func lookLocal(_ jobs: inout [Job], options: FetchOptions) async throws {
+  /// `--reload` and `--refresh` ask no tier. A lookup that `touch`es is a use, and counted; one
+  /// that does not is an inspection.
+  func lookLocal(_ jobs: inout [Job], options: FetchOptions, tally: inout LookupTally)
+    async throws
+  {
     let asked = jobs.indices.filter { jobs[$0].isLookup }
     guard options.mode == .normal || options.mode == .offline else {
       for index in asked { jobs[index].state = .missing }
@@ -60,7 +68,8 @@ extension Fetcher {
     guard !asked.isEmpty else { return }
     var seen = Set<String>()
     let keys = asked.map { jobs[$0].key }.filter { seen.insert($0).inserted }
-    let hits = try await lookup(keys: keys, touch: options.touch)
+    let hits = try await lookupInTiers(keys: keys, touch: options.touch)
+    if options.touch { tally.countLookups(asked: keys.count, hits: hits.values) }
     for index in asked {
       guard let hit = hits[jobs[index].key] else {
         jobs[index].state = .missing
@@ -85,8 +94,6 @@ extension Fetcher {
     guard !urlsByKey.isEmpty else { return }
     let found = await remoteHits(keys: Array(urlsByKey.keys), urls: urlsByKey, options: options)
     guard !found.isEmpty else { return }
-    // `lookLocal` counted these as misses of the local tiers: they were hits after all.
-    cache.note([.misses: -Int64(found.count)])
     for index in jobs.indices where jobs[index].isMissing {
       guard let hit = found[jobs[index].key] else { continue }
       if case .remote(let entry, _, _) = hit, isStale(entry, options) {
@@ -138,18 +145,8 @@ extension Fetcher {
   }
 
   /// Walks the tiers in order for `keys`: each key's first hit. A failing local cache is an
-  /// error; a failing secondary tier is a miss, never a failed fetch. A lookup that `touch`es
-  /// is a use, and counted (lookups, hits, misses); one that does not is an inspection.
-  public func lookup(keys: [String], touch: Bool) async throws -> [String: CacheHit] {
-    // Noted first, so that the transaction recording the hits' use adds them: a hit then
-    // costs one write, not two.
-    if touch { cache.note([.lookups: Int64(keys.count)]) }
-    let found = try await lookupInTiers(keys: keys, touch: touch)
-    if touch { cache.note(Self.lookupCounts(asked: keys.count, hits: found.values)) }
-    return found
-  }
-
-  private func lookupInTiers(keys: [String], touch: Bool) async throws -> [String: CacheHit] {
+  /// error; a failing secondary tier is a miss, never a failed fetch.
+  func lookupInTiers(keys: [String], touch: Bool) async throws -> [String: CacheHit] {
     var found = [String: CacheHit]()
     var open = keys
     for (position, tier) in tiers.enumerated() where !open.isEmpty {
@@ -161,17 +158,6 @@ extension Fetcher {
       open = open.filter { found[$0] == nil }
     }
     return found
-  }
-
-  /// The counts of one batch of lookups besides the lookups themselves and the local hits
-  /// (with their bytes), which the transaction recording the hits' use counted.
-  static func lookupCounts(asked: Int, hits: some Collection<CacheHit>) -> [Counter: Int64] {
-    var counts: [Counter: Int64] = [.misses: Int64(asked - hits.count)]
-    for case .readOnly(let path) in hits {
-      counts[.bytesServed, default: 0] += FileIO.sizes(of: path)?.size ?? 0
-      counts[.hitsReadOnly, default: 0] += 1
-    }
-    return counts
   }
 
   /// The fingerprint of `request` made with `options` through this pipeline.

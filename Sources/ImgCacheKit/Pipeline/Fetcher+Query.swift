@@ -27,7 +27,10 @@ extension Fetcher {
     }
     var options = FetchOptions()
     (options.mode, options.touch) = (.offline, touch)
-    try await lookLocal(&jobs, options: options)
+    var tally = LookupTally()
+    try await lookLocal(&jobs, options: options, tally: &tally)
+    tally.countMisses(of: jobs)
+    if !tally.counts.isEmpty { cache.note(tally.counts) }
     let plain = urls.map { CacheKey.withoutUserinfo($0) }
     let records = try cache.index.failures(
       urls: plain, after: cache.now().addingTimeInterval(-failedTTL))

@@ -7,7 +7,9 @@ extension Fetcher {
   /// cache). A stored variant made from the original's current body is served, and the
   /// original is not looked up at all; otherwise the job goes on for its original, carrying
   /// the variant to derive.
-  func lookVariant(_ jobs: inout [Job], _ spec: VariantSpec, options: FetchOptions) async throws {
+  func lookVariant(
+    _ jobs: inout [Job], _ spec: VariantSpec, options: FetchOptions, tally: inout LookupTally
+  ) async throws {
     let asked = jobs.indices.filter { jobs[$0].isLookup }
     for index in asked { jobs[index].variant = spec }
     // `--reload` and `--refresh` ask the origin for the original; `derive` still serves a
@@ -23,7 +25,7 @@ extension Fetcher {
       guard let hit = found[derivedKey] else { continue }
       jobs[index].serve(.local(hit.entry, path: hit.path), variant: hit.entry, spec: canonical)
     }
-    if !found.isEmpty { cache.note([.variantHits: Int64(found.count)]) }
+    tally.countVariantHits(found.count)
     // The remote tier shares variants like originals: a fleet derives each once.
     var urls = [String: String]()
     for (derivedKey, index) in keys where found[derivedKey] == nil {
@@ -39,7 +41,7 @@ extension Fetcher {
     }
     if !links.isEmpty {
       try? cache.recordVariantLinks(links)
-      cache.note([.variantHits: Int64(links.count)])
+      tally.countVariantHits(links.count)
     }
   }
 

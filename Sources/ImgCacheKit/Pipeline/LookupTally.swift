@@ -1,0 +1,34 @@
+/// What the lookup stages of one batch decided, counted as they decide it and noted once for
+/// the batch when the lookup ends (``Fetcher/lookUp(_:options:)``). The local tier counts its
+/// own hits and their bytes with the uses it records; the remote tier its own per backend.
+struct LookupTally {
+  /// The counts so far.
+  var counts = [Counter: Int64]()
+  /// Whether the local tiers were asked with a use recorded (then the batch's misses count).
+  private var countsMisses = false
+
+  /// Counts a lookup of `asked` distinct keys of the local tiers that found `hits`: the
+  /// lookups, and the read-only directories' hits with their bytes.
+  mutating func countLookups(asked: Int, hits: some Collection<CacheHit>) {
+    countsMisses = true
+    counts[.lookups, default: 0] += Int64(asked)
+    for case .readOnly(let path) in hits {
+      counts[.bytesServed, default: 0] += FileIO.sizes(of: path)?.size ?? 0
+      counts[.hitsReadOnly, default: 0] += 1
+    }
+  }
+
+  /// Counts the misses: the distinct keys no tier had (the local tiers, then the remote tier),
+  /// once every tier was asked.
+  mutating func countMisses(of jobs: [Job]) {
+    guard countsMisses else { return }
+    var missing = Set<String>()
+    for job in jobs where job.isMissing { missing.insert(job.key) }
+    if !missing.isEmpty { counts[.misses, default: 0] += Int64(missing.count) }
+  }
+
+  /// Counts `count` variants served without deriving them.
+  mutating func countVariantHits(_ count: Int) {
+    if count > 0 { counts[.variantHits, default: 0] += Int64(count) }
+  }
+}
