@@ -44,8 +44,8 @@ extension DiskCache {
     guard try totals().entries == 0, try dataHoldsFiles() else { return }
     // A writer renames its body into data/ inside its write transaction, before the row
     // commits: look again while no process is writing, or a first store looks like a loss.
-    let lost = try index.writeIfExists(orIfMissing: true) { db in
-      try index.totalsInTransaction(db).entries == 0 && dataHoldsFiles()
+    let lost = try index.transactionIfExists(orIfMissing: true) { tx in
+      try tx.totals().entries == 0 && dataHoldsFiles()
     }
     if lost {
       throw CacheError(
@@ -75,15 +75,21 @@ extension DiskCache {
     return lock
   }
 
+  /// Deletes the expired entries, a batch per write transaction (least recently used first),
+  /// each batch's files unlinked inside its transaction before its rows are deleted.
   private func expire(policy: CleanPolicy, at time: Date, foreign: inout [String]) throws
     -> [RemovedEntry]
   {
     var removed = [RemovedEntry]()
     while true {
       var skipped = [String]()
-      let batch = try index.deleteExpired(
-        maxAge: policy.maxAge, at: time, limit: Self.cleanBatchSize,
-        unlink: { skipped = try unlinkData($0.map(\.file)) })
+      let batch = try index.transaction { tx in
+        let rows = try tx.expiredEntries(
+          maxAge: policy.maxAge, at: time, limit: Self.cleanBatchSize)
+        skipped = try unlinkData(rows.map(\.file))
+        try tx.delete(rows, counting: [.evictionsAge: Int64(rows.count)])
+        return rows
+      }
       foreign += skipped
       removed += batch.map(RemovedEntry.init)
       if batch.count < Self.cleanBatchSize { return removed }
@@ -127,14 +133,24 @@ extension DiskCache {
     }
   }
 
+  /// Deletes least recently used entries until `goal` is met, a batch of rows considered per
+  /// write transaction against the totals inside it; the victims' files are unlinked inside
+  /// the transaction before their rows are deleted.
   private func trim(policy: CleanPolicy, foreign: inout [String]) throws -> [RemovedEntry] {
     let goal = TrimGoal(policy: policy, totals: try totals())
     var removed = [RemovedEntry]()
     while true {
       var skipped = [String]()
-      let (batch, exhausted) = try index.deleteLeastRecentlyUsed(
-        limit: Self.cleanBatchSize, choose: { goal.victims(of: $1, from: $0) },
-        unlink: { skipped = try unlinkData($0.map(\.file)) })
+      let (batch, exhausted) = try index.transaction { tx in
+        let rows = try tx.leastRecentlyUsed(limit: Self.cleanBatchSize)
+        let chosen = goal.victims(of: rows, from: try tx.totals())
+        let victims = chosen.map(\.0)
+        skipped = try unlinkData(victims.map(\.file))
+        try tx.delete(
+          victims,
+          counting: Dictionary(chosen.map { ($0.1, Int64(1)) }, uniquingKeysWith: +))
+        return (victims, rows.count < Self.cleanBatchSize)
+      }
       foreign += skipped
       removed += batch.map(RemovedEntry.init)
       if batch.isEmpty || exhausted { return removed }
@@ -168,7 +184,7 @@ extension DiskCache {
 
   /// Makes rows equal files, one shard at a time under the write lock: files without a row are
   /// removed, rows without a file are dropped. A shard that is a link is reported, never
-  /// entered (its rows stay).
+  /// entered (its rows stay). A dry run reads in a read transaction and changes nothing.
   private func reconcileFiles(dryRun: Bool) throws
     -> (orphans: [String], missing: [String], foreign: [String])
   {
@@ -181,14 +197,26 @@ extension DiskCache {
         foreign.append("data/" + shard)
         continue
       }
-      // Listed inside the transaction: a listing taken before it misses a file another
-      // process stores meanwhile, and its new row would be dropped as missing (an orphan).
-      let (found, gone) = try index.reconcile(
-        shard: shard, dryRun: dryRun,
-        listFiles: { Set(try directory.names().map { shard + "/" + $0 }) },
-        unlinkOrphans: { files in
-          for file in files { try directory.unlink(String(file.dropFirst(3))) }
-        })
+      let reconcile = { (tx: IndexTransaction) throws -> ([String], [String]) in
+        // Listed inside the transaction: a listing taken before it misses a file another
+        // process stores meanwhile, and its new row would be dropped as missing (an orphan).
+        let onDisk = Set(try directory.names().map { shard + "/" + $0 })
+        let indexed = try tx.files(inShard: shard)
+        let orphans = onDisk.subtracting(indexed).sorted()
+        if !dryRun {
+          for file in orphans { try directory.unlink(String(file.dropFirst(3))) }
+          try tx.increment([.orphansSwept: Int64(orphans.count)])
+        }
+        let goneFiles = indexed.subtracting(onDisk)
+        guard !goneFiles.isEmpty else { return (orphans, []) }
+        let gone = try tx.entries(withFiles: goneFiles)
+        if !dryRun { try tx.delete(gone) }
+        return (orphans, gone.map(\.file))
+      }
+      let (found, gone) =
+        dryRun
+        ? try index.readTransaction(orIfMissing: ([], []), reconcile)
+        : try index.transaction(reconcile)
       orphans += found
       missing += gone
     }

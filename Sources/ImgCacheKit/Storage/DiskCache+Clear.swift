@@ -26,10 +26,14 @@ extension DiskCache {
       return ClearReport(removed: .zero, failedURLs: 0, dryRun: false)
     }
     let trash = Self.trashPrefix + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-    let (removed, failures) = try index.clear(includingFailures: includingFailedURLs) {
+    // One transaction: data/ is swapped for an empty folder while the rows go, so no process
+    // sees rows without files or files without rows.
+    let (removed, failures) = try index.transaction { tx in
+      let failures = includingFailedURLs ? try tx.deleteAllFailures() : 0
       // A rename never follows the link it renames; the trash stays inside $DIR.
       if root.status("data") != nil { try root.rename("data", to: trash) }
       try CacheLayout.makeDirectory(layout.dataDirectory.path)
+      return (try tx.deleteAllEntries(), failures)
     }
     forgetPreparedShards()
     try root.removeTree(trash)

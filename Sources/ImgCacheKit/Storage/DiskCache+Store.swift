@@ -61,9 +61,11 @@ extension DiskCache {
     return try result.get()
   }
 
-  /// Stores many bodies in one write transaction (a prefetch's batched index writes). Each
-  /// item succeeds or fails on its own; a failed item's temporary file is removed. Throws when
-  /// the transaction itself fails.
+  /// Stores many bodies in one write transaction (a prefetch's batched index writes): each
+  /// body is renamed into `data/`, then its row written, so the row and the file appear
+  /// together to every process. Each item succeeds or fails on its own (a body that cannot be
+  /// placed leaves no row; the others are stored); a failed item's temporary file is removed.
+  /// Throws when the transaction itself fails.
   public func store(_ items: [PendingStore]) throws -> [Result<CacheEntry, CacheError>] {
     try store(items, counting: (.downloads, .bytesDownloaded))
   }
@@ -96,13 +98,19 @@ extension DiskCache {
             allocated: sizes.allocated, metadata: item.metadata, at: time)
         ))
     }
-    var links = [Int: VariantLink]()
-    for (position, (item, _)) in ready.enumerated() { links[position] = items[item].variant }
-    let stored = try index.store(ready.map(\.1), counting: counters, links: links) {
-      position, entry in
-      try moveIntoPlace(items[ready[position].0].temporaryPath, file: entry.file)
+    try index.transaction { tx in
+      var batch = try tx.storeBatch(counting: counters)
+      for (position, entry) in ready {
+        let item = items[position]
+        do { try moveIntoPlace(item.temporaryPath, file: entry.file) } catch {
+          results[position] = .failure(
+            CacheError.io("cannot store the body", error, url: entry.url))
+          continue
+        }
+        results[position] = .success(try batch.store(entry, link: item.variant))
+      }
+      try batch.finish()
     }
-    for ((position, _), result) in zip(ready, stored) { results[position] = result }
     var final = [Result<CacheEntry, CacheError>]()
     for (item, result) in zip(items, results) {
       let outcome = result ?? .failure(CacheError(.localIO, "not stored", url: item.url))

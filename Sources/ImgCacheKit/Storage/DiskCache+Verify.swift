@@ -85,10 +85,14 @@ extension DiskCache {
     return report
   }
 
+  /// Checks one shard in a write transaction: its rows against the files listed inside it;
+  /// with `repair`, the orphans are unlinked, then the rows without a file dropped and the
+  /// sizes recorded, in that transaction.
   private func verify(
     shard: String, in directory: OpenDirectory, repair: Bool, into report: inout VerifyReport
   ) throws {
-    let findings = try index.verify(shard: shard, repair: repair) { rows in
+    let findings = try index.transactionIfExists(orIfMissing: ShardFindings()) { tx in
+      let rows = try tx.entries(inShard: shard)
       var findings = ShardFindings(checked: rows.count)
       let names = Set(try directory.names())
       var indexed = Set<String>()
@@ -107,9 +111,11 @@ extension DiskCache {
         }
       }
       findings.orphans = names.subtracting(indexed).sorted().map { shard + "/" + $0 }
-      if repair {
-        for orphan in findings.orphans { try directory.unlink(String(orphan.dropFirst(3))) }
-      }
+      guard repair else { return findings }
+      for orphan in findings.orphans { try directory.unlink(String(orphan.dropFirst(3))) }
+      try tx.delete(findings.missing)
+      try tx.recordSizes(findings.resized)
+      try tx.increment([.orphansSwept: Int64(findings.orphans.count)])
       return findings
     }
     report.entries += findings.checked
@@ -142,11 +148,21 @@ extension DiskCache {
         } else {
           report.notImages.add(entry.url)
         }
-        if repair {
-          _ = try index.dropIfUnchanged(entry) { _ = try unlinkData([entry.file]) }
-        }
+        if repair { try dropIfUnchanged(entry) }
       }
     } while cursor != nil
+  }
+
+  /// Deletes the row of `entry` and its file, in one write transaction, when the row still
+  /// describes the same body (not replaced since it was read).
+  private func dropIfUnchanged(_ entry: CacheEntry) throws {
+    try index.transactionIfExists(orIfMissing: ()) { tx in
+      guard let row = try tx.entry(forKey: entry.key), row.file == entry.file,
+        row.size == entry.size, row.sha256 == entry.sha256
+      else { return }
+      _ = try unlinkData([entry.file])
+      try tx.delete([row])
+    }
   }
 
   /// The SHA-256 of an entry's body and whether it is still an image; nil when the file is
@@ -169,6 +185,16 @@ extension DiskCache {
     }
     return (sha256, image?.hasPixels ?? false)
   }
+}
+
+/// What `verify` found in one shard: rows without a file, files without a row, and rows whose
+/// recorded sizes differ from their file's.
+private struct ShardFindings {
+  var checked = 0
+  var missing = [CacheEntry]()
+  /// Files as `ab/<name>`.
+  var orphans = [String]()
+  var resized = [(entry: CacheEntry, size: Int64, allocated: Int64)]()
 }
 
 /// The shard directories of `data/`, each opened once (never through a link).

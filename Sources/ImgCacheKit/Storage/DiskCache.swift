@@ -50,7 +50,12 @@ public final class DiskCache: Sendable {
     guard let entry = try index.entry(forKey: key) else { return nil }
     let path = layout.dataPath(entry.file)
     guard FileIO.isFile(path) else {
-      try index.dropEntry(key: key) { !FileIO.isFile(layout.dataPath($0.file)) }
+      // Looked at again in a write transaction: another process may have stored it meanwhile.
+      try index.transactionIfExists(orIfMissing: ()) { tx in
+        guard let entry = try tx.entry(forKey: key), !FileIO.isFile(layout.dataPath(entry.file))
+        else { return }
+        try tx.delete([entry])
+      }
       return nil
     }
     guard touch else { return .local(entry, path: path) }
@@ -108,8 +113,9 @@ public final class DiskCache: Sendable {
 
   // MARK: Remove, totals, counters
 
-  /// Removes `key`: its row, its file and the legacy no-extension file. Returns the removed row,
-  /// or nil when nothing was there.
+  /// Removes `key`: its row, its file and the legacy no-extension file, in one write transaction
+  /// (the files unlinked before the row is deleted). Returns the removed row, or nil when
+  /// nothing was there.
   @discardableResult
   public func remove(key: String, dryRun: Bool = false) throws -> RemovedEntry? {
     guard index.exists else { return nil }
@@ -121,14 +127,17 @@ public final class DiskCache: Sendable {
       let hasFile = paths.contains(where: FileIO.isFile)
       return entry.map(RemovedEntry.init) ?? (hasFile ? RemovedEntry(key: key, file: file) : nil)
     }
-    let (entry, removedFile) = try index.removeEntry(key: key) { entry in
+    let (entry, removedFile) = try index.transactionIfExists(orIfMissing: (nil, false)) {
+      tx -> (CacheEntry?, Bool) in
+      let entry = try tx.entry(forKey: key)
       // A variant's file is named by the format it was made in, not by its key.
       let files = Set([file, legacy] + (entry.map { [$0.file] } ?? []))
       let present = files.contains { FileIO.isFile(layout.dataPath($0)) }
       if let shard = try unlinkData(Array(files)).first {
         throw CacheLayout.foreign(layout.root.path + "/" + shard)
       }
-      return present
+      if let entry { try tx.delete([entry], counting: [.evictionsRemove: 1]) }
+      return (entry, present)
     }
     if let entry { return RemovedEntry(entry) }
     return removedFile ? RemovedEntry(key: key, file: file) : nil

@@ -1,0 +1,100 @@
+import GRDB
+
+/// A batch of stores in one transaction (``IndexTransaction/storeBatch(counting:)``): its
+/// statements prepared once per transaction, and the totals and counts its stores add, written
+/// by ``finish()``. Storage places each body in `data/` and then calls ``store(_:link:)``, so
+/// the row and the file appear together to every process; a body that cannot be placed is
+/// never stored here, and fails alone.
+///
+/// Like its transaction, valid only inside the closure the transaction was handed to.
+struct StoreBatch {
+  private typealias Columns = CacheEntry.Columns
+
+  private let db: Database
+  private let counters: (stored: Counter, bytes: Counter)
+  private let previous: Statement
+  private let upsert: Statement
+  /// Deletes a stored URL's failure records; nil when there is none in the table.
+  private let forget: Statement?
+  /// Deletes a stored key's partial-download record; nil when there is none in the table.
+  private let complete: Statement?
+  private var delta = CacheTotals.zero
+  private var stored: Int64 = 0
+  private var bytes: Int64 = 0
+
+  /// Prepares the statements of a batch in `db`'s transaction (one query each for the failure
+  /// and partial-download tables: whether they hold any row).
+  fileprivate init(_ db: Database, counting counters: (stored: Counter, bytes: Counter)) throws {
+    self.db = db
+    self.counters = counters
+    previous = try db.cachedStatement(sql: Self.previousSQL)
+    upsert = try db.cachedStatement(sql: Self.upsertSQL)
+    // Most stores have no failure record or partial body to forget: two statements per body
+    // saved by asking once whether there is any.
+    forget = try Self.statement(
+      ifAnyIn: "failed_request", "DELETE FROM failed_request WHERE url = ?", db)
+    complete = try Self.statement(
+      ifAnyIn: "partial_download", "DELETE FROM partial_download WHERE key = ?", db)
+  }
+
+  /// Inserts or replaces the row of `entry`, whose body storage has placed in `data/` in this
+  /// transaction, with the variant's `link` when it is one. A replaced entry keeps its use
+  /// count (its recorded uses folded into the new row); the URL's failure records and the
+  /// key's partial-download record are forgotten. Returns the entry as stored.
+  mutating func store(_ entry: CacheEntry, link: VariantLink?) throws -> CacheEntry {
+    var entry = entry
+    let old = try Row.fetchOne(previous, arguments: [entry.key])
+    if let old {
+      entry.accessCount = old[2]
+      try EntryUses.forget(key: entry.key, db)
+    }
+    try upsert.execute(arguments: StatementArguments(entry.values))
+    if let link { try VariantLinks.record(link, db) }
+    try forget?.execute(arguments: [entry.url])
+    try complete?.execute(arguments: [entry.key])
+    delta.entries += old == nil ? 1 : 0
+    delta.bytes += entry.size - (old?[0] ?? 0)
+    delta.allocated += entry.allocated - (old?[1] ?? 0)
+    stored += 1
+    bytes += entry.size
+    return entry
+  }
+
+  /// Adds the totals and counts of the batch's stores: called once, after the last store.
+  func finish() throws {
+    try IndexSchema.adjustTotals(db, by: delta)
+    try IndexSchema.increment([counters.stored: stored, counters.bytes: bytes], db)
+  }
+
+  /// The size, allocated size and use count (recorded uses included) of a stored key.
+  private static let previousSQL =
+    "SELECT entry.size, entry.allocated, entry.access_count + "
+    + "COALESCE(entry_use.access_count, 0) FROM \(EntryUses.joined) WHERE entry.key = ?"
+
+  /// Inserts an entry, or replaces every column but its key (built once, not per store).
+  private static let upsertSQL = {
+    let names = Columns.all.map(\.name)
+    return """
+      INSERT INTO entry (\(names.joined(separator: ", ")))
+      VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))
+      ON CONFLICT(key) DO UPDATE SET
+      \(names.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
+      """
+  }()
+
+  /// The statement `sql` when `table` has any row (in the caller's transaction), else nil.
+  private static func statement(ifAnyIn table: String, _ sql: String, _ db: Database) throws
+    -> Statement?
+  {
+    let any = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM \(table))")
+    return try Bool.fetchOne(any) == true ? try db.cachedStatement(sql: sql) : nil
+  }
+}
+
+extension IndexTransaction {
+  /// A batch of stores in this transaction, counted under `counters` (downloads, or a remote
+  /// copy's remote hits) when it is finished.
+  func storeBatch(counting counters: (stored: Counter, bytes: Counter)) throws -> StoreBatch {
+    try StoreBatch(db, counting: counters)
+  }
+}

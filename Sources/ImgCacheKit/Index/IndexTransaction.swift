@@ -1,0 +1,144 @@
+import Foundation
+import GRDB
+
+/// One transaction of the index, handed to storage (docs/architecture.md, Layers): `Index`
+/// opens it, `DiskCache` orders its file work (a rename into `data/`, unlinks, a shard listed,
+/// `data/` swapped for an empty folder) between the row operations below, so that a row and its
+/// file change together for every process; the index never calls back into storage.
+///
+/// Valid only inside the closure it was handed to (``Index/transaction(_:)``,
+/// ``Index/transactionIfExists(orIfMissing:_:)``, ``Index/readTransaction(orIfMissing:_:)``):
+/// never stored, returned or used on another thread. In a read transaction only its reading
+/// methods may be called (a write throws).
+struct IndexTransaction {
+  private typealias Columns = CacheEntry.Columns
+
+  /// The connection, inside its transaction: for the index's own files, never for storage.
+  let db: Database
+
+  /// The page cache of a clean's transactions, in KiB: a batch dirties pages all over the table
+  /// and its indexes, and with SQLite's default (2 MiB) they spill to the WAL before commit and
+  /// are written and read again several times.
+  private static let cleanCacheKiB = 32_768
+
+  /// Prepares a batch of `clean`: raises the connection's page cache to ``cleanCacheKiB``
+  /// (kept for the process: a clean) and merges the uses recorded by every process
+  /// (``EntryUses``), so the batch reads the latest LRU order.
+  private func prepareCleanBatch() throws {
+    try db.execute(sql: "PRAGMA cache_size = -\(Self.cleanCacheKiB)")
+    try EntryUses.merge(db)
+  }
+
+  // MARK: Reading
+
+  /// The running totals.
+  func totals() throws -> CacheTotals { try IndexSchema.totals(db) }
+
+  /// The row of `key`, its recorded uses folded in (``EntryUses``).
+  func entry(forKey key: String) throws -> CacheEntry? { try EntryUses.entry(forKey: key, db) }
+
+  /// Up to `limit` entries expired at `time` (``Index/expired(maxAge:at:)``), least recently
+  /// used first. The first call of a clean's batch: it merges the recorded uses first, on a
+  /// larger page cache.
+  func expiredEntries(maxAge: TimeInterval, at time: Date, limit: Int) throws -> [CacheEntry] {
+    try prepareCleanBatch()
+    return try CacheEntry.filter(Index.expired(maxAge: maxAge, at: time))
+      .order(Columns.lastAccess).limit(limit).fetchAll(db)
+  }
+
+  /// The `limit` least recently used entries (the oldest stored first among equal uses). The
+  /// first call of a clean's batch: it merges the recorded uses first, on a larger page cache.
+  func leastRecentlyUsed(limit: Int) throws -> [CacheEntry] {
+    try prepareCleanBatch()
+    return try CacheEntry.order(Columns.lastAccess, Columns.created).limit(limit).fetchAll(db)
+  }
+
+  /// The rows whose file is in shard `ab` (`ab/…`), as a range of the `entry_file` index.
+  private static func inShard(_ shard: String) -> SQLExpression {
+    Columns.file > shard + "/" && Columns.file < shard + "0"
+  }
+
+  /// The rows of shard `shard` (`ab`).
+  func entries(inShard shard: String) throws -> [CacheEntry] {
+    try CacheEntry.filter(Self.inShard(shard)).fetchAll(db)
+  }
+
+  /// The files (`ab/<name>`) of the rows of shard `shard`.
+  func files(inShard shard: String) throws -> Set<String> {
+    try String.fetchSet(db, CacheEntry.select(Columns.file).filter(Self.inShard(shard)))
+  }
+
+  /// The rows whose file is one of `files` (`ab/<name>`).
+  func entries(withFiles files: Set<String>) throws -> [CacheEntry] {
+    try CacheEntry.filter(files.contains(Columns.file)).fetchAll(db)
+  }
+
+  // MARK: Writing
+
+  /// Deletes `rows` (adjusting the totals), then adds `counts` to the counters.
+  func delete(_ rows: [CacheEntry], counting counts: [Counter: Int64] = [:]) throws {
+    try IndexSchema.delete(rows, db)
+    try increment(counts)
+  }
+
+  /// Adds `amounts` to the persistent counters.
+  func increment(_ amounts: [Counter: Int64]) throws {
+    try IndexSchema.increment(amounts, db)
+  }
+
+  /// Records the sizes measured on disk of rows whose recorded ones differ, adjusting the
+  /// totals.
+  func recordSizes(_ resized: [(entry: CacheEntry, size: Int64, allocated: Int64)]) throws {
+    var delta = CacheTotals.zero
+    let update = try db.cachedStatement(
+      sql: "UPDATE entry SET size = ?, allocated = ? WHERE key = ?")
+    for (entry, size, allocated) in resized {
+      try update.execute(arguments: [size, allocated, entry.key])
+      delta.bytes += size - entry.size
+      delta.allocated += allocated - entry.allocated
+    }
+    try IndexSchema.adjustTotals(db, by: delta)
+  }
+
+  /// Deletes every failure record; returns how many there were.
+  func deleteAllFailures() throws -> Int { try FailedURL.deleteAll(db) }
+
+  /// Deletes every entry, their uses and the partial-download records, counted as evictions of
+  /// `clear`; returns the totals before.
+  func deleteAllEntries() throws -> CacheTotals {
+    let totals = try IndexSchema.totals(db)
+    // The uses first: the trigger of each deleted entry then finds an empty table.
+    try db.execute(sql: "DELETE FROM entry_use")
+    try CacheEntry.deleteAll(db)
+    try db.execute(sql: "DELETE FROM partial_download")
+    try IndexSchema.increment([.evictionsClear: Int64(totals.entries)], db)
+    try IndexSchema.adjustTotals(
+      db,
+      by: CacheTotals(
+        entries: -totals.entries, bytes: -totals.bytes, allocated: -totals.allocated))
+    return totals
+  }
+}
+
+extension Index {
+  /// Runs `body` in an IMMEDIATE write transaction (``write(_:)``: the cache created when
+  /// needed, the noted counts and uses added), handing it the transaction.
+  func transaction<T>(_ body: (IndexTransaction) throws -> T) throws -> T {
+    try write { db in try body(IndexTransaction(db: db)) }
+  }
+
+  /// Runs `body` in a write transaction when the cache exists; returns `empty` when it does not.
+  func transactionIfExists<T>(orIfMissing empty: T, _ body: (IndexTransaction) throws -> T)
+    throws -> T
+  {
+    try writeIfExists(orIfMissing: empty) { db in try body(IndexTransaction(db: db)) }
+  }
+
+  /// Runs `body` in a read transaction (``read(orIfMissing:_:)``), handing it the transaction,
+  /// whose reading methods only may be called; returns `empty` when the cache does not exist.
+  func readTransaction<T>(orIfMissing empty: T, _ body: (IndexTransaction) throws -> T)
+    throws -> T
+  {
+    try read(orIfMissing: empty) { db in try body(IndexTransaction(db: db)) }
+  }
+}
