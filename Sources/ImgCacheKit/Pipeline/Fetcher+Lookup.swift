@@ -33,8 +33,7 @@ extension Fetcher {
 
   /// Stage: a URL whose request failed for good within the failed-request TTL is refused
   /// without the network (SDWebImage's failed-URL list), one query for the batch.
-  func refuseFailed(_ jobs: inout [Job], options: FetchOptions, tally: inout LookupTally) throws
-  {
+  func refuseFailed(_ jobs: inout [Job], options: FetchOptions, tally: inout LookupTally) throws {
     let asked = jobs.indices.filter { jobs[$0].isLookup }
     let questions = asked.compactMap { index in
       jobs[index].request.map { request in
