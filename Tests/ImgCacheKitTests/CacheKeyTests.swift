@@ -96,4 +96,36 @@ struct CacheKeyTests {
     #expect(URLText.schemeSeparator(in: "") == nil)
     #expect(URLText.host(of: "http://u:p@Host.Example:81/x") == "host.example:81")
   }
+
+  @Test("a request URL's one-pass check accepts only what the full checks accept unchanged")
+  func plainURLs() throws {
+    let samples = [
+      "http://a.example/x.png", "HTTPS://A.example:8443/x?y=1#z", "http://[::1]:80/x",
+      "http://a.example", "https://a.example/p a t h.png", "http://u:p@a.example/x",
+      "http://:80/x", "http:///x", "ftp://a.example/x", "http:/a.example", "http://a b/x",
+      "http://a.example/\u{7F}", "http://a.example/\u{85}", "http://ä.example/x",
+      "httpx://a.example/x", "https://a.example/x\ty", "http://a@b/x", "http://a.example?@x",
+      "http://a.example#@", "http://", "https://", "", "http://::/x", "http://a/@x",
+    ]
+    // Every sample, and every one of its prefixes and single-byte changes.
+    var urls = Set(samples)
+    for sample in samples {
+      let bytes = Array(sample.utf8)
+      for end in bytes.indices { urls.insert(String(decoding: bytes[..<end], as: UTF8.self)) }
+      for position in bytes.indices {
+        for byte: UInt8 in [0x00, 0x0A, 0x20, 0x23, 0x2F, 0x3A, 0x3F, 0x40, 0x7F, 0xC3] {
+          var changed = bytes
+          changed[position] = byte
+          urls.insert(String(decoding: changed, as: UTF8.self))
+        }
+      }
+    }
+    var plain = 0
+    for url in urls where RequestURL.isPlain(url) {
+      plain += 1
+      let parts = try RequestURL.takeApart(url)
+      #expect(parts.stripped == url && parts.display == url && parts.credentials == nil, "\(url)")
+    }
+    #expect(plain > 100 && plain < urls.count)
+  }
 }

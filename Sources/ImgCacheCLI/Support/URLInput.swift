@@ -35,6 +35,8 @@ final class URLLines: URLSource {
   private var start = 0
   private var finished = false
   private var lineNumber = 0
+  /// Whether the last read returned less than it could: the input was drained a moment ago.
+  private var drained = false
   /// Whether lines without a URL come out as ``URLSourceItem/blank(line:)``.
   private let reportsBlankLines: Bool
 
@@ -106,6 +108,12 @@ final class URLLines: URLSource {
   /// Whether `descriptor` has input (or its end) to read; with `wait`, polls until it does or
   /// the calling task is cancelled (then false).
   private func ready(_ descriptor: Int32, wait: Bool) throws -> Bool {
+    // A short read drained the input a moment ago: what comes next joins the next batch, so a
+    // co-process's line costs one poll, not two.
+    if !wait && drained {
+      drained = false
+      return false
+    }
     var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
     while true {
       let count = poll(&poller, 1, wait ? 100 : 0)
@@ -125,6 +133,7 @@ final class URLLines: URLSource {
     let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
     if count < 0 && errno == EINTR { return }
     guard count >= 0 else { throw CacheError.posixError("cannot read URL list \(name)", errno) }
+    drained = count < chunk.count
     if count == 0 { finished = true } else { buffer += chunk[..<count] }
   }
 }
