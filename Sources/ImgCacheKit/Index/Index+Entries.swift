@@ -14,7 +14,7 @@ extension Index {
   func entries(forKeys keys: [String]) throws -> [CacheEntry] {
     guard !keys.isEmpty else { return [] }
     let byKey: [String: CacheEntry] = try peek(orIfMissing: [:]) { db in
-      var byKey = [String: CacheEntry]()
+      var byKey = [String: CacheEntry](minimumCapacity: keys.count)
       for (size, padded) in PaddedBatch.chunks(of: keys) {
         let statement = try db.cachedStatement(sql: EntryUses.selectByKeys(count: size))
         try EntryRows(statement, arguments: StatementArguments(strings: padded)).forEach { entry in
@@ -23,7 +23,15 @@ extension Index {
       }
       return byKey
     }
-    return keys.compactMap { byKey[$0].map(withWaitingUses) }
+    // The waiting uses taken once (a copy that shares storage), not under the lock per row.
+    let waiting = waitingUses()
+    var entries = [CacheEntry]()
+    entries.reserveCapacity(byKey.count)
+    for key in keys {
+      guard let entry = byKey[key] else { continue }
+      entries.append(waiting.isEmpty ? entry : entry.with(waiting[key]))
+    }
+    return entries
   }
 
   /// Records a revalidation (304) of `key` at `time`: new validators when the server sent them,

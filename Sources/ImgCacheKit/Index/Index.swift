@@ -160,13 +160,12 @@ final class Index: Sendable {
     if due && !writeNotedDirectly() { try write { _ in } }
   }
 
+  /// This process's waiting uses, by key (a copy sharing storage: one lock for a batch).
+  func waitingUses() -> [String: PendingWrites.Use] { noted.withLock { $0.uses } }
+
   /// `entry` as it will be once this process's waiting uses of it are written.
   func withWaitingUses(_ entry: CacheEntry) -> CacheEntry {
-    guard let use = noted.withLock({ $0.uses[entry.key] }) else { return entry }
-    var updated = entry
-    updated.lastAccess = max(entry.lastAccess, Date(timeIntervalSince1970: use.time))
-    updated.accessCount += Int(use.count)
-    return updated
+    entry.with(noted.withLock { $0.uses[entry.key] })
   }
 
   /// Merges every use recorded so far into the entries' rows — this process's waiting uses

@@ -73,3 +73,14 @@ struct PendingWrites {
     try IndexSchema.increment(named: named, db)
   }
 }
+
+extension CacheEntry {
+  /// The entry with `use` (this process's waiting uses of it, if any) folded in.
+  func with(_ use: PendingWrites.Use?) -> CacheEntry {
+    guard let use else { return self }
+    var updated = self
+    updated.lastAccess = max(lastAccess, Date(timeIntervalSince1970: use.time))
+    updated.accessCount += Int(use.count)
+    return updated
+  }
+}

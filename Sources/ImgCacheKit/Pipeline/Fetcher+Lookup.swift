@@ -150,7 +150,8 @@ extension Fetcher {
     var open = keys
     for (position, tier) in tiers.enumerated() where !open.isEmpty {
       do {
-        found.merge(try await tier.lookup(keys: open, touch: touch)) { first, _ in first }
+        let hits = try await tier.lookup(keys: open, touch: touch)
+        if found.isEmpty { found = hits } else { found.merge(hits) { first, _ in first } }
       } catch  where position > 0 {
         continue
       }

@@ -149,6 +149,7 @@ public struct Prefetcher: Sendable {
         let batch = run.readBatch(input, size: batchSize)
         if batch.isEmpty { break }
         var answered = [PrefetchEvent]()
+        answered.reserveCapacity(batch.count)
         for job in await fetcher.lookUp(batch, options: options) {
           guard !job.isFinished else {
             answered.append(run.record(job.result))

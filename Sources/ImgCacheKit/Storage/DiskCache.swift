@@ -68,16 +68,27 @@ public final class DiskCache: Sendable {
   /// Looks up many keys in one read transaction; returns the hits whose file exists. With
   /// `touch`, records every hit's use in one write transaction.
   public func hits(forKeys keys: [String], touch: Bool) throws -> [String: CacheHit] {
-    var found = try index.entries(forKeys: keys).filter { FileIO.isFile(layout.dataPath($0.file)) }
-    if touch && !found.isEmpty {
-      let time = try self.touch(keys: found.map(\.key), served: found.reduce(0) { $0 + $1.size })
-      for i in found.indices {
-        found[i].lastAccess = time
-        found[i].accessCount += 1
-      }
+    let entries = try index.entries(forKeys: keys)
+    var found = [(entry: CacheEntry, path: String)]()
+    found.reserveCapacity(entries.count)
+    for entry in entries {
+      let path = layout.dataPath(entry.file)
+      if FileIO.isFile(path) { found.append((entry, path)) }
     }
-    var hits = [String: CacheHit]()
-    for entry in found { hits[entry.key] = .local(entry, path: layout.dataPath(entry.file)) }
+    var time: Date?
+    if touch && !found.isEmpty {
+      time = try self.touch(
+        keys: found.map { $0.entry.key }, served: found.reduce(0) { $0 + $1.entry.size })
+    }
+    var hits = [String: CacheHit](minimumCapacity: found.count)
+    for (entry, path) in found {
+      var used = entry
+      if let time {
+        used.lastAccess = time
+        used.accessCount += 1
+      }
+      hits[entry.key] = .local(used, path: path)
+    }
     return hits
   }
 
