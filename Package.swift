@@ -28,6 +28,7 @@ let package = Package(
       dependencies: [
         "CCurl", "COpenSSL", "CHiredis", "CVips",
         .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
         .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
       ]),
     .target(

@@ -34,22 +34,3 @@ struct StatementColumns: ColumnReader {
     return value
   }
 }
-
-/// The entries a statement selects (``CacheEntry/selectList`` or ``EntryUses/mergedSelectList``),
-/// decoded from the statement itself (``StatementColumns``).
-final class EntryRows: DatabaseCursor {
-  typealias Element = CacheEntry
-  let _statement: Statement
-  var _isDone = false
-
-  /// Runs `statement` with `arguments`. (Not `setUncheckedArguments`, which traps when the
-  /// statement's previous run failed.)
-  init(_ statement: Statement, arguments: StatementArguments) throws {
-    _statement = statement
-    try statement.setArguments(arguments)
-  }
-
-  func _element(sqliteStatement: SQLiteStatement) throws -> CacheEntry {
-    try CacheEntry(columns: StatementColumns(statement: sqliteStatement))
-  }
-}

@@ -58,11 +58,19 @@ enum EntryUses {
           last_access = max(last_access, excluded.last_access),
           access_count = access_count + excluded.access_count
           """)
-    var arguments = [(any DatabaseValueConvertible)?]()
-    arguments.reserveCapacity(3 * size)
-    for (key, use) in uses { arguments += [key, use.time, use.count] }
-    arguments += repeatElement(nil, count: 3 * (size - uses.count))
-    try statement.execute(arguments: StatementArguments(arguments))
+    let direct = DirectStatement(statement)
+    var parameter: Int32 = 1
+    for (key, use) in uses {
+      try direct.bind(key, at: parameter)
+      try direct.bind(use.time, at: parameter + 1)
+      try direct.bind(use.count, at: parameter + 2)
+      parameter += 3
+    }
+    while parameter <= 3 * size {
+      try direct.bindNull(at: parameter)
+      parameter += 1
+    }
+    try direct.run()
   }
 
   /// Whether any use waits in the table.

@@ -16,8 +16,11 @@ extension Index {
     let byKey: [String: CacheEntry] = try peek(orIfMissing: [:]) { db in
       var byKey = [String: CacheEntry](minimumCapacity: keys.count)
       for (size, padded) in PaddedBatch.chunks(of: keys) {
-        let statement = try db.cachedStatement(sql: EntryUses.selectByKeys(count: size))
-        try EntryRows(statement, arguments: StatementArguments(strings: padded)).forEach { entry in
+        let statement = DirectStatement(
+          try db.cachedStatement(sql: EntryUses.selectByKeys(count: size)))
+        for (index, key) in padded.enumerated() { try statement.bind(key, at: Int32(index + 1)) }
+        try statement.run { row in
+          let entry = try CacheEntry(columns: StatementColumns(statement: row))
           byKey[entry.key] = entry
         }
       }

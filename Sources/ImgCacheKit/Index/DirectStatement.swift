@@ -1,0 +1,61 @@
+import GRDB
+import GRDBSQLite
+
+/// A cached statement run straight through SQLite's C API — bound, stepped, reset — for the two
+/// statements every URL pays: the lookup of entries by key and the recording of uses. GRDB's
+/// `StatementArguments` go through a generic map that boxes each value (≈1,400 instructions a
+/// value, three a use) and its cursor adds its own bookkeeping; here a value costs one
+/// `sqlite3_bind_*`. SQLite's C API is used in `Index/` only, and only here.
+struct DirectStatement {
+  /// SQLite's "copy the text now" destructor.
+  private static let transient = unsafeBitCast(
+    OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+
+  private let handle: SQLiteStatement
+
+  /// `statement` (a GRDB statement of the connection whose closure runs now), reset.
+  init(_ statement: Statement) {
+    handle = statement.sqliteStatement
+    sqlite3_reset(handle)
+  }
+
+  /// Binds `value` to parameter `index` (from 1).
+  func bind(_ value: String, at index: Int32) throws {
+    try check(value.withCString { sqlite3_bind_text(handle, index, $0, -1, Self.transient) })
+  }
+
+  /// Binds `value` to parameter `index` (from 1).
+  func bind(_ value: Double, at index: Int32) throws {
+    try check(sqlite3_bind_double(handle, index, value))
+  }
+
+  /// Binds `value` to parameter `index` (from 1).
+  func bind(_ value: Int64, at index: Int32) throws {
+    try check(sqlite3_bind_int64(handle, index, value))
+  }
+
+  /// Binds NULL to parameter `index` (from 1).
+  func bindNull(at index: Int32) throws { try check(sqlite3_bind_null(handle, index)) }
+
+  /// Runs the statement, handing each result row to `row` (read it with ``StatementColumns``),
+  /// then resets it, whatever happened.
+  func run(_ row: (SQLiteStatement) throws -> Void = { _ in }) throws {
+    defer { sqlite3_reset(handle) }
+    while true {
+      let code = sqlite3_step(handle)
+      switch code {
+      case SQLITE_ROW: try row(handle)
+      case SQLITE_DONE: return
+      default: try check(code)
+      }
+    }
+  }
+
+  private func check(_ code: Int32) throws {
+    guard code != SQLITE_OK else { return }
+    let message = sqlite3_db_handle(handle).flatMap { sqlite3_errmsg($0) }.map {
+      String(cString: $0)
+    }
+    throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message)
+  }
+}
