@@ -35,8 +35,11 @@ final class URLLines: URLSource {
   private var start = 0
   private var finished = false
   private var lineNumber = 0
-  /// Whether the last read returned less than it could: the input was drained a moment ago.
+  /// Whether the last read of a pipe or terminal returned less than it could: the input was
+  /// drained a moment ago. (A regular file's short read is its end; the next read says so.)
   private var drained = false
+  /// Whether the input is a regular file.
+  private var isRegularFile = false
   /// Whether lines without a URL come out as ``URLSourceItem/blank(line:)``.
   private let reportsBlankLines: Bool
 
@@ -52,6 +55,8 @@ final class URLLines: URLSource {
     }
     if file == "-" {
       descriptor = STDIN_FILENO
+      var info = stat()
+      isRegularFile = fstat(STDIN_FILENO, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
       return
     }
     var info = stat()
@@ -62,11 +67,12 @@ final class URLLines: URLSource {
       throw CacheError(.invalidInput, "cannot read URL list \(file): \(reason)")
     }
     descriptor = fd
+    isRegularFile = (info.st_mode & S_IFMT) == S_IFREG
   }
 
   deinit { if let descriptor, descriptor != STDIN_FILENO { close(descriptor) } }
 
-  func next(wait: Bool) throws -> URLSourceItem {
+  func next(wait: Bool, wake: WakeSignal?) throws -> URLSourceItem {
     if let url = arguments.next() { return .url(url) }
     guard let descriptor else { return .end }
     while true {
@@ -87,8 +93,11 @@ final class URLLines: URLSource {
         if let url = try url(in: line) { return .url(url) }
         return reportsBlankLines ? .blank(line: lineNumber) : .end
       }
-      guard try ready(descriptor, wait: wait) else { return wait ? .end : .notYet }
-      try fill(from: descriptor)
+      switch try ready(descriptor, wait: wait, wake: wake) {
+      case .input: try fill(from: descriptor)
+      case .nothing: return wait ? .end : .notYet
+      case .woken: return .notYet
+      }
     }
   }
 
@@ -105,23 +114,38 @@ final class URLLines: URLSource {
       .invalidInput, "line \(line) of \(name) is longer than \(Self.maxLine / 1024) KiB")
   }
 
-  /// Whether `descriptor` has input (or its end) to read; with `wait`, polls until it does or
-  /// the calling task is cancelled (then false).
-  private func ready(_ descriptor: Int32, wait: Bool) throws -> Bool {
+  /// What a wait for input ended with.
+  private enum Readiness { case input, nothing, woken }
+
+  /// Whether `descriptor` has input (or its end) to read; with `wait`, polls until it does,
+  /// `wake` is signalled (cleared, then `.woken`), or the calling task is cancelled.
+  private func ready(_ descriptor: Int32, wait: Bool, wake: WakeSignal?) throws -> Readiness {
     // A short read drained the input a moment ago: what comes next joins the next batch, so a
     // co-process's line costs one poll, not two.
     if !wait && drained {
       drained = false
-      return false
+      return .nothing
     }
-    var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+    let woken = wait ? wake : nil
+    var pollers = (
+      pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+      pollfd(fd: woken?.descriptor ?? -1, events: Int16(POLLIN), revents: 0)
+    )
     while true {
-      let count = poll(&poller, 1, wait ? 100 : 0)
-      if count > 0 { return true }
+      let count = withUnsafeMutablePointer(to: &pollers) {
+        $0.withMemoryRebound(to: pollfd.self, capacity: 2) {
+          poll($0, woken == nil ? 1 : 2, wait ? 100 : 0)
+        }
+      }
+      if count > 0 {
+        if pollers.0.revents != 0 { return .input }
+        woken?.clear()
+        return .woken
+      }
       if count < 0 && errno != EINTR {
         throw CacheError.posixError("cannot read URL list \(name)", errno)
       }
-      if !wait || Task.isCancelled { return false }
+      if !wait || Task.isCancelled { return .nothing }
     }
   }
 
@@ -133,7 +157,7 @@ final class URLLines: URLSource {
     let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
     if count < 0 && errno == EINTR { return }
     guard count >= 0 else { throw CacheError.posixError("cannot read URL list \(name)", errno) }
-    drained = count < chunk.count
+    drained = count < chunk.count && !isRegularFile
     if count == 0 { finished = true } else { buffer += chunk[..<count] }
   }
 }

@@ -119,18 +119,24 @@ actor StoreBatcher {
       gathering = true
       let batch = pending
       pending.removeAll()
-      let items = batch.map(\.item)
-      let results: [Result<CacheEntry, CacheError>]
-      do {
-        results = try await Blocking.run { [cache] in try cache.store(items) }
-      } catch {
-        for item in items { unlink(item.temporaryPath) }
-        let failure = CacheError.io("cannot store downloads", error)
-        results = Array(repeating: .failure(failure), count: items.count)
-      }
+      let results = await Self.store(batch.map(\.item), in: cache)
       for (entry, result) in zip(batch, results) { entry.waiter.resume(returning: result) }
     }
     draining = false
+  }
+
+  /// Stores `items` in one transaction, off the cooperative pool; one result each (a failed
+  /// transaction fails them all, their temporary files removed).
+  static func store(_ items: [PendingStore], in cache: DiskCache) async
+    -> [Result<CacheEntry, CacheError>]
+  {
+    do {
+      return try await Blocking.run { try cache.store(items) }
+    } catch {
+      for item in items { unlink(item.temporaryPath) }
+      let failure = CacheError.io("cannot store downloads", error)
+      return Array(repeating: .failure(failure), count: items.count)
+    }
   }
 }
 

@@ -7,7 +7,9 @@ extension Fetcher {
   /// in flight in this process); a leader whose plan says so takes the key's lock between
   /// processes. The leaders' transfers are submitted together, so the downloader sees them in
   /// input order.
-  func start(_ jobs: inout [Job], options: FetchOptions) {
+  /// With a `sink`, the results go there (a prefetch takes them in batches) instead of to
+  /// each job's `drive`.
+  func start(_ jobs: inout [Job], options: FetchOptions, into sink: (any DownloadSink)? = nil) {
     let starting = jobs.indices.filter { jobs[$0].isToDownload }
     guard !starting.isEmpty else { return }
     do { try cache.prepare() } catch {
@@ -23,7 +25,8 @@ extension Fetcher {
       }
     }
     guard !submitted.isEmpty else { return }
-    let tickets = downloader.submit(submitted.map(\.request))
+    let requests = submitted.map(\.request)
+    let tickets = sink.map { downloader.submit(requests, into: $0) } ?? downloader.submit(requests)
     for (ticket, entry) in zip(tickets, submitted) {
       jobs[entry.index].state = .transferring(entry.plan, ticket: ticket)
     }
@@ -150,7 +153,12 @@ extension Fetcher {
 
   /// Stage: a checked body moves into `data/` (alone, or in the batcher's next transaction).
   func stored(_ pending: PendingStore, plan: Job.Plan, options: FetchOptions) async -> Job.State {
-    switch await store(pending, alone: options.storesAlone) {
+    stored(await store(pending, alone: options.storesAlone), plan: plan)
+  }
+
+  /// Where a store's `result` moves a job: to the write-back, or done with the failure.
+  func stored(_ result: Result<CacheEntry, CacheError>, plan: Job.Plan) -> Job.State {
+    switch result {
     case .failure(let error):
       cache.noteFailure(error)
       return .done(.failure(error))

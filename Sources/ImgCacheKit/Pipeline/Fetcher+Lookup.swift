@@ -67,8 +67,11 @@ extension Fetcher {
     guard !asked.isEmpty else { return }
     var seen = Set<String>()
     let keys = asked.map { jobs[$0].key }.filter { seen.insert($0).inserted }
+    // The lookups noted before the tiers are asked: the write that records the hits' uses
+    // then adds them too, so `stats` never shows more hits than lookups.
+    if options.touch { cache.note([.lookups: Int64(keys.count)]) }
     let hits = try await lookupInTiers(keys: keys, touch: options.touch)
-    if options.touch { tally.countLookups(asked: keys.count, hits: hits.values) }
+    if options.touch { tally.countLookups(hits: hits.values) }
     for index in asked {
       guard let hit = hits[jobs[index].key] else {
         jobs[index].state = .missing

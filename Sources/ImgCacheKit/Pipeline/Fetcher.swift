@@ -90,6 +90,14 @@ public final class Fetcher: Sendable {
     }
   }
 
+  /// Settles a done job: its key's lock released, its flight's followers handed its result.
+  func settle(_ job: Job) -> FetchResult {
+    job.lock?.release()
+    let result = job.result
+    if let flight = job.flight { flights.finish(flight, with: result) }
+    return result
+  }
+
   /// Moves `job` through the download stages until it is done (a job the lookup finished is
   /// done already), then settles it: a leader hands its result to its flight's followers and
   /// releases its key's lock. One stage per state; a retry is a move back to an earlier state.
@@ -100,10 +108,7 @@ public final class Fetcher: Sendable {
       case .done(.success(let original)) where job.variant != nil:
         job = await derive(job, from: original, options: options)
       case .done:
-        job.lock?.release()
-        let result = job.result
-        if let flight = job.flight { flights.finish(flight, with: result) }
-        return result
+        return settle(job)
       case .download:
         job = start(job, options: options)
       case .waiting(let plan):

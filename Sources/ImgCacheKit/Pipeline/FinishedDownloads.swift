@@ -1,42 +1,93 @@
 import Synchronization
 
-/// The results of the downloads a prefetch drives, taken in batches: what finished while the
-/// producer was busy is taken at once — one wake-up and one batch of events, not one of each
-/// per download.
+/// What a prefetch's producer waits for, taken in batches: the responses of the transfers it
+/// submitted (``DownloadSink``: the loop thread hands over what finished in one turn), and the
+/// results of the jobs it left to tasks of their own (a lock or flight to wait for, a variant to
+/// derive, a write-back). What arrived while the producer was busy is taken at once — one
+/// wake-up and one batch of events, not one of each per download.
 ///
-/// Lock rule: `state` guards the list and the waiter only; the waiter is resumed after the
-/// lock is released.
-final class FinishedDownloads: Sendable {
-  private struct State {
+/// While the producer blocks reading its input, arrivals also set ``wake`` (polled beside the
+/// input), so a download is stored at once however long the next line takes.
+///
+/// Lock rule: `state` guards the lists, the waiter and the flags only; the waiter is resumed
+/// and the signal set after the lock is released.
+final class FinishedDownloads: DownloadSink {
+  /// What arrived since the last take.
+  struct Arrivals {
+    /// Transfers ended, by ticket.
+    var responses = [(ticket: UInt64, result: Result<DownloadResponse, CacheError>)]()
+    /// Jobs finished in tasks of their own.
     var results = [FetchResult]()
-    var waiter: CheckedContinuation<[FetchResult], Never>?
+
+    var isEmpty: Bool { responses.isEmpty && results.isEmpty }
+  }
+
+  private struct State {
+    var arrivals = Arrivals()
+    var waiter: CheckedContinuation<Arrivals, Never>?
+    /// Whether the producer waits for input (arrivals then set the signal).
+    var watching = false
   }
 
   private let state = Mutex(State())
+  /// Set by arrivals while the producer waits for input; nil when no pipe could be made.
+  let wake = WakeSignal()
 
-  /// Adds one download's result, waking the producer if it waits.
-  func add(_ result: FetchResult) {
-    let woken = state.withLock { state -> CheckedContinuation<[FetchResult], Never>? in
-      state.results.append(result)
-      guard let waiter = state.waiter else { return nil }
-      state.waiter = nil
-      return waiter
-    }
-    woken?.resume(
-      returning: state.withLock { state in
-        defer { state.results = [] }
-        return state.results
-      })
+  /// Adds the result of a job finished in a task of its own.
+  func add(_ result: FetchResult) { arrive(Arrivals(results: [result])) }
+
+  func receive(_ results: [(ticket: UInt64, result: Result<DownloadResponse, CacheError>)]) {
+    arrive(Arrivals(responses: results))
   }
 
-  /// Every result added since the last take, waiting for one when there is none. Only the
-  /// producer calls it (one waiter at a time).
-  func take() async -> [FetchResult] {
+  /// Adds `more`, waking the producer if it waits (after the lock is released).
+  private func arrive(_ more: Arrivals) {
+    let (woken, signal) = state.withLock {
+      state -> ((CheckedContinuation<Arrivals, Never>, Arrivals)?, Bool) in
+      state.arrivals.responses += more.responses
+      state.arrivals.results += more.results
+      let signal = state.watching
+      state.watching = false
+      guard let waiter = state.waiter else { return (nil, signal) }
+      state.waiter = nil
+      defer { state.arrivals = Arrivals() }
+      return ((waiter, state.arrivals), signal)
+    }
+    if signal { wake?.signal() }
+    if let (waiter, arrivals) = woken { waiter.resume(returning: arrivals) }
+  }
+
+  /// Before the producer reads its input while work is outstanding: whether it may block (no
+  /// arrivals yet, and a ``wake`` to end the wait with). Arrivals from now until
+  /// ``stopWatching()`` set the signal once. A signal left over ends a later wait early; the
+  /// producer then finds nothing and waits again.
+  func watch() -> Bool {
+    guard wake != nil else { return false }
+    return state.withLock { state in
+      state.watching = state.arrivals.isEmpty
+      return state.watching
+    }
+  }
+
+  /// After the read: arrivals no longer set the signal.
+  func stopWatching() { state.withLock { $0.watching = false } }
+
+  /// Everything that arrived since the last take, without waiting (maybe nothing).
+  func takeNow() -> Arrivals {
+    state.withLock { state in
+      defer { state.arrivals = Arrivals() }
+      return state.arrivals
+    }
+  }
+
+  /// Everything that arrived since the last take, waiting for something when nothing did.
+  /// Only the producer calls it (one waiter at a time).
+  func take() async -> Arrivals {
     await withCheckedContinuation { waiter in
-      let ready = state.withLock { state -> [FetchResult]? in
-        guard state.results.isEmpty else {
-          defer { state.results = [] }
-          return state.results
+      let ready = state.withLock { state -> Arrivals? in
+        guard state.arrivals.isEmpty else {
+          defer { state.arrivals = Arrivals() }
+          return state.arrivals
         }
         state.waiter = waiter
         return nil

@@ -1,17 +1,18 @@
 /// What the lookup stages of one batch decided, counted as they decide it and noted once for
-/// the batch when the lookup ends (``Fetcher/lookUp(_:options:)``). The local tier counts its
-/// own hits and their bytes with the uses it records; the remote tier its own per backend.
+/// the batch when the lookup ends (``Fetcher/lookUp(_:options:)``). The lookups are noted as
+/// the local tiers are asked, and the local tier counts its own hits and their bytes with the
+/// uses it records (one write holds all three); the remote tier counts its own per backend.
 struct LookupTally {
   /// The counts so far.
   var counts = [Counter: Int64]()
   /// Whether the local tiers were asked with a use recorded (then the batch's misses count).
   private var countsMisses = false
 
-  /// Counts a lookup of `asked` distinct keys of the local tiers that found `hits`: the
-  /// lookups, and the read-only directories' hits with their bytes.
-  mutating func countLookups(asked: Int, hits: some Collection<CacheHit>) {
+  /// Counts a lookup of the local tiers that found `hits`: the read-only directories' hits
+  /// with their bytes. (The lookups themselves are noted before the tiers are asked, so the
+  /// write recording the hits' uses adds them with the hits.)
+  mutating func countLookups(hits: some Collection<CacheHit>) {
     countsMisses = true
-    counts[.lookups, default: 0] += Int64(asked)
     for case .readOnly(let path) in hits {
       counts[.bytesServed, default: 0] += FileIO.sizes(of: path)?.size ?? 0
       counts[.hitsReadOnly, default: 0] += 1

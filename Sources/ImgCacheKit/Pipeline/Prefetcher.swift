@@ -61,8 +61,8 @@ public struct PrefetchEvent: Sendable {
 
 /// A prefetch in progress: an asynchronous sequence of one event per URL, with back pressure
 /// (a consumer that stops reading holds up new transfers), then its summary. Events travel in
-/// batches (the answers of one resolved batch together, each download's alone), so a warm run
-/// pays one channel hand-off per batch, not per URL.
+/// batches (the answers of one resolved batch together, the downloads that finished together
+/// together), so a run pays one channel hand-off per batch, not per URL.
 public struct PrefetchRun: AsyncSequence, Sendable {
   public typealias Element = PrefetchEvent
   let channel: AsyncChannel<[PrefetchEvent]>
@@ -133,143 +133,118 @@ public struct Prefetcher: Sendable {
     _ input: any URLSource, into run: inout RunState, options: FetchOptions,
     channel: AsyncChannel<[PrefetchEvent]>
   ) async {
+    let inbox = FinishedDownloads()
+    // A cancel stops the transfers at once, wherever this task is (its children see it too);
+    // their cancelled responses are then taken like any other.
+    await withTaskCancellationHandler {
+      await produce(input, into: &run, options: options, channel: channel, inbox: inbox)
+    } onCancel: { [fetcher] in
+      fetcher.downloader.cancel(sink: inbox)
+    }
+  }
+
+  private func produce(
+    _ input: any URLSource, into run: inout RunState, options: FetchOptions,
+    channel: AsyncChannel<[PrefetchEvent]>, inbox: FinishedDownloads
+  ) async {
     let window = max(4, fetcher.transfer.maxConcurrent * 4)
-    let finished = FinishedDownloads()
     await withTaskGroup(of: Void.self) { group in
-      var running = 0
-      /// Takes what finished (waiting for at least one) and sends it as one batch of events.
-      func takeFinished() async {
-        let results = await finished.take()
-        running -= results.count
-        // Their tasks are reaped too: a group keeps every finished child until it is.
-        for _ in results { await group.next() }
-        await channel.send(results.map { run.record($0) })
+      /// Jobs whose transfer runs, by ticket; their responses arrive in `inbox`.
+      var transfers = [UInt64: Job]()
+      /// Jobs left to tasks of their own; their results arrive in `inbox`.
+      var children = 0
+
+      /// Where a job goes after a stage of this task: done (an event), transferring (kept
+      /// until its response arrives), or a task of its own for the stages that wait.
+      func hand(_ job: Job, into events: inout [PrefetchEvent]) {
+        switch job.state {
+        case .transferring(_, let ticket): transfers[ticket] = job
+        case .done where job.variant == nil: events.append(run.record(fetcher.settle(job)))
+        default:
+          children += 1
+          group.addTask { inbox.add(await fetcher.drive(job, options: options)) }
+        }
       }
+
+      /// Takes what arrived (with `waiting`, waiting for something) and moves it on, as one
+      /// batch of events.
+      func takeArrivals(waiting: Bool = true) async {
+        let arrivals = waiting ? await inbox.take() : inbox.takeNow()
+        var events = [PrefetchEvent]()
+        // Their tasks are reaped too: a group keeps every finished child until it is.
+        for result in arrivals.results {
+          await group.next()
+          children -= 1
+          events.append(run.record(result))
+        }
+        // The loop only handed over "a partial started": written before anything deletes it.
+        if arrivals.responses.contains(where: { transfers[$0.ticket]?.lock != nil }) {
+          fetcher.cache.flushPartialRecords()
+        }
+        var checked = [Job]()
+        var restarted = [Job]()
+        for (ticket, response) in arrivals.responses {
+          guard let job = transfers.removeValue(forKey: ticket) else { continue }
+          let moved = fetcher.advance(job, response: response, options: options)
+          switch moved.state {
+          case .checked: checked.append(moved)
+          case .download: restarted.append(moved)
+          default: hand(moved, into: &events)
+          }
+        }
+        if !checked.isEmpty {
+          for job in await fetcher.store(checked: checked, options: options) {
+            hand(job, into: &events)
+          }
+        }
+        if !restarted.isEmpty {
+          fetcher.start(&restarted, options: options, into: inbox)
+          for job in restarted { hand(job, into: &events) }
+        }
+        if !events.isEmpty { await channel.send(events) }
+      }
+
       while !Task.isCancelled {
-        let batch = run.readBatch(input, size: batchSize)
-        if batch.isEmpty { break }
+        // With work outstanding, a wait for input also ends when something arrives.
+        let busy = !transfers.isEmpty || children > 0
+        let mayWait = !busy || inbox.watch()
+        let batch = run.readBatch(
+          input, size: batchSize, wait: mayWait, wake: busy ? inbox.wake : nil)
+        if busy { inbox.stopWatching() }
+        if batch.isEmpty {
+          if run.inputEnded || !busy { break }
+          await takeArrivals(waiting: !mayWait && inbox.wake == nil)
+          continue
+        }
         var answered = [PrefetchEvent]()
         answered.reserveCapacity(batch.count)
+        var open = [Job]()
         for job in await fetcher.lookUp(batch, options: options) {
-          guard !job.isFinished else {
-            answered.append(run.record(job.result))
-            continue
-          }
-          if running >= window && !answered.isEmpty {
+          if job.isFinished { answered.append(run.record(job.result)) } else { open.append(job) }
+        }
+        var next = open[...]
+        while !next.isEmpty {
+          let room = window - transfers.count - children
+          guard room > 0 else {
             // The answers so far go first: events keep the order they were recorded in.
-            await channel.send(answered)
+            if !answered.isEmpty { await channel.send(answered) }
             answered = []
-          }
-          while running >= window { await takeFinished() }
-          guard !Task.isCancelled else {
-            run.unfinished.append(job.display)
+            await takeArrivals()
             continue
           }
-          running += 1
-          // Started here, in input order; only the later stages run in the child task.
-          let started = fetcher.start(job, options: options)
-          group.addTask { finished.add(await fetcher.drive(started, options: options)) }
+          guard !Task.isCancelled else {
+            for job in next { run.unfinished.append(job.display) }
+            break
+          }
+          // Started here, in input order, as many as the window has room for.
+          var starting = Array(next.prefix(room))
+          next = next.dropFirst(room)
+          fetcher.start(&starting, options: options, into: inbox)
+          for job in starting { hand(job, into: &answered) }
         }
         if !answered.isEmpty { await channel.send(answered) }
       }
-      while running > 0 { await takeFinished() }
+      while !transfers.isEmpty || children > 0 { await takeArrivals() }
     }
-  }
-}
-
-/// The counts of one run, owned by its producing task.
-private struct RunState {
-  let start = Date()
-  var progress = PrefetchProgress()
-  var failures = [(url: String, error: CacheError)]()
-  var unfinished = [String]()
-  var seen = Set<KeyDigest>()
-
-  var inputError: CacheError?
-  var inputEnded = false
-
-  /// Up to `size` new URLs, waiting only for the first: what else is already there joins the
-  /// batch, so a URL starts as soon as its line arrives. Duplicates are counted and dropped.
-  mutating func readBatch(_ input: any URLSource, size: Int) -> [String] {
-    var batch = [String]()
-    while batch.count < size && !inputEnded {
-      let item: URLSourceItem
-      do {
-        item = try input.next(wait: batch.isEmpty)
-      } catch {
-        inputError = CacheError.io("cannot read the URL list", error)
-        inputEnded = true
-        break
-      }
-      switch item {
-      case .url(let url):
-        progress.total += 1
-        if seen.insert(KeyDigest(url)).inserted {
-          batch.append(url)
-        } else {
-          progress.duplicates += 1
-          progress.done += 1
-        }
-      case .notYet: return batch
-      case .blank: continue
-      case .end: inputEnded = true
-      }
-    }
-    return batch
-  }
-
-  /// The summary of the run that ends now; a cancelled run lists what `unread` still holds.
-  mutating func summary(collecting unread: (any URLSource)?) -> PrefetchSummary {
-    let cancelled = Task.isCancelled
-    progress.inputFinished = inputEnded && inputError == nil && !cancelled
-    if cancelled, let unread {
-      while case .url(let url)? = try? unread.next(wait: false) {
-        unfinished.append(CacheKey.redacted(url))
-      }
-    }
-    progress.elapsed = Date().timeIntervalSince(start)
-    return PrefetchSummary(
-      progress: progress, failures: failures, unfinished: unfinished, cancelled: cancelled,
-      inputError: inputError)
-  }
-
-  /// Counts `result` and returns the event to send.
-  mutating func record(_ result: FetchResult) -> PrefetchEvent {
-    progress.done += 1
-    progress.bytes += result.bytes
-    progress.elapsed = Date().timeIntervalSince(start)
-    switch result.outcome {
-    case .success(.hit): progress.hits += 1
-    case .success(.downloaded), .success(.revalidated): progress.downloaded += 1
-    case .success(.derived):
-      progress.derived += 1
-      // Its original was downloaded for it when bytes came from the network.
-      if result.bytes > 0 { progress.downloaded += 1 }
-    case .success(.notModified): progress.notModified += 1
-    case .success(.offlineMiss): progress.misses += 1
-    case .success(.stale): progress.stale += 1
-    case .success(.notStored(let body)):
-      // A prefetch keeps nothing it may not cache.
-      unlink(body)
-      progress.notStored += 1
-    case .failure(let error) where error.kind == .cancelled:
-      unfinished.append(result.url)
-    case .failure(let error):
-      progress.failed += 1
-      failures.append((result.url, error))
-    }
-    return PrefetchEvent(result: result, progress: progress)
-  }
-}
-
-/// 128 bits of MD5 of a URL: de-duplicates millions of URLs in little memory.
-struct KeyDigest: Hashable {
-  let high: UInt64
-  let low: UInt64
-
-  init(_ url: String) {
-    let bytes = MD5.digest(of: url.utf8)
-    high = bytes[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
-    low = bytes[8..<16].reduce(0) { $0 << 8 | UInt64($1) }
   }
 }

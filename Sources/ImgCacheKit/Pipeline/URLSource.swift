@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a ``URLSource`` has next.
 public enum URLSourceItem: Sendable, Equatable {
   /// A URL.
@@ -14,10 +16,54 @@ public enum URLSourceItem: Sendable, Equatable {
 /// The URLs of a prefetch, read by its producing task only: a URL starts as soon as its line
 /// is there, and only what is already available is batched.
 public protocol URLSource: AnyObject {
-  /// The next URL. With `wait`, blocks until one arrives, the input ends, or the calling task
-  /// is cancelled; without, answers ``URLSourceItem/notYet`` rather than block. Throws for
+  /// The next URL. With `wait`, blocks until one arrives, the input ends, the calling task is
+  /// cancelled, or `wake` is signalled (then answers ``URLSourceItem/notYet``: the caller has
+  /// other work); without, answers ``URLSourceItem/notYet`` rather than block (a source may
+  /// answer it once without asking the kernel, right after a read drained a pipe). Throws for
   /// input that cannot be read (a line too long, a read error).
-  func next(wait: Bool) throws -> URLSourceItem
+  func next(wait: Bool, wake: WakeSignal?) throws -> URLSourceItem
+}
+
+extension URLSource {
+  /// The next URL; with `wait`, blocks until one arrives, the input ends, or the calling task
+  /// is cancelled.
+  public func next(wait: Bool) throws -> URLSourceItem { try next(wait: wait, wake: nil) }
+}
+
+/// A pipe that becomes readable when signalled: lets a blocking read of the URL list (a
+/// `poll` on its descriptor) also end when finished downloads wait to be stored.
+public final class WakeSignal: Sendable {
+  /// Readable while the signal is set; poll it beside the input.
+  public let descriptor: Int32
+  private let writer: Int32
+
+  /// A new pipe, or nil when none can be made (then waits are not woken early).
+  init?() {
+    var ends: [Int32] = [-1, -1]
+    guard pipe(&ends) == 0 else { return nil }
+    for end in ends {
+      _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+      _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+    }
+    (descriptor, writer) = (ends[0], ends[1])
+  }
+
+  deinit {
+    close(descriptor)
+    close(writer)
+  }
+
+  /// Sets the signal (a full pipe is set already).
+  func signal() {
+    var byte: UInt8 = 1
+    _ = write(writer, &byte, 1)
+  }
+
+  /// Clears the signal.
+  public func clear() {
+    var bytes = (UInt64(0), UInt64(0))
+    while withUnsafeMutableBytes(of: &bytes, { read(descriptor, $0.baseAddress, $0.count) }) > 0 {}
+  }
 }
 
 /// URLs from an array.
@@ -27,5 +73,7 @@ public final class URLList: URLSource {
   /// The source of `urls`, in order.
   public init(_ urls: [String]) { rest = urls.makeIterator() }
 
-  public func next(wait: Bool) throws -> URLSourceItem { rest.next().map { .url($0) } ?? .end }
+  public func next(wait: Bool, wake: WakeSignal?) throws -> URLSourceItem {
+    rest.next().map { .url($0) } ?? .end
+  }
 }

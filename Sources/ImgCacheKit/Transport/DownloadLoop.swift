@@ -74,9 +74,10 @@ final class DownloadLoop {
   }
 
   private func deliverFinished() {
+    guard !finished.isEmpty else { return }
     let results = finished
     finished.removeAll()
-    for (id, result) in results { downloader.deliver(result, to: id) }
+    downloader.deliver(results)
   }
 
   /// Moves waiting transfers (and retries now due) into the multi handle, within the limits.

@@ -36,6 +36,8 @@ public final class Downloader: @unchecked Sendable {
     var waiting = [UInt64: Continuation]()
     /// Results that arrived before their caller started waiting.
     var early = [UInt64: Result<DownloadResponse, CacheError>]()
+    /// Where the results of requests submitted for a sink go, by request.
+    var sinks = [UInt64: any DownloadSink]()
     var cancelled = Set<UInt64>()
     var cancelEverything = false
     var threadRunning = false
@@ -91,7 +93,26 @@ public final class Downloader: @unchecked Sendable {
 
   /// Queues `requests` at once, in their order, without waiting; returns one ticket each for
   /// ``result(of:)``. Every ticket must be awaited (a cancelled waiter cancels its transfer).
-  public func submit(_ requests: [DownloadRequest]) -> [UInt64] { enqueue(requests) }
+  public func submit(_ requests: [DownloadRequest]) -> [UInt64] { enqueue(requests, sink: nil) }
+
+  /// Queues `requests` at once, in their order; their results go to `sink`, several at a time
+  /// (what finished in one turn of the loop), instead of to a waiter each. Returns one ticket
+  /// each; ``cancel(sink:)`` cancels them.
+  public func submit(_ requests: [DownloadRequest], into sink: any DownloadSink) -> [UInt64] {
+    enqueue(requests, sink: sink)
+  }
+
+  /// Cancels every transfer submitted for `sink` and not yet delivered (their temporary files
+  /// are removed); their results are `.cancelled` errors. Safe from a cancellation handler:
+  /// the caller's task need not run for the transfers to stop.
+  public func cancel(sink: any DownloadSink) {
+    let any = state.withLock { state in
+      let tickets = state.sinks.compactMap { $0.value === sink ? $0.key : nil }
+      state.cancelled.formUnion(tickets)
+      return !tickets.isEmpty
+    }
+    if any { wakeLoop() }
+  }
 
   /// Waits for the result of the request with `ticket`; cancelling the calling task cancels
   /// the transfer (its temporary file is removed) and returns a `.cancelled` error.
@@ -129,21 +150,31 @@ public final class Downloader: @unchecked Sendable {
   }
 
   /// Hands `requests` to the loop thread, starting it when none runs; returns their ids.
-  private func enqueue(_ requests: [DownloadRequest]) -> [UInt64] {
+  private func enqueue(_ requests: [DownloadRequest], sink: (any DownloadSink)?) -> [UInt64] {
     if case .failure(let error) = curl, multi == nil {
-      return state.withLock { state in
+      let failed = state.withLock { state in
         requests.map { request in
           state.nextID += 1
-          state.early[state.nextID] = .failure(error.about(request.url))
-          return state.nextID
+          return (
+            id: state.nextID,
+            result: Result<DownloadResponse, CacheError>.failure(
+              error.about(request.url))
+          )
         }
       }
+      if let sink {
+        sink.receive(failed.map { ($0.id, $0.result) })
+      } else {
+        state.withLock { state in for (id, result) in failed { state.early[id] = result } }
+      }
+      return failed.map(\.id)
     }
     let cancelledAlready = withUnsafeCurrentTask { $0?.isCancelled ?? false }
     let (ids, startThread) = state.withLock { state -> ([UInt64], Bool) in
       let ids = requests.map { request -> UInt64 in
         state.nextID += 1
         state.incoming.append((state.nextID, request))
+        if let sink { state.sinks[state.nextID] = sink }
         return state.nextID
       }
       if cancelledAlready { state.cancelled.formUnion(ids) }
@@ -190,15 +221,31 @@ public final class Downloader: @unchecked Sendable {
     }
   }
 
-  /// Hands `result` to the caller of request `id` (outside the lock), or keeps it for a caller
-  /// that has not started waiting yet.
-  func deliver(_ result: Result<DownloadResponse, CacheError>, to id: UInt64) {
-    let waiter = state.withLock { state -> Continuation? in
-      if let waiter = state.waiting.removeValue(forKey: id) { return waiter }
-      state.early[id] = result
-      return nil
+  /// Hands each result to the caller of its request, or to the sink it was submitted for (all
+  /// of a sink's in one call), or keeps it for a caller that has not started waiting yet. Every
+  /// continuation and sink is called after the lock is released.
+  func deliver(_ results: [(id: UInt64, result: Result<DownloadResponse, CacheError>)]) {
+    var resumed = [(Continuation, Result<DownloadResponse, CacheError>)]()
+    var sunk = [
+      (sink: any DownloadSink, results: [(UInt64, Result<DownloadResponse, CacheError>)])
+    ]()
+    state.withLock { state in
+      for (id, result) in results {
+        if let sink = state.sinks.removeValue(forKey: id) {
+          if let index = sunk.firstIndex(where: { $0.sink === sink }) {
+            sunk[index].results.append((id, result))
+          } else {
+            sunk.append((sink, [(id, result)]))
+          }
+        } else if let waiter = state.waiting.removeValue(forKey: id) {
+          resumed.append((waiter, result))
+        } else {
+          state.early[id] = result
+        }
+      }
     }
-    waiter?.resume(returning: result)
+    for (waiter, result) in resumed { waiter.resume(returning: result) }
+    for (sink, results) in sunk { sink.receive(results) }
   }
 
   /// The loop's libcurl, multi handle and share handle; the loop starts only when they exist.
@@ -208,4 +255,13 @@ public final class Downloader: @unchecked Sendable {
     guard case .success(let library) = curl, let multi else { return nil }
     return (library.api, multi, share)
   }
+}
+
+/// Takes the results of the transfers submitted for it (``Downloader/submit(_:into:)``)
+/// several at a time: a prefetch, which advances them in batches instead of awaiting each in a
+/// task of its own.
+public protocol DownloadSink: AnyObject, Sendable {
+  /// Receives the results of some of its transfers, by ticket; called on the loop thread with
+  /// no lock held, it must only hand them over (no waiting, no I/O).
+  func receive(_ results: [(ticket: UInt64, result: Result<DownloadResponse, CacheError>)])
 }

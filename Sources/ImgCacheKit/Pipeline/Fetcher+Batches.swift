@@ -1,0 +1,46 @@
+import Foundation
+
+/// The download stages for a batch of jobs whose transfers ended together: a prefetch takes
+/// the responses the loop thread handed over in one turn (``FinishedDownloads``) and moves
+/// them on here, without a task, a continuation and a store hop per download. What waits on
+/// something else (a flight, another process's lock, a derivation, a write-back) still goes
+/// through ``drive(_:options:)``.
+extension Fetcher {
+  /// Stages `failed` and `received` for a job whose transfer ended with `response`: it comes
+  /// back `checked` (to store), `download` (a refused resume, to start again) or `done`.
+  func advance(
+    _ job: Job, response: Result<DownloadResponse, CacheError>, options: FetchOptions
+  ) -> Job {
+    guard case .transferring(let plan, _) = job.state else { return job }
+    var job = job
+    switch response {
+    case .failure(let error):
+      job.state = failed(job, plan: plan, error: error, options: options)
+    case .success(let answer):
+      job = received(job, plan: plan, response: answer, options: options)
+    }
+    return job
+  }
+
+  /// Stage `stored` for a batch: the checked bodies of `jobs` go into one transaction. Each
+  /// job comes back `done`, or `stored` when the remote tier takes a write-back of it.
+  func store(checked jobs: [Job], options: FetchOptions) async -> [Job] {
+    var items = [PendingStore]()
+    for job in jobs { if case .checked(_, let pending) = job.state { items.append(pending) } }
+    var results = await StoreBatcher.store(items, in: cache).makeIterator()
+    let writesBack = remote != nil && options.useRemote
+    var moved = jobs
+    for index in moved.indices {
+      guard case .checked(let plan, _) = moved[index].state, let result = results.next() else {
+        continue
+      }
+      let state = stored(result, plan: plan)
+      if case .stored(let outcome) = state, !writesBack {
+        moved[index].state = .done(.success(outcome))
+      } else {
+        moved[index].state = state
+      }
+    }
+    return moved
+  }
+}

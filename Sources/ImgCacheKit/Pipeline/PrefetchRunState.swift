@@ -1,0 +1,114 @@
+import Foundation
+
+/// The counts of one run, owned by its producing task.
+struct RunState {
+  let start = Date()
+  var progress = PrefetchProgress()
+  var failures = [(url: String, error: CacheError)]()
+  var unfinished = [String]()
+  var seen = Set<KeyDigest>()
+
+  var inputError: CacheError?
+  var inputEnded = false
+
+  /// Up to `size` new URLs, waiting (when `wait`) only for the first: what else is already
+  /// there joins the batch, so a URL starts as soon as its line arrives. A wait also ends when
+  /// `wake` is signalled (then the batch is empty). Duplicates are counted and dropped.
+  mutating func readBatch(
+    _ input: any URLSource, size: Int, wait: Bool = true, wake: WakeSignal? = nil
+  ) -> [String] {
+    var batch = [String]()
+    while batch.count < size && !inputEnded {
+      let item: URLSourceItem
+      do {
+        item = try input.next(wait: wait && batch.isEmpty, wake: wake)
+      } catch {
+        inputError = CacheError.io("cannot read the URL list", error)
+        inputEnded = true
+        break
+      }
+      switch item {
+      case .url(let url):
+        progress.total += 1
+        if seen.insert(KeyDigest(url)).inserted {
+          batch.append(url)
+        } else {
+          progress.duplicates += 1
+          progress.done += 1
+        }
+      case .notYet: return batch
+      case .blank: continue
+      case .end: inputEnded = true
+      }
+    }
+    return batch
+  }
+
+  /// The summary of the run that ends now; a cancelled run lists what `unread` still holds.
+  mutating func summary(collecting unread: (any URLSource)?) -> PrefetchSummary {
+    let cancelled = Task.isCancelled
+    progress.inputFinished = inputEnded && inputError == nil && !cancelled
+    if cancelled, let unread { collectUnread(unread) }
+    progress.elapsed = Date().timeIntervalSince(start)
+    return PrefetchSummary(
+      progress: progress, failures: failures, unfinished: unfinished, cancelled: cancelled,
+      inputError: inputError)
+  }
+
+  /// Appends what `unread` holds now to the unfinished list, without waiting: it ends at the
+  /// input's end, a read error, or the second "nothing yet" in a row (the first may only mean
+  /// the source skipped asking the kernel again after draining it).
+  private mutating func collectUnread(_ unread: any URLSource) {
+    var idle = 0
+    while idle < 2, let item = try? unread.next(wait: false) {
+      switch item {
+      case .url(let url):
+        unfinished.append(CacheKey.redacted(url))
+        idle = 0
+      case .notYet: idle += 1
+      case .blank: continue
+      case .end: return
+      }
+    }
+  }
+
+  /// Counts `result` and returns the event to send.
+  mutating func record(_ result: FetchResult) -> PrefetchEvent {
+    progress.done += 1
+    progress.bytes += result.bytes
+    progress.elapsed = Date().timeIntervalSince(start)
+    switch result.outcome {
+    case .success(.hit): progress.hits += 1
+    case .success(.downloaded), .success(.revalidated): progress.downloaded += 1
+    case .success(.derived):
+      progress.derived += 1
+      // Its original was downloaded for it when bytes came from the network.
+      if result.bytes > 0 { progress.downloaded += 1 }
+    case .success(.notModified): progress.notModified += 1
+    case .success(.offlineMiss): progress.misses += 1
+    case .success(.stale): progress.stale += 1
+    case .success(.notStored(let body)):
+      // A prefetch keeps nothing it may not cache.
+      unlink(body)
+      progress.notStored += 1
+    case .failure(let error) where error.kind == .cancelled:
+      unfinished.append(result.url)
+    case .failure(let error):
+      progress.failed += 1
+      failures.append((result.url, error))
+    }
+    return PrefetchEvent(result: result, progress: progress)
+  }
+}
+
+/// 128 bits of MD5 of a URL: de-duplicates millions of URLs in little memory.
+struct KeyDigest: Hashable {
+  let high: UInt64
+  let low: UInt64
+
+  init(_ url: String) {
+    let bytes = MD5.digest(of: url.utf8)
+    high = bytes[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
+    low = bytes[8..<16].reduce(0) { $0 << 8 | UInt64($1) }
+  }
+}
