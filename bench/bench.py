@@ -216,6 +216,10 @@ def run_all(port, floor):
         origin = cold_prefetch(f"cold small ({n_small} files, {b_small / 1e6:.0f} MB)", small, n_small, b_small, 6)
         remote_bench(small, n_small, origin["imgcache prefetch -j 6"][0])
         return report()
+    if os.environ.get("BENCH_ONLY") == "cold":
+        for jobs in (6, 16):
+            cold_prefetch(f"cold small ({n_small} files, {b_small / 1e6:.0f} MB)", small, n_small, b_small, jobs)
+        return report()
     for jobs in (6, 16):
         origin = cold_prefetch(f"cold small ({n_small} files, {b_small / 1e6:.0f} MB)", small, n_small, b_small, jobs)
         if jobs == 6:
