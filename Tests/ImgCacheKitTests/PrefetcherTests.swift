@@ -1,5 +1,6 @@
 import Foundation
 import ImgCacheTestSupport
+import Synchronization
 import Testing
 
 @testable import ImgCacheKit
@@ -18,7 +19,14 @@ struct PrefetcherTests {
   func run(
     _ prefetcher: Prefetcher, _ urls: [String], cancelAfter delay: Duration? = nil
   ) async -> ([PrefetchEvent], PrefetchSummary) {
-    let run = prefetcher.start(URLList(urls), options: FetchOptions())
+    await run(prefetcher, URLList(urls), cancelAfter: delay)
+  }
+
+  /// Runs what `source` yields to the end; returns every event and the summary.
+  func run(
+    _ prefetcher: Prefetcher, _ source: sending any URLSource, cancelAfter delay: Duration? = nil
+  ) async -> ([PrefetchEvent], PrefetchSummary) {
+    let run = prefetcher.start(source, options: FetchOptions())
     if let delay {
       Task {
         try? await Task.sleep(for: delay)
@@ -134,6 +142,19 @@ struct PrefetcherTests {
     #expect((servers.stats()?.groups["host"]?["max_active"] ?? 99) <= 2)
   }
 
+  @Test("a finished download is stored while the input keeps coming (not when the window fills)")
+  func storedBetweenReads() async {
+    let cache = DiskCache(directory: directory.url)
+    let url = servers.fault("/image/base.png?id=between-\(UUID().uuidString.prefix(8))")
+    let seen = Seen()
+    let source = SteadySource(first: url, seen: seen) { (try? cache.totals().entries) == 1 }
+    let prefetcher = Prefetcher(fetcher: Fetcher(cache: cache, transfer: fastTransfer { _ in }))
+    let (_, summary) = await run(prefetcher, source)
+    let (lines, stored) = seen.value.withLock { $0 }
+    #expect(stored, "not stored after \(lines) lines")
+    #expect(summary.progress.downloaded == 1)
+  }
+
   @Test("a cancelled run saves the unread input past one 'nothing yet' (a drained pipe's answer)")
   func unreadAfterNotYet() async {
     let source = ScriptedSource([.notYet, .url("http://a.example/1"), .url("http://a.example/2")])
@@ -143,6 +164,35 @@ struct PrefetcherTests {
     let summary = await run.summary
     #expect(summary.cancelled)
     #expect(summary.unfinished == ["http://a.example/1", "http://a.example/2"])
+  }
+}
+
+/// Input that is always ready, as a regular file: `first`, then refused lines (answered without
+/// the network, so no transfer fills the window) every 2 ms until `stored` says `first` is in
+/// the cache, or 2,000 lines.
+/// What a ``SteadySource`` saw last: lines served, and whether the download was stored.
+private final class Seen: Sendable {
+  let value = Mutex((lines: 0, stored: false))
+}
+
+private final class SteadySource: URLSource {
+  private let first: String
+  private let seen: Seen
+  private let stored: () -> Bool
+  private var served = 0
+
+  init(first: String, seen: Seen, stored: @escaping () -> Bool) {
+    (self.first, self.seen, self.stored) = (first, seen, stored)
+  }
+
+  func next(wait: Bool, wake: WakeSignal?) throws -> URLSourceItem {
+    served += 1
+    if served == 1 { return .url(first) }
+    let found = stored()
+    seen.value.withLock { $0 = (served, found) }
+    if served > 2_000 || found { return .end }
+    usleep(2_000)
+    return .url("not a url \(served)")
   }
 }
 

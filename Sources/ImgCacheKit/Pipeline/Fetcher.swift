@@ -25,6 +25,8 @@ public final class Fetcher: Sendable {
     }
   }
   private let downloaderSlot = Mutex<Downloader?>(nil)
+  /// The downloader when one was made (a cancel handler need not make one to cancel nothing).
+  var existingDownloader: Downloader? { downloaderSlot.withLock { $0 } }
   let flights = Flights()
   let stores: StoreBatcher
   /// Derivations at once: one per core (each decodes a whole image), fewer when `jobs` is.

@@ -72,6 +72,9 @@ final class FinishedDownloads: DownloadSink {
   /// After the read: arrivals no longer set the signal.
   func stopWatching() { state.withLock { $0.watching = false } }
 
+  /// Whether anything arrived since the last take.
+  var hasArrivals: Bool { state.withLock { !$0.arrivals.isEmpty } }
+
   /// Everything that arrived since the last take, without waiting (maybe nothing).
   func takeNow() -> Arrivals {
     state.withLock { state in

@@ -139,7 +139,7 @@ public struct Prefetcher: Sendable {
     await withTaskCancellationHandler {
       await produce(input, into: &run, options: options, channel: channel, inbox: inbox)
     } onCancel: { [fetcher] in
-      fetcher.downloader.cancel(sink: inbox)
+      fetcher.existingDownloader?.cancel(sink: inbox)
     }
   }
 
@@ -184,7 +184,12 @@ public struct Prefetcher: Sendable {
         var checked = [Job]()
         var restarted = [Job]()
         for (ticket, response) in arrivals.responses {
-          guard let job = transfers.removeValue(forKey: ticket) else { continue }
+          guard let job = transfers.removeValue(forKey: ticket) else {
+            // Every ticket is in `transfers` before anything is taken; a stray body is not kept.
+            assertionFailure("a response for ticket \(ticket), which no job holds")
+            if case .success(let stray) = response, let file = stray.file { unlink(file) }
+            continue
+          }
           let moved = fetcher.advance(job, response: response, options: options)
           switch moved.state {
           case .checked: checked.append(moved)
@@ -205,6 +210,9 @@ public struct Prefetcher: Sendable {
       }
 
       while !Task.isCancelled {
+        // What finished is stored (and its lock let go) before more input is read, however
+        // fast the input comes.
+        if inbox.hasArrivals { await takeArrivals(waiting: false) }
         // With work outstanding, a wait for input also ends when something arrives.
         let busy = !transfers.isEmpty || children > 0
         let mayWait = !busy || inbox.watch()

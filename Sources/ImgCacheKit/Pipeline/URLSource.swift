@@ -7,7 +7,8 @@ public enum URLSourceItem: Sendable, Equatable {
   /// A line without a URL (blank, or a `#` comment), numbered from 1; only from a source
   /// that reports them (`fetch -i`, which answers every line).
   case blank(line: Int)
-  /// Nothing yet (a pipe with no full line waiting); only when not asked to wait.
+  /// Nothing yet (a pipe with no full line waiting): when not asked to wait, or when a wait was
+  /// ended by its ``WakeSignal``.
   case notYet
   /// The end of the input (or of the wait, when the reading task was cancelled).
   case end
@@ -20,7 +21,8 @@ public protocol URLSource: AnyObject {
   /// cancelled, or `wake` is signalled (then answers ``URLSourceItem/notYet``: the caller has
   /// other work); without, answers ``URLSourceItem/notYet`` rather than block (a source may
   /// answer it once without asking the kernel, right after a read drained a pipe). Throws for
-  /// input that cannot be read (a line too long, a read error).
+  /// input that cannot be read (a line too long, a read error). A source that blocks must end
+  /// its wait on `wake`: a prefetch stores what finished only between reads.
   func next(wait: Bool, wake: WakeSignal?) throws -> URLSourceItem
 }
 

@@ -6,9 +6,10 @@ import Synchronization
 /// once (and `maxPerHost` per host), started in FIFO or LIFO order, retried with exponential
 /// backoff on transient failures. Connections are reused and HTTP/2 streams multiplexed.
 ///
-/// Callers `await` a download; the loop thread hands each result back by resuming the caller's
-/// continuation — the one boundary between the C event loop and Swift concurrency. Cancelling
-/// the awaiting task cancels its transfer and removes its temporary file.
+/// Callers `await` a download, or submit it into a ``DownloadSink``; the loop thread hands each
+/// result back by resuming the caller's continuation, or to the sink with the other results of
+/// its turn — the boundary between the C event loop and Swift concurrency. Cancelling the
+/// awaiting task (or ``cancel(sink:)``) cancels a transfer and removes its temporary file.
 ///
 /// Lock rule: `state` is locked only to move requests and cancellations in and out; the loop
 /// never resumes a continuation, touches a curl handle or starts a thread while holding it.
@@ -103,8 +104,9 @@ public final class Downloader: @unchecked Sendable {
   }
 
   /// Cancels every transfer submitted for `sink` and not yet delivered (their temporary files
-  /// are removed); their results are `.cancelled` errors. Safe from a cancellation handler:
-  /// the caller's task need not run for the transfers to stop.
+  /// are removed); their results are `.cancelled` errors, but for those the loop has already
+  /// collected, which arrive with their own result. Safe from a cancellation handler: the
+  /// caller's task need not run for the transfers to stop.
   public func cancel(sink: any DownloadSink) {
     let any = state.withLock { state in
       let tickets = state.sinks.compactMap { $0.value === sink ? $0.key : nil }
@@ -169,8 +171,10 @@ public final class Downloader: @unchecked Sendable {
       }
       return failed.map(\.id)
     }
-    let cancelledAlready = withUnsafeCurrentTask { $0?.isCancelled ?? false }
     let (ids, startThread) = state.withLock { state -> ([UInt64], Bool) in
+      // Read under the lock: a task's cancel flag is set before its cancellation handler runs,
+      // so a handler's `cancel(sink:)` either finds these ids or this read sees the flag.
+      let cancelledAlready = withUnsafeCurrentTask { $0?.isCancelled ?? false }
       let ids = requests.map { request -> UInt64 in
         state.nextID += 1
         state.incoming.append((state.nextID, request))
@@ -261,7 +265,8 @@ public final class Downloader: @unchecked Sendable {
 /// several at a time: a prefetch, which advances them in batches instead of awaiting each in a
 /// task of its own.
 public protocol DownloadSink: AnyObject, Sendable {
-  /// Receives the results of some of its transfers, by ticket; called on the loop thread with
-  /// no lock held, it must only hand them over (no waiting, no I/O).
+  /// Receives the results of some of its transfers, by ticket; called with no lock held, on
+  /// the loop thread (or, when libcurl cannot be loaded, within `submit`, before it returns
+  /// the tickets); it must only hand them over (no waiting, no I/O).
   func receive(_ results: [(ticket: UInt64, result: Result<DownloadResponse, CacheError>)])
 }
