@@ -79,7 +79,7 @@ extension Index {
     guard !urls.isEmpty else { return [:] }
     return try peek(orIfMissing: [:]) { db in
       let any = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM failed_request)")
-      guard try Bool.fetchOne(any) == true else { return [:] }
+      guard try DirectStatement(any).firstInteger() == 1 else { return [:] }
       let statement = try db.cachedStatement(
         sql: "SELECT * FROM failed_request WHERE url = ? AND last_failure > ?")
       var records = [String: [FailedURL]]()

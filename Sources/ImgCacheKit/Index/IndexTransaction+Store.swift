@@ -87,7 +87,7 @@ struct StoreBatch {
     -> Statement?
   {
     let any = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM \(table))")
-    return try Bool.fetchOne(any) == true ? try db.cachedStatement(sql: sql) : nil
+    return try DirectStatement(any).firstInteger() == 1 ? try db.cachedStatement(sql: sql) : nil
   }
 }
 

@@ -52,7 +52,8 @@ enum VariantLinks {
   static func links(forKeys keys: [String], _ db: Database) throws -> [String: VariantLink] {
     var links = [String: VariantLink]()
     guard !keys.isEmpty,
-      try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM variant)")) == true
+      try DirectStatement(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM variant)"))
+        .firstInteger() == 1
     else { return links }
     for (size, padded) in PaddedBatch.chunks(of: keys) {
       let statement = try db.cachedStatement(
