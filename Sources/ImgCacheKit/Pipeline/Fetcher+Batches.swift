@@ -12,6 +12,15 @@ extension Fetcher {
     _ job: Job, response: Result<DownloadResponse, CacheError>, options: FetchOptions
   ) -> Job {
     guard case .transferring(let plan, _) = job.state else { return job }
+    return answered(job, plan: plan, response: response, options: options)
+  }
+
+  /// Stages `failed` and `received` for a job whose transfer under `plan` ended with
+  /// `response`: `drive`'s for one job, ``advance(_:response:options:)``'s for a batch.
+  func answered(
+    _ job: Job, plan: Job.Plan, response: Result<DownloadResponse, CacheError>,
+    options: FetchOptions
+  ) -> Job {
     var job = job
     switch response {
     case .failure(let error):
@@ -28,7 +37,7 @@ extension Fetcher {
     var items = [PendingStore]()
     for job in jobs { if case .checked(_, let pending) = job.state { items.append(pending) } }
     var results = await StoreBatcher.store(items, in: cache).makeIterator()
-    let writesBack = remote != nil && options.useRemote
+    let writesBack = self.writesBack(options)
     var moved = jobs
     for index in moved.indices {
       guard case .checked(let plan, _) = moved[index].state, let result = results.next() else {

@@ -25,10 +25,14 @@ extension Fetcher {
       && transfer.cookieJar == nil && transfer.headers.isEmpty
   }
 
+  /// Whether a stored download goes on to the write-back stage: there is a remote tier and
+  /// `options` use it.
+  func writesBack(_ options: FetchOptions) -> Bool { remote != nil && options.useRemote }
+
   /// Writes a downloaded body back to the writable remotes when ``RemoteTier/isShareable(_:)``
   /// says it is for sharing.
   func writeBack(_ outcome: FetchOutcome, options: FetchOptions) async {
-    guard let remote, options.useRemote else { return }
+    guard let remote, writesBack(options) else { return }
     switch outcome {
     case .downloaded(let entry, let path), .revalidated(let entry, let path):
       _ = try? await Blocking.run { remote.writeBack(entry, path: path) }

@@ -126,10 +126,8 @@ public final class Fetcher: Sendable {
         // The loop only handed over "a partial started": written before anything deletes it.
         if job.lock != nil { cache.flushPartialRecords() }
         job.state = .received(plan, response)
-      case .received(let plan, .failure(let error)):
-        job.state = failed(job, plan: plan, error: error, options: options)
-      case .received(let plan, .success(let response)):
-        job = received(job, plan: plan, response: response, options: options)
+      case .received(let plan, let response):
+        job = answered(job, plan: plan, response: response, options: options)
       case .checked(let plan, let pending):
         job.state = await stored(pending, plan: plan, options: options)
       case .stored(let outcome):
