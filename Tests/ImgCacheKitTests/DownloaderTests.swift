@@ -221,6 +221,29 @@ struct DownloaderTests {
     #expect(await fetcher.fetch(url, options: shortTTL).outcome.path != nil)
   }
 
+  @Test("in one batch, a refused URL's cached copy is neither served nor used; the others hit")
+  func blacklistInBatch() async throws {
+    let fetcher = fetcher()
+    let refused = servers.fault("/image/base.png?id=black-batch")
+    let served = servers.fault("/image/base.jpg?id=black-batch")
+    _ = await fetcher.fetch([refused, served])
+    let stored = try fetcher.cache.storedEntries(forKeys: [refused, served])
+    #expect(stored.map(\.accessCount) == [0, 0])
+    try fetcher.cache.recordFailure(
+      url: refused, fingerprint: fetcher.fingerprint(FetchOptions()),
+      error: CacheError(.notAnImage, "was html"))
+    let results = await fetcher.fetch([refused, served])
+    #expect(results[0].outcome.error?.kind == .blacklisted)
+    guard case .hit(.local) = try results[1].outcome.get() else {
+      Issue.record("the other URL should hit")
+      return
+    }
+    fetcher.cache.close()
+    let used = try fetcher.cache.storedEntries(forKeys: [refused, served])
+    #expect(used.map(\.accessCount) == [0, 1])
+    #expect(count("/image/base.png?id=black-batch") == 1)
+  }
+
   @Test("read-only directories are searched before the network")
   func readOnly() async throws {
     let extra = TemporaryDirectory("ro")

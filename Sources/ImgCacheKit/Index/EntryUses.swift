@@ -106,8 +106,13 @@ enum EntryUses {
   }
 
   private static func selectByKeys(_ list: String) -> String {
-    "SELECT \(mergedSelectList) FROM \(joined) WHERE entry.key IN (\(list))"
+    "SELECT \(mergedSelectList), EXISTS (SELECT 1 FROM failed_request) FROM \(joined) "
+      + "WHERE entry.key IN (\(list))"
   }
+
+  /// The column of ``selectByKeys(count:)`` after the entry's: whether any failed request is
+  /// recorded, read in the same statement (one read lock for a hit, not two).
+  static let failuresColumn = CacheEntry.Columns.all.count
 
   /// The row of `key` with its recorded use folded in (see ``mergedSelectList``).
   static func entry(forKey key: String, _ db: Database) throws -> CacheEntry? {

@@ -11,20 +11,29 @@ extension Index {
 
   /// The rows of those of `keys` that exist, in the order of `keys`, with the uses recorded so
   /// far: one statement per ``PaddedBatch/limit`` keys (`key IN (…)`), outside a transaction.
-  func entries(forKeys keys: [String]) throws -> [CacheEntry] {
-    guard !keys.isEmpty else { return [] }
-    let byKey: [String: CacheEntry] = try peek(orIfMissing: [:]) { db in
+  func entries(forKeys keys: [String]) throws -> [CacheEntry] { try lookUp(keys).entries }
+
+  /// The rows of those of `keys` that exist, as ``entries(forKeys:)``, and whether any failed
+  /// request is recorded, read by the same statements: the lookup of a batch, whose failure
+  /// check is then skipped when none is (``IndexLookup``).
+  func lookUp(_ keys: [String]) throws -> IndexLookup {
+    guard !keys.isEmpty else { return IndexLookup(keys: keys, entries: [], failuresRecorded: nil) }
+    let (byKey, failures): ([String: CacheEntry], Bool?) = try peek(orIfMissing: ([:], false)) {
+      db in
       var byKey = [String: CacheEntry](minimumCapacity: keys.count)
+      var failures: Bool?
       for (size, padded) in PaddedBatch.chunks(of: keys) {
         let statement = DirectStatement(
           try db.cachedStatement(sql: EntryUses.selectByKeys(count: size)))
         for (index, key) in padded.enumerated() { try statement.bind(key, at: Int32(index + 1)) }
         try statement.run { row in
-          let entry = try CacheEntry(columns: StatementColumns(statement: row))
+          let columns = StatementColumns(statement: row)
+          let entry = try CacheEntry(columns: columns)
           byKey[entry.key] = entry
+          failures = try columns.value(EntryUses.failuresColumn) as Bool
         }
       }
-      return byKey
+      return (byKey, failures)
     }
     // The waiting uses taken once (a copy that shares storage), not under the lock per row.
     let waiting = waitingUses()
@@ -34,7 +43,7 @@ extension Index {
       guard let entry = byKey[key] else { continue }
       entries.append(waiting.isEmpty ? entry : entry.with(waiting[key]))
     }
-    return entries
+    return IndexLookup(keys: keys, entries: entries, failuresRecorded: failures)
   }
 
   /// Records a revalidation (304) of `key` at `time`: new validators when the server sent them,
@@ -66,4 +75,15 @@ extension Index {
   func increment(_ amounts: [Counter: Int64]) throws {
     try write { db in try IndexSchema.increment(amounts, db) }
   }
+}
+
+/// What one read of the index says of a batch of keys (``Index/lookUp(_:)``).
+struct IndexLookup {
+  /// The keys asked, distinct.
+  let keys: [String]
+  /// The rows of those stored, in the order of ``keys``.
+  let entries: [CacheEntry]
+  /// Whether any failed request is recorded; nil when no row came back to tell (every key
+  /// missing), false when the cache does not exist.
+  let failuresRecorded: Bool?
 }

@@ -14,8 +14,11 @@ extension Fetcher {
       if let variant = options.variant {
         try await lookVariant(&jobs, variant, options: options, tally: &tally)
       }
-      if !options.retryFailed { try refuseFailed(&jobs, options: options, tally: &tally) }
-      try await lookLocal(&jobs, options: options, tally: &tally)
+      let read = try readIndex(jobs, options: options)
+      if !options.retryFailed {
+        try refuseFailed(&jobs, options: options, recorded: read?.failuresRecorded, tally: &tally)
+      }
+      try await lookLocal(&jobs, read: read, options: options, tally: &tally)
       await askRemote(&jobs, options: options)
       tally.countMisses(of: jobs)
       if options.mode == .refresh { try findValidators(&jobs) }
@@ -31,9 +34,22 @@ extension Fetcher {
     return jobs
   }
 
+  /// The cache's rows of the keys still looked up, and whether any failed request is
+  /// recorded, in one read of the index (one statement for a lone key): what the next two
+  /// stages decide on. Nil when the mode asks no local tier.
+  func readIndex(_ jobs: [Job], options: FetchOptions) throws -> IndexLookup? {
+    guard options.mode == .normal || options.mode == .offline else { return nil }
+    let keys = Self.distinct(jobs.indices.filter { jobs[$0].isLookup }.map { jobs[$0].key })
+    return keys.isEmpty ? nil : try cache.lookUp(keys: keys)
+  }
+
   /// Stage: a URL whose request failed for good within the failed-request TTL is refused
-  /// without the network (SDWebImage's failed-URL list), one query for the batch.
-  func refuseFailed(_ jobs: inout [Job], options: FetchOptions, tally: inout LookupTally) throws {
+  /// without the network (SDWebImage's failed-URL list), one query for the batch; none when
+  /// the index's read says no failure is `recorded`.
+  func refuseFailed(
+    _ jobs: inout [Job], options: FetchOptions, recorded: Bool?, tally: inout LookupTally
+  ) throws {
+    guard recorded != false else { return }
     let asked = jobs.indices.filter { jobs[$0].isLookup }
     let questions = asked.compactMap { index in
       jobs[index].request.map { request in
@@ -55,22 +71,21 @@ extension Fetcher {
   /// Stage: the local tiers (the cache, then read-only directories), in one lookup per tier. A
   /// hit is done, a stale hit (`freshness = http`) goes to revalidation, the rest are missing.
   /// `--reload` and `--refresh` ask no tier. A lookup that `touch`es is a use, and counted; one
-  /// that does not is an inspection.
-  func lookLocal(_ jobs: inout [Job], options: FetchOptions, tally: inout LookupTally)
-    async throws
-  {
+  /// that does not is an inspection. The cache's rows come from `read`, when it was made.
+  func lookLocal(
+    _ jobs: inout [Job], read: IndexLookup?, options: FetchOptions, tally: inout LookupTally
+  ) async throws {
     let asked = jobs.indices.filter { jobs[$0].isLookup }
     guard options.mode == .normal || options.mode == .offline else {
       for index in asked { jobs[index].state = .missing }
       return
     }
     guard !asked.isEmpty else { return }
-    var seen = Set<String>()
-    let keys = asked.map { jobs[$0].key }.filter { seen.insert($0).inserted }
+    let keys = Self.distinct(asked.map { jobs[$0].key })
     // The lookups noted before the tiers are asked: the write that records the hits' uses
     // then adds them too, so `stats` never shows more hits than lookups.
     if options.touch { cache.note([.lookups: Int64(keys.count)]) }
-    let hits = try await lookupInTiers(keys: keys, touch: options.touch)
+    let hits = try await lookupInTiers(keys: keys, touch: options.touch, read: read)
     if options.touch { tally.countLookups(hits: hits.values) }
     for index in asked {
       guard let hit = hits[jobs[index].key] else {
@@ -147,13 +162,21 @@ extension Fetcher {
   }
 
   /// Walks the tiers in order for `keys`: each key's first hit. A failing local cache is an
-  /// error; a failing secondary tier is a miss, never a failed fetch.
-  func lookupInTiers(keys: [String], touch: Bool) async throws -> [String: CacheHit] {
+  /// error; a failing secondary tier is a miss, never a failed fetch. The cache (the first
+  /// tier) answers from `read` when it was made.
+  func lookupInTiers(keys: [String], touch: Bool, read: IndexLookup? = nil) async throws
+    -> [String: CacheHit]
+  {
     var found = [String: CacheHit]()
     var open = keys
     for (position, tier) in tiers.enumerated() where !open.isEmpty {
       do {
-        let hits = try await tier.lookup(keys: open, touch: touch)
+        let hits =
+          if position == 0, let read {
+            try cache.hits(in: read, keys: open, touch: touch)
+          } else {
+            try await tier.lookup(keys: open, touch: touch)
+          }
         if found.isEmpty { found = hits } else { found.merge(hits) { first, _ in first } }
       } catch  where position > 0 {
         continue
@@ -177,6 +200,15 @@ extension Fetcher {
       guard case .done(.success(.hit)) = job.state, let request = job.request else { continue }
       try? cache.forgetFailure(url: request.stripped)
     }
+  }
+}
+
+extension Fetcher {
+  /// `keys`, each once, in order.
+  static func distinct(_ keys: [String]) -> [String] {
+    guard keys.count > 1 else { return keys }
+    var seen = Set<String>()
+    return keys.filter { seen.insert($0).inserted }
   }
 }
 

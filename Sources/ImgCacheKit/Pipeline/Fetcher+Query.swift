@@ -28,12 +28,15 @@ extension Fetcher {
     var options = FetchOptions()
     (options.mode, options.touch) = (.offline, touch)
     var tally = LookupTally()
-    try await lookLocal(&jobs, options: options, tally: &tally)
+    let read = try readIndex(jobs, options: options)
+    try await lookLocal(&jobs, read: read, options: options, tally: &tally)
     tally.countMisses(of: jobs)
     if !tally.counts.isEmpty { cache.note(tally.counts) }
     let plain = urls.map { CacheKey.withoutUserinfo($0) }
-    let records = try cache.index.failures(
-      urls: plain, after: cache.now().addingTimeInterval(-failedTTL))
+    let records =
+      read?.failuresRecorded == false
+      ? [:]
+      : try cache.index.failures(urls: plain, after: cache.now().addingTimeInterval(-failedTTL))
     return zip(jobs, plain).map { job, url in
       var hit: CacheHit?
       if case .done(.success(.hit(let found))) = job.state { hit = found }

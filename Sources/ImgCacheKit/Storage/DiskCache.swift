@@ -68,7 +68,22 @@ public final class DiskCache: Sendable {
   /// Looks up many keys in one read transaction; returns the hits whose file exists. With
   /// `touch`, records every hit's use in one write transaction.
   public func hits(forKeys keys: [String], touch: Bool) throws -> [String: CacheHit] {
-    let entries = try index.entries(forKeys: keys)
+    try hits(in: index.lookUp(keys), keys: keys, touch: touch)
+  }
+
+  /// The index's rows of `keys` and whether any failed request is recorded, in one read
+  /// without recording a use: the pipeline's first look at a batch (``hits(in:keys:touch:)``).
+  func lookUp(keys: [String]) throws -> IndexLookup { try index.lookUp(keys) }
+
+  /// The hits among `keys` (all asked by `lookup`) whose file exists, as
+  /// ``hits(forKeys:touch:)``, from rows already read.
+  func hits(in lookup: IndexLookup, keys: [String], touch: Bool) throws -> [String: CacheHit] {
+    var entries = lookup.entries
+    // Fewer keys than were read (some refused meanwhile): only theirs are hits.
+    if keys.count != lookup.keys.count {
+      let wanted = Set(keys)
+      entries.removeAll { !wanted.contains($0.key) }
+    }
     var found = [(entry: CacheEntry, path: String)]()
     found.reserveCapacity(entries.count)
     for entry in entries {
