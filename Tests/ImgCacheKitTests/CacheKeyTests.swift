@@ -95,6 +95,12 @@ struct CacheKeyTests {
     #expect(URLText.schemeSeparator(in: "http:/") == nil)
     #expect(URLText.schemeSeparator(in: "") == nil)
     #expect(URLText.host(of: "http://u:p@Host.Example:81/x") == "host.example:81")
+    #expect(URLText.host(of: "https://a@b@C.example?x@y/z") == "c.example")
+    #expect(URLText.host(of: "http://H.example#u@h") == "h.example")
+    #expect(URLText.host(of: "http://h.example/p@q") == "h.example")
+    #expect(URLText.host(of: "http://ÜBER.Example/x") == "über.example")
+    #expect(URLText.host(of: "http://u@/x") == "")
+    #expect(URLText.host(of: "no scheme") == "")
   }
 
   @Test("a request URL's one-pass check accepts only what the full checks accept unchanged")

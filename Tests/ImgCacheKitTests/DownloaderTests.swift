@@ -221,6 +221,28 @@ struct DownloaderTests {
     #expect(await fetcher.fetch(url, options: shortTTL).outcome.path != nil)
   }
 
+  @Test("a request's fingerprint: made once without URL credentials, apart for each with them")
+  func fingerprints() throws {
+    let fetcher = fetcher()
+    let withUser = try RequestURL("http://ann:secret@h.example/a.png")
+    let otherUser = try RequestURL("http://bob:secret@h.example/a.png")
+    let plain = try RequestURL("http://h.example/a.png")
+    let first = fetcher.fingerprint(FetchOptions(), withUser)
+    let none = fetcher.fingerprint(FetchOptions(), plain)
+    #expect(first != none)
+    #expect(fetcher.fingerprint(FetchOptions(), otherUser) != first)
+    #expect(fetcher.fingerprint(FetchOptions(), withUser) == first)
+    #expect(fetcher.fingerprint(FetchOptions()) == none)
+    var anyBody = FetchOptions()
+    anyBody.acceptAnyBody = true
+    #expect(fetcher.fingerprint(anyBody, plain) != none)
+    let again = Fetcher(cache: fetcher.cache, transfer: fetcher.transfer)
+    #expect(again.fingerprint(FetchOptions(), plain) == none)
+    var otherAgent = fetcher.transfer
+    otherAgent.userAgent += " other"
+    #expect(Fetcher(cache: fetcher.cache, transfer: otherAgent).fingerprint(FetchOptions()) != none)
+  }
+
   @Test("in one batch, a refused URL's cached copy is neither served nor used; the others hit")
   func blacklistInBatch() async throws {
     let fetcher = fetcher()

@@ -1,8 +1,8 @@
 import GRDB
 import GRDBSQLite
 
-/// A cached statement run straight through SQLite's C API — bound, stepped, reset — for the two
-/// statements every URL pays: the lookup of entries by key and the recording of uses. GRDB's
+/// A cached statement run straight through SQLite's C API — bound, stepped, reset — for the
+/// statements every URL pays: the lookup of entries by key, the recording of uses, a store. GRDB's
 /// `StatementArguments` go through a generic map that boxes each value (≈1,400 instructions a
 /// value, three a use) and its cursor adds its own bookkeeping; here a value costs one
 /// `sqlite3_bind_*`. SQLite's C API is used in `Index/` only, and only here.
@@ -36,6 +36,26 @@ struct DirectStatement {
 
   /// Binds NULL to parameter `index` (from 1).
   func bindNull(at index: Int32) throws { try check(sqlite3_bind_null(handle, index)) }
+
+  /// Binds `values` to the parameters from 1 on, each by its storage class: a row's worth of
+  /// values without GRDB's per-value boxing.
+  func bind(_ values: [(any DatabaseValueConvertible)?]) throws {
+    for (offset, value) in values.enumerated() {
+      let index = Int32(offset + 1)
+      switch value?.databaseValue.storage ?? .null {
+      case .null: try bindNull(at: index)
+      case .int64(let number): try bind(number, at: index)
+      case .double(let number): try bind(number, at: index)
+      case .string(let text): try bind(text, at: index)
+      case .blob(let data):
+        try check(
+          data.withUnsafeBytes { bytes in
+            guard let length = Int32(exactly: bytes.count) else { return SQLITE_TOOBIG }
+            return sqlite3_bind_blob(handle, index, bytes.baseAddress, length, Self.transient)
+          })
+      }
+    }
+  }
 
   /// Runs the statement, handing each result row to `row` (read it with ``StatementColumns``),
   /// then resets it, whatever happened.

@@ -43,18 +43,26 @@ struct StoreBatch {
   /// key's partial-download record are forgotten. Returns the entry as stored.
   mutating func store(_ entry: CacheEntry, link: VariantLink?) throws -> CacheEntry {
     var entry = entry
-    let old = try Row.fetchOne(previous, arguments: [entry.key])
+    let lookup = DirectStatement(previous)
+    try lookup.bind(entry.key, at: 1)
+    var old: (size: Int64, allocated: Int64, uses: Int64)?
+    try lookup.run { row in
+      let columns = StatementColumns(statement: row)
+      old = (try columns.value(0), try columns.value(1), try columns.value(2))
+    }
     if let old {
-      entry.accessCount = old[2]
+      entry.accessCount = Int(clamping: old.uses)
       try EntryUses.forget(key: entry.key, db)
     }
-    try upsert.execute(arguments: StatementArguments(entry.values))
+    let insert = DirectStatement(upsert)
+    try insert.bind(entry.values)
+    try insert.run()
     if let link { try VariantLinks.record(link, db) }
     try forget?.execute(arguments: [entry.url])
     try complete?.execute(arguments: [entry.key])
     delta.entries += old == nil ? 1 : 0
-    delta.bytes += entry.size - (old?[0] ?? 0)
-    delta.allocated += entry.allocated - (old?[1] ?? 0)
+    delta.bytes += entry.size - (old?.size ?? 0)
+    delta.allocated += entry.allocated - (old?.allocated ?? 0)
     stored += 1
     bytes += entry.size
     return entry

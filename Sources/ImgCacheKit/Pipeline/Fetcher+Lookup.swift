@@ -187,10 +187,14 @@ extension Fetcher {
   }
 
   /// The fingerprint of `request` made with `options` through this pipeline.
+  /// Without URL credentials it is the same for every URL, and made once.
   func fingerprint(_ options: FetchOptions, _ request: RequestURL? = nil) -> String {
-    RequestFingerprint.of(
-      transfer, acceptAnyBody: options.acceptAnyBody,
-      urlCredentials: request?.credentials)
+    let credentials = request?.credentials
+    let any = options.acceptAnyBody
+    if credentials == nil, let made = plainFingerprints.withLock({ $0[any] }) { return made }
+    let made = RequestFingerprint.of(transfer, acceptAnyBody: any, urlCredentials: credentials)
+    if credentials == nil { plainFingerprints.withLock { $0[any] = made } }
+    return made
   }
 
   /// Stage (`--retry-failed`): a URL served from a tier leaves the failed list (a download

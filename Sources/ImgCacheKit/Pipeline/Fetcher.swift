@@ -33,6 +33,9 @@ public final class Fetcher: Sendable {
   let derivations: Slots
   /// libvips' threads for one derivation: the cores left to each of ``derivations``.
   let derivationThreads: Int
+  /// The fingerprints of requests without URL credentials, made once (one SHA-256 each), by
+  /// whether any body is accepted.
+  let plainFingerprints = Mutex<[Bool: String]>([:])
   /// The start order of downloads: numbered as lookups ask for them, in input order.
   private let sequence = Atomic<UInt64>(0)
 

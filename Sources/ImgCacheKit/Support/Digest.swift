@@ -16,14 +16,22 @@ public enum MD5 {
   /// Returns the 16 bytes of the MD5 of `bytes`.
   public static func digest<Bytes: Sequence>(of bytes: Bytes) -> [UInt8]
   where Bytes.Element == UInt8 {
-    let input = Array(bytes)
-    var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-    var length: UInt32 = 0
-    let ok = input.withUnsafeBytes { raw in
-      EVP_Digest(raw.baseAddress, raw.count, &digest, &length, algorithm.pointer, nil)
+    // A native string's bytes are hashed where they are: copying them and the digest into
+    // arrays cost more than OpenSSL's MD5 of a URL.
+    if let digest = bytes.withContiguousStorageIfAvailable({ digest(UnsafeRawBufferPointer($0)) }) {
+      return digest
     }
-    precondition(ok == 1 && length == 16, "OpenSSL EVP_Digest(MD5) failed")
-    return Array(digest.prefix(16))
+    return Array(bytes).withUnsafeBytes(digest)
+  }
+
+  private static func digest(_ input: UnsafeRawBufferPointer) -> [UInt8] {
+    [UInt8](unsafeUninitializedCapacity: Int(EVP_MAX_MD_SIZE)) { buffer, count in
+      var length: UInt32 = 0
+      let ok = EVP_Digest(
+        input.baseAddress, input.count, buffer.baseAddress, &length, algorithm.pointer, nil)
+      precondition(ok == 1 && length == 16, "OpenSSL EVP_Digest(MD5) failed")
+      count = 16
+    }
   }
 
   /// Returns the lowercase hexadecimal MD5 of `bytes`.
