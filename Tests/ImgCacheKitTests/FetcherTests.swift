@@ -176,6 +176,30 @@ struct FetcherTests {
     #expect(wrong.outcome.error?.kind == .auth)
   }
 
+  @Test("requests that keep coming are served by one loop thread; shutdown ends it at once")
+  func loopThreadLingers() async {
+    // A linger far above what a starved test process may take between two requests.
+    let downloader = Downloader(options: fastTransfer(), linger: .seconds(60))
+    for index in 0..<5 {
+      let result = await downloader.download(
+        DownloadRequest(
+          url: servers.fault("/image/base.png?linger=\(index)"),
+          temporaryDirectory: directory.path))
+      switch result {
+      case .success(let response): if let file = response.file { unlink(file) }
+      case .failure(let error): Issue.record("download \(index): \(error)")
+      }
+      try? await Task.sleep(for: .milliseconds(20))
+    }
+    #expect(downloader.threadsStarted == 1)
+    downloader.shutdown()
+    _ = await downloader.download(
+      DownloadRequest(
+        url: servers.fault("/image/base.png?linger=after"), temporaryDirectory: directory.path))
+    #expect(downloader.threadsStarted == 2)
+    downloader.shutdown()
+  }
+
   @Test("cookies: set on a redirect, sent back, and written to the jar")
   func cookies() async throws {
     let jarDirectory = TemporaryDirectory("jar")

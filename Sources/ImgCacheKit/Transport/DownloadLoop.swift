@@ -25,13 +25,20 @@ final class DownloadLoop {
     (api, multi, share) = handles
   }
 
-  /// Runs until there is nothing left to do.
+  /// Runs until there has been nothing to do for the downloader's `linger`, or nothing at all
+  /// after a cancel of everything (``Downloader/shutdown()`` waits for that).
   func run() {
+    var idleSince: ContinuousClock.Instant?
+    var ending = false
     while true {
+      let now = ContinuousClock.now
       let idle = active.isEmpty && waiting.isEmpty && delayed.isEmpty
-      guard let turn = downloader.takeTurn(idle: idle) else { break }
+      idleSince = idle ? (idleSince ?? now) : nil
+      let lingered = idleSince.map { ending || now - $0 >= downloader.linger } ?? false
+      guard let turn = downloader.takeTurn(idle: lingered) else { break }
       accept(turn.incoming)
       if turn.cancelEverything {
+        ending = true
         cancel { _ in true }
       } else if !turn.cancelled.isEmpty {
         cancel { turn.cancelled.contains($0.id) }
@@ -50,6 +57,10 @@ final class DownloadLoop {
       var wait = curlTimeout >= 0 ? min(curlTimeout, 1_000) : 1_000
       if let due = delayed.map(\.due).min() {
         wait = min(wait, max(0, Int(due.timeIntervalSinceNow * 1000) + 1))
+      }
+      if let idleSince {
+        let left = downloader.linger - (ContinuousClock.now - idleSince)
+        wait = min(wait, max(1, Int((left / .milliseconds(1)).rounded(.up))))
       }
       if wait > 0 { imgcache_multi_poll(api, multi, Int32(wait)) }
     }
