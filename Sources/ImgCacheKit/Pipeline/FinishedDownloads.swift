@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// What a prefetch's producer waits for, taken in batches: the responses of the transfers it
@@ -81,6 +82,25 @@ final class FinishedDownloads: DownloadSink {
       defer { state.arrivals = Arrivals() }
       return state.arrivals
     }
+  }
+
+  /// Everything that arrived since the last take, waiting for something until `deadline` at
+  /// most: nothing when it passed first. (A timer that fires as a take returns may end the
+  /// producer's next wait early, with nothing: it then waits again.)
+  func take(before deadline: ContinuousClock.Instant) async -> Arrivals {
+    // A dispatch timer, not a task: a busy cooperative pool would run a sleeping task late.
+    let timer = DispatchWorkItem { [weak self] in
+      let waiter = self?.state.withLock { state in
+        defer { state.waiter = nil }
+        return state.waiter
+      }
+      waiter?.resume(returning: Arrivals())
+    }
+    let left = deadline - .now
+    DispatchQueue.global().asyncAfter(
+      deadline: .now() + .microseconds(max(0, Int(left / .microseconds(1)))), execute: timer)
+    defer { timer.cancel() }
+    return await take()
   }
 
   /// Everything that arrived since the last take, waiting for something when nothing did.

@@ -106,6 +106,12 @@ public struct Prefetcher: Sendable {
   public let fetcher: Fetcher
   /// URLs resolved per batch (one index read each).
   public let batchSize: Int
+  /// The most checked bodies a prefetch stores in one transaction. A cold prefetch of small
+  /// files stored each loop turn's few (about 10): every store rewrites pages of five indexes,
+  /// and a transaction of 32 writes half the WAL frames a file.
+  static let storeBatch = 32
+  /// The longest a checked body waits to be stored with others (its key's lock held).
+  static let storeDelay: Duration = .milliseconds(20)
 
   /// Creates a prefetcher over `fetcher`.
   public init(fetcher: Fetcher, batchSize: Int = 256) {
@@ -147,12 +153,19 @@ public struct Prefetcher: Sendable {
     _ input: any URLSource, into run: inout RunState, options: FetchOptions,
     channel: AsyncChannel<[PrefetchEvent]>, inbox: FinishedDownloads
   ) async {
-    let window = max(4, fetcher.transfer.maxConcurrent * 4)
+    // Jobs in flight: four a transfer slot, and a batch of bodies waiting to be stored.
+    let window = max(4, fetcher.transfer.maxConcurrent * 4) + Self.storeBatch
     await withTaskGroup(of: Void.self) { group in
       /// Jobs whose transfer runs, by ticket; their responses arrive in `inbox`.
       var transfers = [UInt64: Job]()
       /// Jobs left to tasks of their own; their results arrive in `inbox`.
       var children = 0
+      /// Jobs whose bodies are checked and wait to be stored, in one transaction with the next
+      /// ones: stored when ``storeBatch`` wait, when the first has waited ``storeDelay``, when
+      /// nothing else is in flight, and before the producer reads its input. They count in the
+      /// window (their key locks and bodies are held).
+      var unstored = [Job]()
+      var unstoredSince = ContinuousClock.now
 
       /// Where a job goes after a stage of this task: done (an event), transferring (kept
       /// until its response arrives), or a task of its own for the stages that wait.
@@ -166,10 +179,34 @@ public struct Prefetcher: Sendable {
         }
       }
 
+      /// Stores the jobs that wait for it, in one transaction; their events go to `events`.
+      func storeUnstored(into events: inout [PrefetchEvent]) async {
+        guard !unstored.isEmpty else { return }
+        let storing = unstored
+        unstored = []
+        for job in await fetcher.store(checked: storing, options: options) {
+          hand(job, into: &events)
+        }
+      }
+
+      /// Stores the jobs that wait for it and sends their events.
+      func storeUnstored() async {
+        var events = [PrefetchEvent]()
+        await storeUnstored(into: &events)
+        if !events.isEmpty { await channel.send(events) }
+      }
+
       /// Takes what arrived (with `waiting`, waiting for something) and moves it on, as one
       /// batch of events.
       func takeArrivals(waiting: Bool = true) async {
-        let arrivals = waiting ? await inbox.take() : inbox.takeNow()
+        let deadline = unstoredSince + Self.storeDelay
+        if waiting && !unstored.isEmpty && !inbox.hasArrivals && deadline <= .now {
+          await storeUnstored()
+        }
+        let arrivals =
+          if !waiting { inbox.takeNow() } else if unstored.isEmpty { await inbox.take() } else {
+            await inbox.take(before: deadline)
+          }
         var events = [PrefetchEvent]()
         // Their tasks are reaped too: a group keeps every finished child until it is.
         for result in arrivals.results {
@@ -197,10 +234,12 @@ public struct Prefetcher: Sendable {
           default: hand(moved, into: &events)
           }
         }
-        if !checked.isEmpty {
-          for job in await fetcher.store(checked: checked, options: options) {
-            hand(job, into: &events)
-          }
+        if unstored.isEmpty { unstoredSince = .now }
+        unstored += checked
+        if unstored.count >= Self.storeBatch || transfers.isEmpty
+          || unstoredSince + Self.storeDelay <= .now
+        {
+          await storeUnstored(into: &events)
         }
         if !restarted.isEmpty {
           fetcher.start(&restarted, options: options, into: inbox)
@@ -213,6 +252,7 @@ public struct Prefetcher: Sendable {
         // What finished is stored (and its lock let go) before more input is read, however
         // fast the input comes.
         if inbox.hasArrivals { await takeArrivals(waiting: false) }
+        await storeUnstored()
         // With work outstanding, a wait for input also ends when something arrives.
         let busy = !transfers.isEmpty || children > 0
         let mayWait = !busy || inbox.watch()
@@ -232,7 +272,7 @@ public struct Prefetcher: Sendable {
         }
         var next = open[...]
         while !next.isEmpty {
-          let room = window - transfers.count - children
+          let room = window - transfers.count - children - unstored.count
           guard room > 0 else {
             // The answers so far go first: events keep the order they were recorded in.
             if !answered.isEmpty { await channel.send(answered) }
@@ -253,6 +293,7 @@ public struct Prefetcher: Sendable {
         if !answered.isEmpty { await channel.send(answered) }
       }
       while !transfers.isEmpty || children > 0 { await takeArrivals() }
+      await storeUnstored()
     }
   }
 }
