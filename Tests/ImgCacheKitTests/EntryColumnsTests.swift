@@ -63,4 +63,26 @@ struct EntryColumnsTests {
     #expect(stored.metadata == metadata)
     #expect(stored.scale == 2 && stored.url == key + "?u" && stored.size == 3)
   }
+
+  @Test("an entry's copies share their fields until one changes, and then only it changes")
+  func copiesAreIndependent() {
+    let original = CacheEntry(
+      key: "https://a.example/k.png", url: "https://a.example/k.png", file: "ab/k.png", size: 3,
+      allocated: 4096, metadata: EntryMetadata(etag: "\"1\""), at: Date(timeIntervalSince1970: 1))
+    var copy = original
+    #expect(copy == original)
+    copy.accessCount += 1
+    copy.etag = "\"2\""
+    copy.freshness.status = 304
+    #expect(original.accessCount == 0 && original.etag == "\"1\"")
+    #expect(original.freshness.status == nil)
+    #expect(copy.accessCount == 1 && copy.etag == "\"2\"" && copy.freshness.status == 304)
+    #expect(copy != original)
+    var again = copy
+    again.accessCount -= 1
+    again.etag = "\"1\""
+    again.freshness.status = nil
+    #expect(again == original)
+    #expect(copy.accessCount == 1)
+  }
 }

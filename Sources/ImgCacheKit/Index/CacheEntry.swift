@@ -1,90 +1,126 @@
 import Foundation
 import GRDB
 
-/// What the engine knows of a stored body besides its bytes.
-public struct EntryMetadata: Sendable, Equatable {
-  /// The image format (``ImageFormat``), or nil for a body stored with "any body".
-  public var format: ImageFormat?
-  /// Width in pixels, when the headers tell it.
-  public var width: Int?
-  /// Height in pixels, when the headers tell it.
-  public var height: Int?
-  /// The `Content-Type` the server sent.
-  public var contentType: String?
-  /// The `ETag` the server sent.
-  public var etag: String?
-  /// The `Last-Modified` the server sent.
-  public var lastModified: String?
-  /// When the entry expires regardless of use, if ever.
-  public var expiry: Date?
-  /// The lowercase hex SHA-256 of the body, when known.
-  public var sha256: String?
-  /// What the origin said about reusing the response.
-  public var freshness: ResponseFreshness
-  /// Whether the body may be shared with other machines (see ``CacheEntry/shareable``).
-  public var shareable = false
-
-  /// Creates metadata; every field is optional.
-  public init(
-    format: ImageFormat? = nil, width: Int? = nil, height: Int? = nil, contentType: String? = nil,
-    etag: String? = nil, lastModified: String? = nil, expiry: Date? = nil, sha256: String? = nil,
-    freshness: ResponseFreshness = ResponseFreshness()
-  ) {
-    self.freshness = freshness
-    self.format = format
-    self.width = width
-    self.height = height
-    self.contentType = contentType
-    self.etag = etag
-    self.lastModified = lastModified
-    self.expiry = expiry
-    self.sha256 = sha256
-  }
-}
-
 /// One row of the index: a cached body and its metadata.
+///
+/// Its fields live in one shared box, copied when a copy changes (copy on write): an entry
+/// travels by value from the index through a hit, a job's outcome and an event to the output,
+/// and copying its fields, up to nine of them strings, at each step cost a warm prefetch
+/// thousands of instructions a URL in reference counting.
 public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecord {
   public static let databaseTableName = "entry"
 
+  private var box: Box
+
   /// The cache key (the URL without its fragment, unless a filter or explicit key said otherwise).
-  public var key: String
+  public var key: String {
+    get { box.fields.key }
+    set { fields.key = newValue }
+  }
   /// The URL the body was fetched from.
-  public var url: String
+  public var url: String {
+    get { box.fields.url }
+    set { fields.url = newValue }
+  }
   /// The file under `data/`, as `ab/<md5>[.ext]`.
-  public var file: String
+  public var file: String {
+    get { box.fields.file }
+    set { fields.file = newValue }
+  }
   /// Logical size in bytes.
-  public var size: Int64
+  public var size: Int64 {
+    get { box.fields.size }
+    set { fields.size = newValue }
+  }
   /// Allocated size on disk in bytes (what size limits are checked against, as SDWebImage).
-  public var allocated: Int64
+  public var allocated: Int64 {
+    get { box.fields.allocated }
+    set { fields.allocated = newValue }
+  }
   /// The image format's name (``ImageFormat/rawValue``), nil for a non-image body.
-  public var format: String?
+  public var format: String? {
+    get { box.fields.format }
+    set { fields.format = newValue }
+  }
   /// Width in pixels.
-  public var width: Int?
+  public var width: Int? {
+    get { box.fields.width }
+    set { fields.width = newValue }
+  }
   /// Height in pixels.
-  public var height: Int?
+  public var height: Int? {
+    get { box.fields.height }
+    set { fields.height = newValue }
+  }
   /// Display scale from the key (@2x, @3x).
-  public var scale: Int
+  public var scale: Int {
+    get { box.fields.scale }
+    set { fields.scale = newValue }
+  }
   /// The `Content-Type` the server sent.
-  public var contentType: String?
+  public var contentType: String? {
+    get { box.fields.contentType }
+    set { fields.contentType = newValue }
+  }
   /// The `ETag` the server sent.
-  public var etag: String?
+  public var etag: String? {
+    get { box.fields.etag }
+    set { fields.etag = newValue }
+  }
   /// The `Last-Modified` the server sent.
-  public var lastModified: String?
+  public var lastModified: String? {
+    get { box.fields.lastModified }
+    set { fields.lastModified = newValue }
+  }
   /// When the entry was stored.
-  public var created: Date
+  public var created: Date {
+    get { box.fields.created }
+    set { fields.created = newValue }
+  }
   /// When the entry was last used (the LRU clock).
-  public var lastAccess: Date
+  public var lastAccess: Date {
+    get { box.fields.lastAccess }
+    set { fields.lastAccess = newValue }
+  }
   /// When the entry expires regardless of use, if ever.
-  public var expiry: Date?
+  public var expiry: Date? {
+    get { box.fields.expiry }
+    set { fields.expiry = newValue }
+  }
   /// How many times the entry was used.
-  public var accessCount: Int
+  public var accessCount: Int {
+    get { box.fields.accessCount }
+    set { fields.accessCount = newValue }
+  }
   /// The lowercase hex SHA-256 of the body (nil for entries stored before it was kept).
-  public var sha256: String?
+  public var sha256: String? {
+    get { box.fields.sha256 }
+    set { fields.sha256 = newValue }
+  }
   /// What the origin said about reusing the response (schema v4; empty before).
-  public var freshness: ResponseFreshness
+  public var freshness: ResponseFreshness {
+    get { box.fields.freshness }
+    set { fields.freshness = newValue }
+  }
   /// Whether the request it came from could be anyone's (no credentials, cookies or headers of
   /// a user's own), or it came from the shared remote tier (schema v6; false before: unknown).
-  public var shareable: Bool
+  public var shareable: Bool {
+    get { box.fields.shareable }
+    set { fields.shareable = newValue }
+  }
+
+  /// The fields, for a change: the box is copied first unless this entry alone holds it.
+  private var fields: Fields {
+    get { box.fields }
+    _modify {
+      if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+      yield &box.fields
+    }
+  }
+
+  public static func == (lhs: CacheEntry, rhs: CacheEntry) -> Bool {
+    lhs.box === rhs.box || lhs.box.fields == rhs.box.fields
+  }
 
   /// The columns of the `entry` table: the one place that names them.
   public enum Columns {
@@ -133,29 +169,22 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecor
   /// Decodes the columns of ``databaseSelection`` by position: by hand and without name
   /// look-ups, several times faster than `Decodable` or `row[column]` on the hit path.
   init(columns row: some ColumnReader) throws {
-    key = try row.value(0)
-    url = try row.value(1)
-    file = try row.value(2)
-    size = try row.value(3)
-    allocated = try row.value(4)
-    format = try row.value(5)
-    width = try row.value(6)
-    height = try row.value(7)
-    scale = try row.value(8)
-    contentType = try row.value(9)
-    etag = try row.value(10)
-    lastModified = try row.value(11)
-    created = Date(timeIntervalSince1970: try row.value(12))
-    lastAccess = Date(timeIntervalSince1970: try row.value(13))
-    expiry = (try row.value(14) as Double?).map(Date.init(timeIntervalSince1970:))
-    accessCount = try row.value(15)
-    sha256 = try row.value(16)
-    freshness = ResponseFreshness(
-      cacheControl: try row.value(17), expires: try row.value(18), date: try row.value(19),
-      age: try row.value(20),
-      received: (try row.value(21) as Double?).map(Date.init(timeIntervalSince1970:)),
-      status: try row.value(22))
-    shareable = try row.value(23)
+    box = Box(
+      Fields(
+        key: try row.value(0), url: try row.value(1), file: try row.value(2),
+        size: try row.value(3), allocated: try row.value(4), format: try row.value(5),
+        width: try row.value(6), height: try row.value(7), scale: try row.value(8),
+        contentType: try row.value(9), etag: try row.value(10), lastModified: try row.value(11),
+        created: Date(timeIntervalSince1970: try row.value(12)),
+        lastAccess: Date(timeIntervalSince1970: try row.value(13)),
+        expiry: (try row.value(14) as Double?).map(Date.init(timeIntervalSince1970:)),
+        accessCount: try row.value(15), sha256: try row.value(16),
+        freshness: ResponseFreshness(
+          cacheControl: try row.value(17), expires: try row.value(18), date: try row.value(19),
+          age: try row.value(20),
+          received: (try row.value(21) as Double?).map(Date.init(timeIntervalSince1970:)),
+          status: try row.value(22)),
+        shareable: try row.value(23)))
   }
 
   /// Creates the entry of a body stored under `key` at `time`.
@@ -163,25 +192,14 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecor
     key: String, url: String, file: String, size: Int64, allocated: Int64,
     metadata: EntryMetadata, at time: Date
   ) {
-    self.key = key
-    self.url = url
-    self.file = file
-    self.size = size
-    self.allocated = allocated
-    format = metadata.format?.rawValue
-    width = metadata.width
-    height = metadata.height
-    scale = CacheKey.scale(of: key)
-    contentType = metadata.contentType
-    etag = metadata.etag
-    lastModified = metadata.lastModified
-    created = time
-    lastAccess = time
-    expiry = metadata.expiry
-    accessCount = 0
-    sha256 = metadata.sha256
-    freshness = metadata.freshness
-    shareable = metadata.shareable
+    box = Box(
+      Fields(
+        key: key, url: url, file: file, size: size, allocated: allocated,
+        format: metadata.format?.rawValue, width: metadata.width, height: metadata.height,
+        scale: CacheKey.scale(of: key), contentType: metadata.contentType, etag: metadata.etag,
+        lastModified: metadata.lastModified, created: time, lastAccess: time,
+        expiry: metadata.expiry, accessCount: 0, sha256: metadata.sha256,
+        freshness: metadata.freshness, shareable: metadata.shareable))
   }
 
   /// The database values, in the order of ``Columns/all``.

@@ -18,6 +18,12 @@ struct PendingWrites {
   struct Use {
     var time: Double
     var count: Int64
+
+    /// Counts one more use, at `time` (one dictionary access a use, not two).
+    mutating func add(at time: Double) {
+      self.time = time
+      count += 1
+    }
   }
 
   var counts = [Counter: Int64]()
@@ -40,10 +46,7 @@ struct PendingWrites {
   }
 
   mutating func addUses(of keys: [String], at time: Double, now: ContinuousClock.Instant) {
-    for key in keys {
-      uses[key, default: Use(time: time, count: 0)].count += 1
-      uses[key]?.time = time
-    }
+    for key in keys { uses[key, default: Use(time: time, count: 0)].add(at: time) }
     if oldestUse == nil && !keys.isEmpty { oldestUse = now }
   }
 

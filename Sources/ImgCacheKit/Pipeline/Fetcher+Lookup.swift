@@ -211,7 +211,7 @@ extension Fetcher {
   /// `keys`, each once, in order.
   static func distinct(_ keys: [String]) -> [String] {
     guard keys.count > 1 else { return keys }
-    var seen = Set<String>()
+    var seen = Set<String>(minimumCapacity: keys.count)
     return keys.filter { seen.insert($0).inserted }
   }
 }

@@ -1,0 +1,35 @@
+import Foundation
+
+extension CacheEntry {
+  /// The stored fields of an entry (see ``CacheEntry``).
+  struct Fields: Sendable, Equatable {
+    var key: String
+    var url: String
+    var file: String
+    var size: Int64
+    var allocated: Int64
+    var format: String?
+    var width: Int?
+    var height: Int?
+    var scale: Int
+    var contentType: String?
+    var etag: String?
+    var lastModified: String?
+    var created: Date
+    var lastAccess: Date
+    var expiry: Date?
+    var accessCount: Int
+    var sha256: String?
+    var freshness: ResponseFreshness
+    var shareable: Bool
+  }
+
+  /// The box an entry's copies share. Its fields change only through an entry that holds the
+  /// box alone (``CacheEntry`` copies it first otherwise), so no two threads ever see it
+  /// change: hence `@unchecked Sendable`.
+  final class Box: @unchecked Sendable {
+    var fields: Fields
+
+    init(_ fields: Fields) { self.fields = fields }
+  }
+}
