@@ -31,7 +31,10 @@ public struct ImgCacheCommand: AsyncParsableCommand {
     signal(SIGPIPE, SIG_IGN)
     let arguments = CommandLine.arguments.dropFirst().map { $0 }
     ArgumentSecrets.blank()
-    Glibc.exit(await run(arguments))
+    let status = await run(arguments)
+    // No download thread may be inside libcurl while the process's globals are torn down.
+    Downloader.shutdownAll()
+    Glibc.exit(status)
   }
 
   /// Parses and runs `arguments`; returns the exit status. The one place a thrown error

@@ -198,6 +198,16 @@ struct FetcherTests {
         url: servers.fault("/image/base.png?linger=after"), temporaryDirectory: directory.path))
     #expect(downloader.threadsStarted == 2)
     downloader.shutdown()
+    // And a thread idle for its linger ends by itself: the next request starts another.
+    let brief = Downloader(options: fastTransfer(), linger: .milliseconds(10))
+    for index in 0..<2 {
+      _ = await brief.download(
+        DownloadRequest(
+          url: servers.fault("/image/base.png?linger=brief\(index)"),
+          temporaryDirectory: directory.path))
+      for _ in 0..<500 where brief.isLoopRunning { try? await Task.sleep(for: .milliseconds(10)) }
+    }
+    #expect(brief.threadsStarted == 2)
   }
 
   @Test("cookies: set on a redirect, sent back, and written to the jar")

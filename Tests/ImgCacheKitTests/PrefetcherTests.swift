@@ -166,7 +166,7 @@ struct PrefetcherTests {
     let cache = DiskCache(directory: directory.url)
     let url = servers.fault("/image/base.png?id=between-\(UUID().uuidString.prefix(8))")
     let seen = Seen()
-    let source = SteadySource(first: url, seen: seen) { (try? cache.totals().entries) == 1 }
+    let source = SteadySource(first: [url], seen: seen) { (try? cache.totals().entries) == 1 }
     let prefetcher = Prefetcher(fetcher: Fetcher(cache: cache, transfer: fastTransfer { _ in }))
     let (_, summary) = await run(prefetcher, source)
     let (lines, stored) = seen.value.withLock { $0 }
@@ -178,10 +178,19 @@ struct PrefetcherTests {
   func storedWhileOthersRun() async {
     let tag = UUID().uuidString.prefix(8)
     let quick = servers.fault("/image/base.png?id=quick-\(tag)")
-    let slow = (0..<3).map { servers.fault("/image/base.png?delay=8&id=slow\($0)-\(tag)") }
-    let prefetcher = prefetcher { $0.idleTimeout = 30 }
+    let slow = (0..<8).map { servers.fault("/image/base.png?delay=8&id=slow\($0)-\(tag)") }
+    // One transfer at a time, a window of 4 and more jobs than it holds: the producer waits
+    // for arrivals with the quick body unstored, slow ones in flight and its input open.
+    let prefetcher = prefetcher {
+      $0.idleTimeout = 30
+      $0.maxConcurrent = 1
+    }
     let cache = prefetcher.fetcher.cache
-    let run = prefetcher.start(URLList([quick] + slow), options: FetchOptions())
+    let source = SteadySource(first: [quick] + slow, seen: Seen()) {
+      (try? cache.totals().entries) == 1
+    }
+    let run = prefetcher.start(source, options: FetchOptions())
+    let events = Task { for await _ in run {} }
     var stored = false
     for _ in 0..<300 where !stored {
       try? await Task.sleep(for: .milliseconds(20))
@@ -189,7 +198,26 @@ struct PrefetcherTests {
     }
     #expect(stored, "the quick download waited for the slow ones")
     run.cancel()
-    for await _ in run {}
+    await events.value
+  }
+
+  @Test("a wait for arrivals ends at its deadline, and its timer never ends a later wait")
+  func arrivalDeadlines() async {
+    let inbox = FinishedDownloads()
+    let result = FetchResult(
+      url: "http://a.example/x", key: "http://a.example/x", outcome: .success(.offlineMiss),
+      bytes: 0, variant: nil)
+    #expect(await inbox.take(before: .now - .seconds(1)).isEmpty)
+    #expect(await inbox.take(before: .now + .milliseconds(20)).isEmpty)
+    // Ended by an arrival before its deadline: its timer, firing later, finds another wait.
+    let first = Task { await inbox.take(before: .now + .milliseconds(50)) }
+    try? await Task.sleep(for: .milliseconds(10))
+    inbox.add(result)
+    #expect(await first.value.results.count == 1)
+    let second = Task { await inbox.take() }
+    try? await Task.sleep(for: .milliseconds(150))
+    inbox.add(result)
+    #expect(await second.value.results.count == 1, "a stale timer ended the wait")
   }
 
   @Test("a cancelled run saves the unread input past one 'nothing yet' (a drained pipe's answer)")
@@ -204,27 +232,27 @@ struct PrefetcherTests {
   }
 }
 
-/// Input that is always ready, as a regular file: `first`, then refused lines (answered without
-/// the network, so no transfer fills the window) every 2 ms until `stored` says `first` is in
-/// the cache, or 2,000 lines.
+/// Input that is always ready, as a regular file: the `first` URLs, then refused lines
+/// (answered without the network, so no transfer fills the window) every 2 ms until `stored`
+/// says a download is in the cache, or 2,000 lines.
 /// What a ``SteadySource`` saw last: lines served, and whether the download was stored.
 private final class Seen: Sendable {
   let value = Mutex((lines: 0, stored: false))
 }
 
 private final class SteadySource: URLSource {
-  private let first: String
+  private let first: [String]
   private let seen: Seen
   private let stored: () -> Bool
   private var served = 0
 
-  init(first: String, seen: Seen, stored: @escaping () -> Bool) {
+  init(first: [String], seen: Seen, stored: @escaping () -> Bool) {
     (self.first, self.seen, self.stored) = (first, seen, stored)
   }
 
   func next(wait: Bool, wake: WakeSignal?) throws -> URLSourceItem {
     served += 1
-    if served == 1 { return .url(first) }
+    if served <= first.count { return .url(first[served - 1]) }
     let found = stored()
     seen.value.withLock { $0 = (served, found) }
     if served > 2_000 || found { return .end }

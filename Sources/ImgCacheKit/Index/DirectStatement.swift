@@ -40,6 +40,13 @@ struct DirectStatement {
   /// Binds `values` to the parameters from 1 on, each by its storage class: a row's worth of
   /// values without GRDB's per-value boxing.
   func bind(_ values: [(any DatabaseValueConvertible)?]) throws {
+    // As GRDB's arguments: a count that does not match is an error, never a parameter left
+    // with the previous row's value.
+    guard Int(sqlite3_bind_parameter_count(handle)) == values.count else {
+      throw DatabaseError(
+        resultCode: .SQLITE_RANGE,
+        message: "\(values.count) values for \(sqlite3_bind_parameter_count(handle)) parameters")
+    }
     for (offset, value) in values.enumerated() {
       let index = Int32(offset + 1)
       switch value?.databaseValue.storage ?? .null {

@@ -79,7 +79,7 @@ extension Index {
 
 /// What one read of the index says of a batch of keys (``Index/lookUp(_:)``).
 struct IndexLookup {
-  /// The keys asked, distinct.
+  /// The keys asked.
   let keys: [String]
   /// The rows of those stored, in the order of ``keys``.
   let entries: [CacheEntry]

@@ -28,6 +28,8 @@ final class FinishedDownloads: DownloadSink {
     var waiter: CheckedContinuation<Arrivals, Never>?
     /// Whether the producer waits for input (arrivals then set the signal).
     var watching = false
+    /// The number of the current wait for arrivals: a timer ends only its own.
+    var waits: UInt64 = 0
   }
 
   private let state = Mutex(State())
@@ -84,38 +86,36 @@ final class FinishedDownloads: DownloadSink {
     }
   }
 
-  /// Everything that arrived since the last take, waiting for something until `deadline` at
-  /// most: nothing when it passed first. (A timer that fires as a take returns may end the
-  /// producer's next wait early, with nothing: it then waits again.)
-  func take(before deadline: ContinuousClock.Instant) async -> Arrivals {
-    // A dispatch timer, not a task: a busy cooperative pool would run a sleeping task late.
-    let timer = DispatchWorkItem { [weak self] in
-      let waiter = self?.state.withLock { state in
-        defer { state.waiter = nil }
-        return state.waiter
-      }
-      waiter?.resume(returning: Arrivals())
-    }
-    let left = deadline - .now
-    DispatchQueue.global().asyncAfter(
-      deadline: .now() + .microseconds(max(0, Int(left / .microseconds(1)))), execute: timer)
-    defer { timer.cancel() }
-    return await take()
-  }
-
-  /// Everything that arrived since the last take, waiting for something when nothing did.
-  /// Only the producer calls it (one waiter at a time).
-  func take() async -> Arrivals {
+  /// Everything that arrived since the last take, waiting for something when nothing did: at
+  /// most until `deadline`, when there is one (then maybe nothing). Only the producer calls it
+  /// (one waiter at a time).
+  func take(before deadline: ContinuousClock.Instant? = nil) async -> Arrivals {
     await withCheckedContinuation { waiter in
-      let ready = state.withLock { state -> Arrivals? in
+      let (ready, wait) = state.withLock { state -> (Arrivals?, UInt64) in
         guard state.arrivals.isEmpty else {
           defer { state.arrivals = Arrivals() }
-          return state.arrivals
+          return (state.arrivals, 0)
         }
+        if let deadline, deadline <= .now { return (Arrivals(), 0) }
+        state.waits &+= 1
         state.waiter = waiter
-        return nil
+        return (nil, state.waits)
       }
-      if let ready { waiter.resume(returning: ready) }
+      if let ready { return waiter.resume(returning: ready) }
+      guard let deadline else { return }
+      // Set once the waiter is in place, on a dispatch timer (a busy cooperative pool would
+      // run a sleeping task late); it ends this wait only, never a later one.
+      let left = Int((deadline - .now) / .microseconds(1))
+      DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(max(0, left))) {
+        [weak self] in
+        guard let self else { return }
+        let expired = state.withLock { state -> CheckedContinuation<Arrivals, Never>? in
+          guard state.waits == wait, let waiter = state.waiter else { return nil }
+          state.waiter = nil
+          return waiter
+        }
+        expired?.resume(returning: Arrivals())
+      }
     }
   }
 }

@@ -153,8 +153,9 @@ public struct Prefetcher: Sendable {
     _ input: any URLSource, into run: inout RunState, options: FetchOptions,
     channel: AsyncChannel<[PrefetchEvent]>, inbox: FinishedDownloads
   ) async {
-    // Jobs in flight: four a transfer slot, and a batch of bodies waiting to be stored.
-    let window = max(4, fetcher.transfer.maxConcurrent * 4) + Self.storeBatch
+    // Jobs transferring or in a task: four a transfer slot. Bodies waiting to be stored (fewer
+    // than ``storeBatch``) come on top.
+    let window = max(4, fetcher.transfer.maxConcurrent * 4)
     await withTaskGroup(of: Void.self) { group in
       /// Jobs whose transfer runs, by ticket; their responses arrive in `inbox`.
       var transfers = [UInt64: Job]()
@@ -162,8 +163,7 @@ public struct Prefetcher: Sendable {
       var children = 0
       /// Jobs whose bodies are checked and wait to be stored, in one transaction with the next
       /// ones: stored when ``storeBatch`` wait, when the first has waited ``storeDelay``, when
-      /// nothing else is in flight, and before the producer reads its input. They count in the
-      /// window (their key locks and bodies are held).
+      /// nothing else is in flight or the input has ended, and before the producer reads input.
       var unstored = [Job]()
       var unstoredSince = ContinuousClock.now
 
@@ -177,6 +177,12 @@ public struct Prefetcher: Sendable {
           children += 1
           group.addTask { inbox.add(await fetcher.drive(job, options: options)) }
         }
+      }
+
+      /// Whether the bodies waiting to be stored should be stored now.
+      func storeIsDue() -> Bool {
+        unstored.count >= Self.storeBatch || transfers.isEmpty || run.inputEnded
+          || unstoredSince + Self.storeDelay <= .now
       }
 
       /// Stores the jobs that wait for it, in one transaction; their events go to `events`.
@@ -199,14 +205,11 @@ public struct Prefetcher: Sendable {
       /// Takes what arrived (with `waiting`, waiting for something) and moves it on, as one
       /// batch of events.
       func takeArrivals(waiting: Bool = true) async {
-        let deadline = unstoredSince + Self.storeDelay
-        if waiting && !unstored.isEmpty && !inbox.hasArrivals && deadline <= .now {
+        if waiting && !unstored.isEmpty && storeIsDue() && !inbox.hasArrivals {
           await storeUnstored()
         }
-        let arrivals =
-          if !waiting { inbox.takeNow() } else if unstored.isEmpty { await inbox.take() } else {
-            await inbox.take(before: deadline)
-          }
+        let deadline = unstored.isEmpty ? nil : unstoredSince + Self.storeDelay
+        let arrivals = waiting ? await inbox.take(before: deadline) : inbox.takeNow()
         var events = [PrefetchEvent]()
         // Their tasks are reaped too: a group keeps every finished child until it is.
         for result in arrivals.results {
@@ -236,11 +239,7 @@ public struct Prefetcher: Sendable {
         }
         if unstored.isEmpty { unstoredSince = .now }
         unstored += checked
-        if unstored.count >= Self.storeBatch || transfers.isEmpty
-          || unstoredSince + Self.storeDelay <= .now
-        {
-          await storeUnstored(into: &events)
-        }
+        if storeIsDue() { await storeUnstored(into: &events) }
         if !restarted.isEmpty {
           fetcher.start(&restarted, options: options, into: inbox)
           for job in restarted { hand(job, into: &events) }
@@ -272,7 +271,7 @@ public struct Prefetcher: Sendable {
         }
         var next = open[...]
         while !next.isEmpty {
-          let room = window - transfers.count - children - unstored.count
+          let room = window - transfers.count - children
           guard room > 0 else {
             // The answers so far go first: events keep the order they were recorded in.
             if !answered.isEmpty { await channel.send(answered) }
@@ -292,8 +291,7 @@ public struct Prefetcher: Sendable {
         }
         if !answered.isEmpty { await channel.send(answered) }
       }
-      while !transfers.isEmpty || children > 0 { await takeArrivals() }
-      await storeUnstored()
+      while !transfers.isEmpty || children > 0 || !unstored.isEmpty { await takeArrivals() }
     }
   }
 }

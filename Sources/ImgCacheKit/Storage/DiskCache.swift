@@ -75,12 +75,12 @@ public final class DiskCache: Sendable {
   /// without recording a use: the pipeline's first look at a batch (``hits(in:keys:touch:)``).
   func lookUp(keys: [String]) throws -> IndexLookup { try index.lookUp(keys) }
 
-  /// The hits among `keys` (all asked by `lookup`) whose file exists, as
-  /// ``hits(forKeys:touch:)``, from rows already read.
+  /// The hits among `keys` whose file exists, as ``hits(forKeys:touch:)``, from rows already
+  /// read: those of `lookup`'s rows whose key is one of `keys`.
   func hits(in lookup: IndexLookup, keys: [String], touch: Bool) throws -> [String: CacheHit] {
     var entries = lookup.entries
-    // Fewer keys than were read (some refused meanwhile): only theirs are hits.
-    if keys.count != lookup.keys.count {
+    // Other keys than were read (some refused meanwhile): only theirs are hits.
+    if keys != lookup.keys {
       let wanted = Set(keys)
       entries.removeAll { !wanted.contains($0.key) }
     }

@@ -28,6 +28,8 @@ final class DownloadLoop {
   /// Runs until there has been nothing to do for the downloader's `linger`, or nothing at all
   /// after a cancel of everything (``Downloader/shutdown()`` waits for that).
   func run() {
+    Downloader.loopStarted(downloader)
+    defer { Downloader.loopEnded(downloader) }
     var idleSince: ContinuousClock.Instant?
     var ending = false
     while true {
@@ -51,6 +53,8 @@ final class DownloadLoop {
       deliverFinished()
       // Slots were freed: start waiting transfers before sleeping.
       if completed > 0 { continue }
+      // Everything cancelled and nothing left (a shutdown): end now, not after a poll.
+      if ending && active.isEmpty && waiting.isEmpty && delayed.isEmpty { continue }
       // Sleep until a socket is ready, a wakeup, curl's own next timer, or a retry is due.
       var curlTimeout = -1
       imgcache_multi_timeout(api, multi, &curlTimeout)

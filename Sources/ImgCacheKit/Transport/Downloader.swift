@@ -49,6 +49,8 @@ public final class Downloader: @unchecked Sendable {
   /// How many loop threads were started so far (one, for requests that keep coming within
   /// ``linger`` of each other).
   var threadsStarted: Int { state.withLock { $0.threadsStarted } }
+  /// Whether a loop thread runs now.
+  var isLoopRunning: Bool { state.withLock { $0.threadRunning } }
 
   /// How long the loop thread waits for new requests, once it has nothing to do, before it
   /// ends. A prefetch whose transfers finish faster than it hands over the next ones (small
