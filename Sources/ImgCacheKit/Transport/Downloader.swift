@@ -168,7 +168,13 @@ public final class Downloader: @unchecked Sendable {
 
   /// Hands `requests` to the loop thread, starting it when none runs; returns their ids.
   private func enqueue(_ requests: [DownloadRequest], sink: (any DownloadSink)?) -> [UInt64] {
-    if case .failure(let error) = curl, multi == nil {
+    if loopHandles == nil {
+      // No loop can run (libcurl did not load, or its multi handle could not be made): every
+      // request fails at once rather than waiting for a thread that never takes it.
+      let error =
+        if case .failure(let loading) = curl { loading } else {
+          CacheError(.localIO, "libcurl could not start its transfers (curl_multi_init failed)")
+        }
       let failed = state.withLock { state in
         requests.map { request in
           state.nextID += 1
