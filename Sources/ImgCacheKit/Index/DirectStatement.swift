@@ -89,6 +89,13 @@ struct DirectStatement {
     return value
   }
 
+  /// Whether `table` has any row (`SELECT EXISTS`, stepped directly): the check before a
+  /// query or a statement that most batches need not run.
+  static func anyRow(in table: String, _ db: Database) throws -> Bool {
+    try DirectStatement(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM \(table))"))
+      .firstInteger() == 1
+  }
+
   private func check(_ code: Int32) throws {
     guard code != SQLITE_OK else { return }
     let message = sqlite3_db_handle(handle).flatMap { sqlite3_errmsg($0) }.map {

@@ -75,7 +75,7 @@ enum EntryUses {
 
   /// Whether any use waits in the table.
   static func anyRecorded(_ db: Database) throws -> Bool {
-    try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM entry_use)")) ?? false
+    try DirectStatement.anyRow(in: "entry_use", db)
   }
 
   /// Folds every recorded use into its entry's row and empties the table, in the caller's

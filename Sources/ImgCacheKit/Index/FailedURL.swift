@@ -78,8 +78,7 @@ extension Index {
   func failures(urls: [String], after cutoff: Date) throws -> [String: [FailedURL]] {
     guard !urls.isEmpty else { return [:] }
     return try peek(orIfMissing: [:]) { db in
-      let any = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM failed_request)")
-      guard try DirectStatement(any).firstInteger() == 1 else { return [:] }
+      guard try DirectStatement.anyRow(in: "failed_request", db) else { return [:] }
       let statement = try db.cachedStatement(
         sql: "SELECT * FROM failed_request WHERE url = ? AND last_failure > ?")
       var records = [String: [FailedURL]]()

@@ -94,8 +94,7 @@ struct StoreBatch {
   private static func statement(ifAnyIn table: String, _ sql: String, _ db: Database) throws
     -> Statement?
   {
-    let any = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM \(table))")
-    return try DirectStatement(any).firstInteger() == 1 ? try db.cachedStatement(sql: sql) : nil
+    try DirectStatement.anyRow(in: table, db) ? try db.cachedStatement(sql: sql) : nil
   }
 }
 

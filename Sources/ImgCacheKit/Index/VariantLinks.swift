@@ -51,10 +51,7 @@ enum VariantLinks {
   /// there is no variant at all (`list` asks for every page).
   static func links(forKeys keys: [String], _ db: Database) throws -> [String: VariantLink] {
     var links = [String: VariantLink]()
-    guard !keys.isEmpty,
-      try DirectStatement(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM variant)"))
-        .firstInteger() == 1
-    else { return links }
+    guard !keys.isEmpty, try DirectStatement.anyRow(in: "variant", db) else { return links }
     for (size, padded) in PaddedBatch.chunks(of: keys) {
       let statement = try db.cachedStatement(
         sql: "SELECT key, original, spec, source_sha256 FROM variant WHERE key IN ("

@@ -25,6 +25,9 @@ final class DownloadLoop {
     (api, multi, share) = handles
   }
 
+  /// Whether no transfer is running, waiting for a slot or waiting for a retry.
+  private var isIdle: Bool { active.isEmpty && waiting.isEmpty && delayed.isEmpty }
+
   /// Runs until there has been nothing to do for the downloader's `linger`, or nothing at all
   /// after a cancel of everything (``Downloader/shutdown()`` waits for that).
   func run() {
@@ -34,8 +37,7 @@ final class DownloadLoop {
     var ending = false
     while true {
       let now = ContinuousClock.now
-      let idle = active.isEmpty && waiting.isEmpty && delayed.isEmpty
-      idleSince = idle ? (idleSince ?? now) : nil
+      idleSince = isIdle ? (idleSince ?? now) : nil
       let lingered = idleSince.map { ending || now - $0 >= downloader.linger } ?? false
       guard let turn = downloader.takeTurn(idle: lingered) else { break }
       accept(turn.incoming)
@@ -54,7 +56,7 @@ final class DownloadLoop {
       // Slots were freed: start waiting transfers before sleeping.
       if completed > 0 { continue }
       // Everything cancelled and nothing left (a shutdown): end now, not after a poll.
-      if ending && active.isEmpty && waiting.isEmpty && delayed.isEmpty { continue }
+      if ending && isIdle { continue }
       // Sleep until a socket is ready, a wakeup, curl's own next timer, or a retry is due.
       var curlTimeout = -1
       imgcache_multi_timeout(api, multi, &curlTimeout)
