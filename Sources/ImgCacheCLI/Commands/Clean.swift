@@ -53,7 +53,7 @@ extension ImgCacheCommand {
           "\(context.cacheDirectory.path)/\(path) is a symlink, not a folder of the cache: "
             + "left alone")
       }
-      if context.global.json {
+      if context.json {
         context.emit(CleanRecord(report, policy: policy))
         return
       }

@@ -24,7 +24,7 @@ extension ImgCacheCommand {
       let verb = dryRun ? "would remove" : "removed"
       if failed {
         let count = try cache.clearFailedURLs(dryRun: dryRun)
-        if context.global.json {
+        if context.json {
           context.emit(ClearRecord(removed: nil, failedUrls: count, dryRun: dryRun))
         } else {
           context.console.data("\(verb) \(count) failed URLs")
@@ -35,7 +35,7 @@ extension ImgCacheCommand {
       if let aside = report.damagedIndex {
         context.console.warning("the index was damaged: moved aside to \(aside), starting empty")
       }
-      if context.global.json {
+      if context.json {
         context.emit(
           ClearRecord(
             removed: TotalsRecord(report.removed), failedUrls: report.failedURLs, dryRun: dryRun))

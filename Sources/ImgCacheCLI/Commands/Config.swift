@@ -38,7 +38,7 @@ extension ImgCacheCommand.Config {
         let (text, origin) = context.resolved.value(of: key)
         return (key, text, origin)
       }
-      if context.global.json {
+      if context.json {
         var record = [String: ConfigValueRecord]()
         for (key, text, origin) in values {
           record[key.name] = ConfigValueRecord(key: key.name, value: text, origin: origin)
@@ -67,7 +67,7 @@ extension ImgCacheCommand.Config {
     func run(in context: CommandContext) async throws -> Int32 {
       let policyKey = try ConfigFile.policyKey(key)
       let (text, origin) = context.resolved.value(of: policyKey)
-      if context.global.json {
+      if context.json {
         context.emit(ConfigValueRecord(key: policyKey.name, value: text, origin: origin))
       } else {
         context.console.data(text)

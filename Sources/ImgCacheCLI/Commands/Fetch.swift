@@ -113,7 +113,7 @@ extension ImgCacheCommand {
               (batch.isEmpty ? [] : await fetcher.fetch(batch, options: options)).makeIterator()
             for line in lines {
               if case .blank(let number) = line {
-                if context.global.json {
+                if context.json {
                   context.emit(
                     FetchRecord(.noURL(line: number), freshness: context.configuration.freshness))
                 } else {
@@ -125,7 +125,7 @@ extension ImgCacheCommand {
               result.discardUncachedBody()
               status = ExitStatus.worst(
                 status, Self.render(result, path: result.outcome.successPath, context: context))
-              if !context.global.json && result.outcome.successPath == nil {
+              if !context.json && result.outcome.successPath == nil {
                 context.console.data("")
               }
             }
@@ -144,7 +144,7 @@ extension ImgCacheCommand {
     private static func render(_ result: FetchResult, path: String?, context: CommandContext)
       -> Int32
     {
-      if context.global.json {
+      if context.json {
         context.emit(FetchRecord(result, path: path, freshness: context.configuration.freshness))
       }
       switch result.outcome {
@@ -153,16 +153,16 @@ extension ImgCacheCommand {
         return ExitStatus.negative
       case .success(.stale(_, _, let error)):
         context.console.warning("serving a stale copy: \(error.message)")
-        if !context.global.json, let path { context.console.data(path) }
+        if !context.json, let path { context.console.data(path) }
         return ExitStatus.ok
       case .success(.notStored):
-        if !context.global.json, let path { context.console.data(path) }
+        if !context.json, let path { context.console.data(path) }
         context.console.warning(
           "not cached, the server said Cache-Control: no-store: \(result.url)"
             + (path == nil ? " (-o FILE saves the body)" : ""))
         return ExitStatus.ok
       case .success(let outcome):
-        if !context.global.json, let path { context.console.data(path) }
+        if !context.json, let path { context.console.data(path) }
         context.console.detail("\(outcome.name): \(result.url)")
         return ExitStatus.ok
       case .failure(let error):

@@ -72,7 +72,7 @@ extension ImgCacheCommand {
       -> String
     {
       let path = context.cache.layout.dataPath(entry.file)
-      if context.global.json {
+      if context.json {
         return Records.line(
           QueryRecord(
             url: entry.url, key: entry.key, hit: .local(entry, path: path), failure: nil,
@@ -92,7 +92,7 @@ extension ImgCacheCommand {
       var failures = try context.cache.failures()
       if let glob = filter.urlGlob { failures = failures.filter { fnmatch(glob, $0.url, 0) == 0 } }
       let lines = failures.prefix(limit ?? Int.max).map { failure in
-        if context.global.json { return Records.line(FailureRecord(failure)) }
+        if context.json { return Records.line(FailureRecord(failure)) }
         if urls { return failure.url }
         let status = failure.httpStatus.map { " \($0)" } ?? ""
         return Units.formatTime(failure.lastFailure) + "  " + failure.kind + status + "  "

@@ -54,7 +54,7 @@ extension ImgCacheCommand {
         try list.source(), options: options, collectUnread: saveFailed != nil)
       let interrupts = Interrupts { run.cancel() }
       var display = PrefetchDisplay(
-        console: context.console, json: context.global.json,
+        console: context.console, json: context.json,
         freshness: context.configuration.freshness)
       for await event in run where !display.show(event) {
         run.cancel()  // stdout closed: stop, keep what is done, end quietly.

@@ -41,7 +41,7 @@ extension ImgCacheCommand {
       var status = ExitStatus.ok
       for answer in answers where !context.console.stdoutClosed {
         if answer.hit == nil { status = ExitStatus.worst(status, ExitStatus.negative) }
-        if context.global.json {
+        if context.json {
           context.emit(
             QueryRecord(
               url: answer.url, key: answer.key, hit: answer.hit, failure: answer.failure,

@@ -54,7 +54,7 @@ extension ImgCacheCommand.Remote {
       var status = ExitStatus.ok
       for server in statuses {
         if !server.reachable { status = ExitStatus.code(for: .network) }
-        if context.global.json {
+        if context.json {
           context.emit(RemoteStatusRecord(server))
           continue
         }
@@ -129,7 +129,7 @@ extension ImgCacheCommand.Remote {
         }
       }
       if report.failed > 0 { status = ExitStatus.code(for: .network) }
-      if context.global.json {
+      if context.json {
         context.emit(RemotePushRecord(report))
       } else {
         context.console.info(

@@ -44,7 +44,7 @@ extension ImgCacheCommand {
             removed = try cache.removeWithVariants(key: key, dryRun: dryRun)
           }
           for entry in removed {
-            if context.global.json {
+            if context.json {
               context.emit(RemovedRecord(entry, url: url, dryRun: dryRun))
             } else {
               let which =

@@ -26,7 +26,7 @@ extension ImgCacheCommand {
       let totals = try context.cache.totals()
       if let by {
         let groups = try context.cache.breakdown(by: by.breakdown)
-        if context.global.json {
+        if context.json {
           context.emit(SizeBreakdownRecord(by: by.rawValue, groups, totals: totals))
         } else {
           for group in groups { context.console.data(line(group, of: totals)) }
@@ -34,7 +34,7 @@ extension ImgCacheCommand {
         return ExitStatus.ok
       }
       let temporary = try context.cache.temporaryUsage()
-      if context.global.json {
+      if context.json {
         context.emit(SizeRecord(totals, temporary: temporary))
       } else if bytes {
         context.console.data("\(totals.bytes)")

@@ -28,7 +28,7 @@ extension ImgCacheCommand {
       }
       let statistics = try context.cache.statistics()
       let totals = try context.cache.totals()
-      if context.global.json {
+      if context.json {
         context.emit(StatsRecord(statistics, totals: totals))
       } else {
         for line in StatsTable.lines(statistics, totals: totals) { context.console.data(line) }

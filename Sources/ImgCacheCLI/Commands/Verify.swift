@@ -32,7 +32,7 @@ extension ImgCacheCommand {
 
     func run(in context: CommandContext) async throws -> Int32 {
       let report = try context.cache.verify(full: full, repair: repair)
-      if context.global.json {
+      if context.json {
         context.emit(VerifyRecord(report))
       } else {
         render(report, console: context.console)

@@ -12,6 +12,9 @@ struct CommandContext: Sendable {
   let cacheFile: String
   let userFile: String?
   let global: GlobalOptions
+  /// `--json`, read once: the parser's property wrapper costs ≈1,000 instructions a read, and
+  /// `fetch -i` asks for every line.
+  let json: Bool
 
   /// The typed policy.
   var configuration: Configuration { resolved.configuration }
@@ -19,6 +22,7 @@ struct CommandContext: Sendable {
   /// Resolves the cache directory and the policy; `flags` are the command's policy flags.
   init(global: GlobalOptions, flags: [String: String] = [:]) throws {
     self.global = global
+    json = global.json
     console = Console(quiet: global.quiet, verbose: global.verbose, color: global.color)
     let environment = ProcessEnvironment.current
     cacheDirectory = try Self.directory(global.dir, environment: environment)

@@ -1,7 +1,7 @@
 import Foundation
 
 extension CacheEntry {
-  /// The stored fields of an entry (see ``CacheEntry``).
+  /// The stored fields of an entry (see ``CacheEntry``), but its use (last access and count).
   struct Fields: Sendable, Equatable {
     var key: String
     var url: String
@@ -16,9 +16,7 @@ extension CacheEntry {
     var etag: String?
     var lastModified: String?
     var created: Date
-    var lastAccess: Date
     var expiry: Date?
-    var accessCount: Int
     var sha256: String?
     var freshness: ResponseFreshness
     var shareable: Bool

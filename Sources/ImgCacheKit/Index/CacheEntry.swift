@@ -3,7 +3,7 @@ import GRDB
 
 /// One row of the index: a cached body and its metadata.
 ///
-/// Its fields live in one shared box, copied when a copy changes (copy on write): an entry
+/// Its fields but its use live in one shared box, copied when a copy changes (copy on write): an entry
 /// travels by value from the index through a hit, a job's outcome and an event to the output,
 /// and copying its fields, up to nine of them strings, at each step cost a warm prefetch
 /// thousands of instructions a URL in reference counting.
@@ -77,21 +77,16 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecor
     get { box.fields.created }
     set { fields.created = newValue }
   }
-  /// When the entry was last used (the LRU clock).
-  public var lastAccess: Date {
-    get { box.fields.lastAccess }
-    set { fields.lastAccess = newValue }
-  }
+  /// When the entry was last used (the LRU clock). Kept beside the box, as ``accessCount``:
+  /// a hit changes them, and a change of them then copies no other field.
+  public var lastAccess: Date
   /// When the entry expires regardless of use, if ever.
   public var expiry: Date? {
     get { box.fields.expiry }
     set { fields.expiry = newValue }
   }
   /// How many times the entry was used.
-  public var accessCount: Int {
-    get { box.fields.accessCount }
-    set { fields.accessCount = newValue }
-  }
+  public var accessCount: Int
   /// The lowercase hex SHA-256 of the body (nil for entries stored before it was kept).
   public var sha256: String? {
     get { box.fields.sha256 }
@@ -119,7 +114,8 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecor
   }
 
   public static func == (lhs: CacheEntry, rhs: CacheEntry) -> Bool {
-    lhs.box === rhs.box || lhs.box.fields == rhs.box.fields
+    lhs.lastAccess == rhs.lastAccess && lhs.accessCount == rhs.accessCount
+      && (lhs.box === rhs.box || lhs.box.fields == rhs.box.fields)
   }
 
   /// The columns of the `entry` table: the one place that names them.
@@ -176,15 +172,16 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecor
         width: try row.value(6), height: try row.value(7), scale: try row.value(8),
         contentType: try row.value(9), etag: try row.value(10), lastModified: try row.value(11),
         created: Date(timeIntervalSince1970: try row.value(12)),
-        lastAccess: Date(timeIntervalSince1970: try row.value(13)),
         expiry: (try row.value(14) as Double?).map(Date.init(timeIntervalSince1970:)),
-        accessCount: try row.value(15), sha256: try row.value(16),
+        sha256: try row.value(16),
         freshness: ResponseFreshness(
           cacheControl: try row.value(17), expires: try row.value(18), date: try row.value(19),
           age: try row.value(20),
           received: (try row.value(21) as Double?).map(Date.init(timeIntervalSince1970:)),
           status: try row.value(22)),
         shareable: try row.value(23)))
+    lastAccess = Date(timeIntervalSince1970: try row.value(13))
+    accessCount = try row.value(15)
   }
 
   /// Creates the entry of a body stored under `key` at `time`.
@@ -197,9 +194,10 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecor
         key: key, url: url, file: file, size: size, allocated: allocated,
         format: metadata.format?.rawValue, width: metadata.width, height: metadata.height,
         scale: CacheKey.scale(of: key), contentType: metadata.contentType, etag: metadata.etag,
-        lastModified: metadata.lastModified, created: time, lastAccess: time,
-        expiry: metadata.expiry, accessCount: 0, sha256: metadata.sha256,
-        freshness: metadata.freshness, shareable: metadata.shareable))
+        lastModified: metadata.lastModified, created: time, expiry: metadata.expiry,
+        sha256: metadata.sha256, freshness: metadata.freshness, shareable: metadata.shareable))
+    lastAccess = time
+    accessCount = 0
   }
 
   /// The database values, in the order of ``Columns/all``.

@@ -11,37 +11,41 @@ extension Index {
 
   /// The rows of those of `keys` that exist, in the order of `keys`, with the uses recorded so
   /// far: one statement per ``PaddedBatch/limit`` keys (`key IN (…)`), outside a transaction.
-  func entries(forKeys keys: [String]) throws -> [CacheEntry] { try lookUp(keys).entries }
+  func entries(forKeys keys: [String]) throws -> [CacheEntry] {
+    let rows = try lookUp(keys).entries
+    guard keys.count > 1 else { return rows }
+    var byKey = [String: CacheEntry](minimumCapacity: rows.count)
+    for entry in rows { byKey[entry.key] = entry }
+    return keys.compactMap { byKey[$0] }
+  }
 
-  /// The rows of those of `keys` that exist, as ``entries(forKeys:)``, and whether any failed
-  /// request is recorded, read by the same statements: the lookup of a batch, whose failure
-  /// check is then skipped when none is (``IndexLookup``).
+  /// The rows of those of `keys` that exist, as ``entries(forKeys:)`` but in no particular
+  /// order, and whether any failed request is recorded, read by the same statements: the
+  /// lookup of a batch, whose failure check is then skipped when none is (``IndexLookup``).
   func lookUp(_ keys: [String]) throws -> IndexLookup {
     guard !keys.isEmpty else { return IndexLookup(keys: keys, entries: [], failuresRecorded: nil) }
-    let (byKey, failures): ([String: CacheEntry], Bool?) = try peek(orIfMissing: ([:], false)) {
-      db in
-      var byKey = [String: CacheEntry](minimumCapacity: keys.count)
+    var (entries, failures): ([CacheEntry], Bool?) = try peek(orIfMissing: ([], false)) { db in
+      var entries = [CacheEntry]()
       var failures: Bool?
       for (size, padded) in PaddedBatch.chunks(of: keys) {
         let statement = DirectStatement(
-          try db.cachedStatement(sql: EntryUses.selectByKeys(count: size)))
+          try self.statement(.entriesByKey(size: size), db) { EntryUses.selectByKeys(count: size) })
         for (index, key) in padded.enumerated() { try statement.bind(key, at: Int32(index + 1)) }
         try statement.run { row in
           let columns = StatementColumns(statement: row)
-          let entry = try CacheEntry(columns: columns)
-          byKey[entry.key] = entry
+          entries.append(try CacheEntry(columns: columns))
           failures = try columns.value(EntryUses.failuresColumn) as Bool
         }
       }
-      return (byKey, failures)
+      return (entries, failures)
     }
     // The waiting uses taken once (a copy that shares storage), not under the lock per row.
+    // A use changes fields kept beside the entry's box: folding it in copies no other field.
     let waiting = waitingUses()
-    var entries = [CacheEntry]()
-    entries.reserveCapacity(byKey.count)
-    for key in keys {
-      guard let entry = byKey[key] else { continue }
-      entries.append(waiting.isEmpty ? entry : entry.with(waiting[key]))
+    if !waiting.isEmpty {
+      for index in entries.indices {
+        if let use = waiting[entries[index].key] { entries[index].add(use) }
+      }
     }
     return IndexLookup(keys: keys, entries: entries, failuresRecorded: failures)
   }
@@ -81,9 +85,17 @@ extension Index {
 struct IndexLookup {
   /// The keys asked.
   let keys: [String]
-  /// The rows of those stored, in the order of ``keys``.
+  /// The rows of those stored, in no particular order (a key's once).
   let entries: [CacheEntry]
   /// Whether any failed request is recorded; nil when no row came back to tell (every key
   /// missing), false when the cache does not exist.
   let failuresRecorded: Bool?
+
+  /// The lookup without `dropped` keys (refused since it was read): their rows are no hits.
+  func dropping(_ dropped: Set<String>) -> IndexLookup {
+    guard !dropped.isEmpty else { return self }
+    return IndexLookup(
+      keys: keys.filter { !dropped.contains($0) },
+      entries: entries.filter { !dropped.contains($0.key) }, failuresRecorded: failuresRecorded)
+  }
 }

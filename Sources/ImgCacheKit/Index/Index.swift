@@ -11,7 +11,8 @@ import Synchronization
 /// and migrating the schema. A process that only read (a hit) writes its uses and counts
 /// through the direct connection when it closes, and never opens the pool.
 ///
-/// Lock rule: `connections` guards two slots and `noted` a dictionary, and nothing else. They
+/// Lock rule: `connections` guards two slots, `noted` a dictionary and `prepared` the direct
+/// connection's statements, and nothing else. They
 /// are never held while opening a database, migrating, running a transaction or calling any
 /// closure.
 final class Index: Sendable {
@@ -21,6 +22,8 @@ final class Index: Sendable {
   private let connections = Mutex<Connections>(Connections())
   /// Counts and uses noted in memory, written by the next write transaction.
   private let noted = Mutex(PendingWrites())
+  /// The direct connection's statements, prepared once (``statement(_:_:sql:)``).
+  let prepared = Mutex(PreparedStatements())
 
   private struct Connections {
     var pool: DatabasePool?
@@ -203,6 +206,14 @@ final class Index: Sendable {
       defer { state = Connections() }
       return (state.pool, state.direct)
     }
+    do {
+      // Its statements are finalized first, outside the lock: one left would keep it open.
+      let statements = prepared.withLock { prepared in
+        defer { prepared = PreparedStatements() }
+        return prepared
+      }
+      withExtendedLifetime(statements) {}
+    }
     // The direct connection first: the pool's last connection can then remove the WAL.
     try? direct?.close()
     if let pool {
@@ -215,44 +226,6 @@ final class Index: Sendable {
     }
   }
 
-  /// Moves a corrupt index (and its WAL) aside as `index.sqlite.corrupt-<time>`; the next
-  /// write starts an empty one. Returns the new name.
-  func moveAside() throws -> String {
-    close()
-    let aside = path + ".corrupt-\(Int(Date().timeIntervalSince1970))"
-    try FileIO.rename(path, to: aside)
-    for suffix in ["-wal", "-shm"] { unlink(path + suffix) }
-    return aside
-  }
-
-  /// Whether `error` says the index file is damaged or not a database.
-  static func isCorruption(_ error: any Error) -> Bool { corruption(in: error) != nil }
-
-  /// The SQLite error under `error` (however deeply wrapped) that says the file is damaged.
-  private static func corruption(in error: any Error) -> DatabaseError? {
-    var current: (any Error)? = error
-    while let error = current {
-      if let database = error as? DatabaseError {
-        return database.resultCode == .SQLITE_CORRUPT || database.resultCode == .SQLITE_NOTADB
-          ? database : nil
-      }
-      current = (error as? CacheError)?.underlying
-    }
-    return nil
-  }
-
-  /// Wraps an error of the index, pointing at `clear` when the file is damaged: one line that
-  /// names SQLite's own error, however many layers wrapped it already.
-  private func failure(_ what: String, _ error: any Error) -> CacheError {
-    guard let root = Self.corruption(in: error) else {
-      return CacheError.io("\(what) \(path)", error)
-    }
-    return CacheError(
-      .localIO,
-      "the index \(path) is damaged (\(CacheError.describe(root))): run 'imgcache clear' to "
-        + "move it aside and start empty", underlying: root)
-  }
-
   /// The direct connection of a process that has not written, opened once: read-write (read
   /// only when the file is), without the pool's WAL set-up or migration check.
   private func directQueue() -> DatabaseQueue? {
@@ -261,11 +234,14 @@ final class Index: Sendable {
     config.busyMode = .timeout(60)
     config.label = "imgcache.index.direct"
     guard let opened = try? DatabaseQueue(path: path, configuration: config) else { return nil }
-    return connections.withLock { state in
-      if let direct = state.direct { return direct }
+    let database = try? opened.inDatabase { ObjectIdentifier($0) }
+    let (direct, stored) = connections.withLock { state in
+      if let direct = state.direct { return (direct, false) }
       state.direct = opened
-      return opened
+      return (opened, true)
     }
+    if stored { prepared.withLock { $0 = PreparedStatements(database: database) } }
+    return direct
   }
 
   /// Writes what is noted through the direct connection when no pool was opened: a process

@@ -82,8 +82,13 @@ extension CacheEntry {
   func with(_ use: PendingWrites.Use?) -> CacheEntry {
     guard let use else { return self }
     var updated = self
-    updated.lastAccess = max(lastAccess, Date(timeIntervalSince1970: use.time))
-    updated.accessCount += Int(use.count)
+    updated.add(use)
     return updated
+  }
+
+  /// Folds `use` (this process's waiting uses of the entry) in.
+  mutating func add(_ use: PendingWrites.Use) {
+    lastAccess = max(lastAccess, Date(timeIntervalSince1970: use.time))
+    accessCount += Int(use.count)
   }
 }

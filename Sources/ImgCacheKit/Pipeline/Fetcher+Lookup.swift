@@ -14,9 +14,11 @@ extension Fetcher {
       if let variant = options.variant {
         try await lookVariant(&jobs, variant, options: options, tally: &tally)
       }
-      let read = try readIndex(jobs, options: options)
+      var read = try readIndex(jobs, options: options)
       if !options.retryFailed {
-        try refuseFailed(&jobs, options: options, recorded: read?.failuresRecorded, tally: &tally)
+        let refused = try refuseFailed(
+          &jobs, options: options, recorded: read?.failuresRecorded, tally: &tally)
+        read = read?.dropping(refused)
       }
       try await lookLocal(&jobs, read: read, options: options, tally: &tally)
       await askRemote(&jobs, options: options)
@@ -45,19 +47,21 @@ extension Fetcher {
 
   /// Stage: a URL whose request failed for good within the failed-request TTL is refused
   /// without the network (SDWebImage's failed-URL list), one query for the batch; none when
-  /// the index's read says no failure is `recorded`.
+  /// the index's read says no failure is `recorded`. Returns the keys no longer asked for.
+  @discardableResult
   func refuseFailed(
     _ jobs: inout [Job], options: FetchOptions, recorded: Bool?, tally: inout LookupTally
-  ) throws {
-    guard recorded != false else { return }
+  ) throws -> Set<String> {
+    guard recorded != false else { return [] }
     let asked = jobs.indices.filter { jobs[$0].isLookup }
     let questions = asked.compactMap { index in
       jobs[index].request.map { request in
         (url: request.stripped, fingerprint: { self.fingerprint(options, request) })
       }
     }
-    guard !questions.isEmpty else { return }
+    guard !questions.isEmpty else { return [] }
     let refused = try cache.failures(of: questions, ttl: options.failedTTL)
+    var keys = Set<String>()
     for index in asked {
       guard let request = jobs[index].request, let failure = refused[request.stripped] else {
         continue
@@ -65,13 +69,18 @@ extension Fetcher {
       jobs[index].state = .done(
         .failure(RequestURL.refused(failure, display: request.display, ttl: options.failedTTL)))
       tally.counts[.blacklisted, default: 0] += 1
+      keys.insert(jobs[index].key)
     }
+    // A key another URL still asks for (two URLs, one key) stays.
+    if !keys.isEmpty { for job in jobs where job.isLookup { keys.remove(job.key) } }
+    return keys
   }
 
   /// Stage: the local tiers (the cache, then read-only directories), in one lookup per tier. A
   /// hit is done, a stale hit (`freshness = http`) goes to revalidation, the rest are missing.
   /// `--reload` and `--refresh` ask no tier. A lookup that `touch`es is a use, and counted; one
-  /// that does not is an inspection. The cache's rows come from `read`, when it was made.
+  /// that does not is an inspection. The cache's rows come from `read`, when it was made (its
+  /// keys are then those asked: the refused were dropped from it).
   func lookLocal(
     _ jobs: inout [Job], read: IndexLookup?, options: FetchOptions, tally: inout LookupTally
   ) async throws {
@@ -81,7 +90,7 @@ extension Fetcher {
       return
     }
     guard !asked.isEmpty else { return }
-    let keys = Self.distinct(asked.map { jobs[$0].key })
+    let keys = read?.keys ?? Self.distinct(asked.map { jobs[$0].key })
     // The lookups noted before the tiers are asked: the write that records the hits' uses
     // then adds them too, so `stats` never shows more hits than lookups.
     if options.touch { cache.note([.lookups: Int64(keys.count)]) }
@@ -173,7 +182,7 @@ extension Fetcher {
       do {
         let hits =
           if position == 0, let read {
-            try cache.hits(in: read, keys: open, touch: touch)
+            try cache.hits(in: read, touch: touch)
           } else {
             try await tier.lookup(keys: open, touch: touch)
           }

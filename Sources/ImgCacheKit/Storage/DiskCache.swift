@@ -68,25 +68,19 @@ public final class DiskCache: Sendable {
   /// Looks up many keys in one read transaction; returns the hits whose file exists. With
   /// `touch`, records every hit's use in one write transaction.
   public func hits(forKeys keys: [String], touch: Bool) throws -> [String: CacheHit] {
-    try hits(in: index.lookUp(keys), keys: keys, touch: touch)
+    try hits(in: index.lookUp(keys), touch: touch)
   }
 
   /// The index's rows of `keys` and whether any failed request is recorded, in one read
-  /// without recording a use: the pipeline's first look at a batch (``hits(in:keys:touch:)``).
+  /// without recording a use: the pipeline's first look at a batch (``hits(in:touch:)``).
   func lookUp(keys: [String]) throws -> IndexLookup { try index.lookUp(keys) }
 
-  /// The hits among `keys` whose file exists, as ``hits(forKeys:touch:)``, from rows already
-  /// read: those of `lookup`'s rows whose key is one of `keys`.
-  func hits(in lookup: IndexLookup, keys: [String], touch: Bool) throws -> [String: CacheHit] {
-    var entries = lookup.entries
-    // Other keys than were read (some refused meanwhile): only theirs are hits.
-    if keys != lookup.keys {
-      let wanted = Set(keys)
-      entries.removeAll { !wanted.contains($0.key) }
-    }
+  /// The hits among `lookup`'s rows whose file exists, as ``hits(forKeys:touch:)``, from rows
+  /// already read.
+  func hits(in lookup: IndexLookup, touch: Bool) throws -> [String: CacheHit] {
     var found = [(entry: CacheEntry, path: String)]()
-    found.reserveCapacity(entries.count)
-    for entry in entries {
+    found.reserveCapacity(lookup.entries.count)
+    for entry in lookup.entries {
       let path = layout.dataPath(entry.file)
       if FileIO.isFile(path) { found.append((entry, path)) }
     }
@@ -99,6 +93,7 @@ public final class DiskCache: Sendable {
     for (entry, path) in found {
       var used = entry
       if let time {
+        // Fields beside the entry's box: no other field is copied.
         used.lastAccess = time
         used.accessCount += 1
       }

@@ -1,0 +1,43 @@
+import Foundation
+import GRDB
+
+/// A damaged index: how its errors read, and moving it aside (`clear`).
+extension Index {
+  /// Moves a corrupt index (and its WAL) aside as `index.sqlite.corrupt-<time>`; the next
+  /// write starts an empty one. Returns the new name.
+  func moveAside() throws -> String {
+    close()
+    let aside = path + ".corrupt-\(Int(Date().timeIntervalSince1970))"
+    try FileIO.rename(path, to: aside)
+    for suffix in ["-wal", "-shm"] { unlink(path + suffix) }
+    return aside
+  }
+
+  /// Whether `error` says the index file is damaged or not a database.
+  static func isCorruption(_ error: any Error) -> Bool { corruption(in: error) != nil }
+
+  /// The SQLite error under `error` (however deeply wrapped) that says the file is damaged.
+  static func corruption(in error: any Error) -> DatabaseError? {
+    var current: (any Error)? = error
+    while let error = current {
+      if let database = error as? DatabaseError {
+        return database.resultCode == .SQLITE_CORRUPT || database.resultCode == .SQLITE_NOTADB
+          ? database : nil
+      }
+      current = (error as? CacheError)?.underlying
+    }
+    return nil
+  }
+
+  /// Wraps an error of the index, pointing at `clear` when the file is damaged: one line that
+  /// names SQLite's own error, however many layers wrapped it already.
+  func failure(_ what: String, _ error: any Error) -> CacheError {
+    guard let root = Self.corruption(in: error) else {
+      return CacheError.io("\(what) \(path)", error)
+    }
+    return CacheError(
+      .localIO,
+      "the index \(path) is damaged (\(CacheError.describe(root))): run 'imgcache clear' to "
+        + "move it aside and start empty", underlying: root)
+  }
+}
