@@ -69,6 +69,30 @@ struct UntrustedInputTests {
     #expect(parse("Age:\t 5 \r\n") == HeaderLine(name: "age", value: "5"))
   }
 
+  @Test("a kept header is matched without case before any string is made, as the full parse")
+  func keptHeaderLines() {
+    let names = HeaderLine.Names(["content-type", "etag", "age"])
+    func parse(_ bytes: [UInt8]) -> (kept: HeaderLine?, full: HeaderLine?) {
+      bytes.withUnsafeBytes { (HeaderLine.parse($0, keeping: names), HeaderLine.parse($0)) }
+    }
+    #expect(
+      parse(Array("CONTENT-Type: image/png\r\n".utf8)).kept
+        == HeaderLine(name: "content-type", value: "image/png"))
+    #expect(parse(Array("Server: nginx\r\n".utf8)).kept == nil, "not kept")
+    #expect(parse(Array("ETags: x\r\n".utf8)).kept == nil, "a longer name")
+    #expect(parse(Array("Age: 1\u{7F}\r\n".utf8)).kept == nil, "a control character")
+    // Random lines over an alphabet of near misses: the two parsers always agree.
+    let alphabet = Array("aAeEgGtT-_:; \t\r\n\u{0}\u{7F}@`~^".utf8) + [0xC3, 0xA9]
+    var generator = SystemRandomNumberGenerator()
+    for _ in 0..<20_000 {
+      let length = Int.random(in: 0..<12, using: &generator)
+      var line = (0..<length).map { _ in alphabet.randomElement(using: &generator) ?? 0 }
+      if Bool.random(using: &generator) { line = Array("Age:".utf8) + line }
+      let (kept, full) = parse(line)
+      #expect(kept == (["content-type", "etag", "age"].contains(full?.name) ? full : nil))
+    }
+  }
+
   @Test("class 19: Age is delta-seconds; a list counts its first member; 7200.0 is ignored")
   func ages() {
     #expect(HTTPFields.age("7200, 0") == 7200)

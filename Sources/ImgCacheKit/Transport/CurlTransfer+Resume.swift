@@ -22,10 +22,10 @@ struct ResumeState {
 extension CurlTransfer {
   /// The response headers a transfer reads: the three of the entry, those that decide a
   /// resume, and those of freshness (RFC 9111).
-  static let keptHeaders: Set<String> = [
+  static let keptHeaders = HeaderLine.Names([
     "content-type", "etag", "last-modified", "content-length", "content-range", "date",
     "cache-control", "expires", "age", "content-encoding",
-  ]
+  ])
 
   /// Before an attempt: a resumed body goes back to the bytes it started with (the same
   /// `Range` is asked again); when they are gone, the attempt starts over without a range.

@@ -185,7 +185,7 @@ final class CurlTransfer {
       responseHeaders = [:]
       return
     }
-    guard let line = HeaderLine.parse(bytes), Self.keptHeaders.contains(line.name) else { return }
+    guard let line = HeaderLine.parse(bytes, keeping: Self.keptHeaders) else { return }
     switch line.name {
     case "content-type": contentType = contentType ?? line.value
     case "etag": etag = etag ?? line.value

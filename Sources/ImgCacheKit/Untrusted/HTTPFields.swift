@@ -14,15 +14,54 @@ struct HeaderLine: Equatable {
   static func parse(_ bytes: UnsafeRawBufferPointer) -> HeaderLine? {
     guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0 else { return nil }
     let name = bytes[..<colon]
-    guard name.allSatisfy(HTTPFields.isTokenByte) else { return nil }
+    guard name.allSatisfy(HTTPFields.isTokenByte), let value = value(after: colon, in: bytes)
+    else { return nil }
+    return HeaderLine(
+      name: String(decoding: name, as: UTF8.self).lowercased(),
+      value: String(decoding: value, as: UTF8.self))
+  }
+
+  /// The line when its field is one of `names` (``Names``): the name is matched as bytes,
+  /// without case, before any string is made (a response's other lines cost no allocation);
+  /// nil for any other line and for a malformed one.
+  static func parse(_ bytes: UnsafeRawBufferPointer, keeping names: Names) -> HeaderLine? {
+    guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0,
+      let name = names.match(bytes[..<colon]), let value = value(after: colon, in: bytes)
+    else { return nil }
+    return HeaderLine(name: name, value: String(decoding: value, as: UTF8.self))
+  }
+
+  /// The value after the colon at `colon`, without the whitespace around it; nil when it holds
+  /// a control character other than a tab.
+  private static func value(after colon: Int, in bytes: UnsafeRawBufferPointer) -> Slice<
+    UnsafeRawBufferPointer
+  >? {
     var value = bytes[(colon + 1)...]
     let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
     while let first = value.first, isSpace(first) { value = value.dropFirst() }
     while let last = value.last, isSpace(last) { value = value.dropLast() }
     guard !value.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else { return nil }
-    return HeaderLine(
-      name: String(decoding: name, as: UTF8.self).lowercased(),
-      value: String(decoding: value, as: UTF8.self))
+    return value
+  }
+
+  /// Field names a reader keeps, lowercase, matched against a line's bytes without case.
+  struct Names: Sendable {
+    private let names: [(name: String, bytes: [UInt8])]
+
+    init(_ names: [String]) {
+      self.names = names.map { ($0.lowercased(), Array($0.lowercased().utf8)) }
+    }
+
+    /// The kept name that `bytes` spell, in any case.
+    func match(_ bytes: Slice<UnsafeRawBufferPointer>) -> String? {
+      for candidate in names where candidate.bytes.count == bytes.count {
+        let equal = zip(candidate.bytes, bytes).allSatisfy { kept, byte in
+          kept == (UInt8(ascii: "A")...UInt8(ascii: "Z") ~= byte ? byte | 0x20 : byte)
+        }
+        if equal { return candidate.name }
+      }
+      return nil
+    }
   }
 }
 
