@@ -38,6 +38,9 @@ struct PendingUsesTests {
     for url in many.dropLast() { _ = try cache.hits(forKeys: [url], touch: true) }
     #expect(try accessCounts([many[0]]) == [0])
     _ = try cache.hits(forKeys: [many[many.count - 1]], touch: true)
+    // Written in the background: this process sees them meanwhile, others once committed.
+    #expect(try cache.entry(forKey: many[0])?.accessCount == 1)
+    cache.index.waitForBackgroundWrite()
     #expect(try accessCounts([many[0], many[many.count - 1]]) == [1, 1])
 
     _ = try cache.hits(forKeys: [urls[1]], touch: true)
@@ -46,6 +49,30 @@ struct PendingUsesTests {
     #expect(try accessCounts([urls[1]]) == [6], "the close writes what waits")
     let stats = try DiskCache(directory: directory.url).statistics()
     #expect(stats[.hitsLocal] == Int64(5 * 3 + many.count + 1))
+  }
+
+  @Test("uses being written in the background count for this process until they commit")
+  func writingInBackground() throws {
+    let cache = DiskCache(directory: directory.url, now: clock.function)
+    let many = (0..<PendingWrites.maxUses).map { "https://c.example/\($0).png" }
+    for url in many { _ = try store(cache, url) }
+    // The background queue held: the due write is taken, and waits behind this.
+    let hold = DispatchSemaphore(value: 0)
+    cache.index.background.async { hold.wait() }
+    for url in many { _ = try cache.hits(forKeys: [url], touch: true) }
+    // Taken when due: by count, or earlier by time on a slow machine (the rest waits).
+    #expect(cache.index.noted.withLock { $0.writing != nil }, "taken for writing")
+    #expect(try cache.entry(forKey: many[0])?.accessCount == 1, "still this process's")
+    #expect(try cache.storedEntries(forKeys: [many[1]]).map(\.accessCount) == [1])
+    #expect(try accessCounts([many[0]]) == [0], "not committed yet")
+    _ = try cache.hits(forKeys: [many[0]], touch: true)
+    #expect(try cache.entry(forKey: many[0])?.accessCount == 2, "waiting and writing, both")
+    hold.signal()
+    cache.index.waitForBackgroundWrite()
+    #expect(try accessCounts([many[0], many[1]]) == [1, 1])
+    #expect(try cache.entry(forKey: many[0])?.accessCount == 2)
+    cache.close()
+    #expect(try accessCounts([many[0]]) == [2])
   }
 
   /// The schema cookie in the header of `index.sqlite` (bytes 40–43): it changes with every

@@ -43,9 +43,7 @@ extension Index {
     // A use changes fields kept beside the entry's box: folding it in copies no other field.
     let waiting = waitingUses()
     if !waiting.isEmpty {
-      for index in entries.indices {
-        if let use = waiting[entries[index].key] { entries[index].add(use) }
-      }
+      for index in entries.indices { waiting.fold(into: &entries[index]) }
     }
     return IndexLookup(keys: keys, entries: entries, failuresRecorded: failures)
   }

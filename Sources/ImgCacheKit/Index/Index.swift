@@ -19,15 +19,19 @@ final class Index: Sendable {
   /// `$DIR/index.sqlite`.
   let path: String
   private let createDirectories: @Sendable () throws -> Void
-  private let connections = Mutex<Connections>(Connections())
-  /// Counts and uses noted in memory, written by the next write transaction.
-  private let noted = Mutex(PendingWrites())
+  let connections = Mutex<Connections>(Connections())
+  /// Counts and uses noted in memory, written by the next write transaction (Index+Noted).
+  let noted = Mutex(PendingWrites())
+  /// Where waiting uses are written in the background, one write at a time (Index+Noted).
+  let background = DispatchQueue(label: "imgcache.index.uses")
   /// The direct connection's statements, prepared once (``statement(_:_:sql:)``).
   let prepared = Mutex(PreparedStatements())
 
-  private struct Connections {
+  struct Connections {
     var pool: DatabasePool?
     var direct: DatabaseQueue?
+    /// The connection that writes uses in the background when there is no pool.
+    var uses: DatabaseQueue?
   }
 
   /// The index at `path`; `createDirectories` makes the cache's folders before the first write.
@@ -128,64 +132,13 @@ final class Index: Sendable {
 
   /// Runs `body` with the counts and uses noted so far, taken out of `noted`; they are noted
   /// again when `body` throws (its transaction did not write them).
-  private func withNoted<T>(_ body: (PendingWrites) throws -> T) throws -> T {
-    let pending = noted.withLock { noted in
-      defer { noted = PendingWrites() }
-      return noted
-    }
+  func withNoted<T>(_ body: (PendingWrites) throws -> T) throws -> T {
+    let pending = noted.withLock { $0.take() }
     do {
       return try body(pending)
     } catch {
       noted.withLock { $0.merge(pending) }
       throw error
-    }
-  }
-
-  /// Notes `counts` for the next write transaction (see ``Counter``), and `named` counters.
-  func note(_ counts: [Counter: Int64], named: [String: Int64] = [:]) {
-    noted.withLock { noted in
-      noted.add(counts: counts)
-      noted.named.merge(named.filter { $0.value != 0 }, uniquingKeysWith: +)
-    }
-  }
-
-  /// Notes a use of each of `keys` at `time` (with `counts`), written with the next write
-  /// transaction, or now when the uses waiting are many or old enough (``PendingWrites``):
-  /// by a process that has not written otherwise (a warm prefetch), through the direct
-  /// connection that read the entries, whose page cache holds the pages the uses touch.
-  func noteUses(of keys: [String], at time: Date, counts: [Counter: Int64]) throws {
-    let now = ContinuousClock.now
-    let due = noted.withLock { noted in
-      noted.add(counts: counts)
-      noted.addUses(of: keys, at: time.timeIntervalSince1970, now: now)
-      return noted.usesAreDue(at: now)
-    }
-    if due && !writeNotedDirectly() { try write { _ in } }
-  }
-
-  /// This process's waiting uses, by key (a copy sharing storage: one lock for a batch).
-  func waitingUses() -> [String: PendingWrites.Use] { noted.withLock { $0.uses } }
-
-  /// `entry` as it will be once this process's waiting uses of it are written.
-  func withWaitingUses(_ entry: CacheEntry) -> CacheEntry {
-    entry.with(noted.withLock { $0.uses[entry.key] })
-  }
-
-  /// Merges every use recorded so far into the entries' rows — this process's waiting uses
-  /// and those every process wrote to `entry_use` (``EntryUses``) — before the LRU order or
-  /// the use counts are read in bulk. Writes nothing when there is none to merge.
-  func mergeUses() throws {
-    guard exists else { return }
-    let waiting = noted.withLock { !$0.uses.isEmpty }
-    guard try waiting || read(orIfMissing: false, EntryUses.anyRecorded) else { return }
-    try write(EntryUses.merge)
-  }
-
-  /// Forgets the counts noted and not yet written (before zeroing the counters).
-  func discardNotedCounts() {
-    noted.withLock { noted in
-      noted.counts = [:]
-      noted.named = [:]
     }
   }
 
@@ -199,13 +152,15 @@ final class Index: Sendable {
   /// file alone is complete; the next use opens them again. Counts still noted are written
   /// first. Called when a command ends.
   func close() {
+    waitForBackgroundWrite()
     if noted.withLock({ !$0.isEmpty }) && exists && !writeNotedDirectly() {
       _ = try? write { _ in }
     }
-    let (pool, direct) = connections.withLock { state in
+    let (pool, direct, uses) = connections.withLock { state in
       defer { state = Connections() }
-      return (state.pool, state.direct)
+      return (state.pool, state.direct, state.uses)
     }
+    try? uses?.close()
     do {
       // Its statements are finalized first, outside the lock: one left would keep it open.
       let statements = prepared.withLock { prepared in
@@ -234,7 +189,7 @@ final class Index: Sendable {
     config.busyMode = .timeout(60)
     config.label = "imgcache.index.direct"
     guard let opened = try? DatabaseQueue(path: path, configuration: config) else { return nil }
-    let database = try? opened.inDatabase { ObjectIdentifier($0) }
+    let database = opened.inDatabase { ObjectIdentifier($0) }
     let (direct, stored) = connections.withLock { state in
       if let direct = state.direct { return (direct, false) }
       state.direct = opened
@@ -249,23 +204,26 @@ final class Index: Sendable {
   /// the current rows through `entry_use`, so the tables written exist (an index too old to
   /// have them fails here). Returns false (the noted writes kept) when there is no such
   /// connection or the write fails: the caller then uses the pool, which migrates.
-  private func writeNotedDirectly() -> Bool {
+  func writeNotedDirectly() -> Bool {
     guard let direct = connections.withLock({ $0.pool == nil ? $0.direct : nil }) else {
       return false
     }
     do {
-      try withNoted { pending in
-        try direct.writeWithoutTransaction { db in
-          try db.execute(sql: Self.synchronousNormal)
-          try db.inTransaction(.immediate) {
-            try pending.write(db)
-            return .commit
-          }
-        }
-      }
+      try withNoted { pending in try Self.write(pending, through: direct) }
       return true
     } catch {
       return false
+    }
+  }
+
+  /// Writes `pending` in one IMMEDIATE transaction of `connection` (not the pool's).
+  static func write(_ pending: PendingWrites, through connection: DatabaseQueue) throws {
+    try connection.writeWithoutTransaction { db in
+      try db.execute(sql: Self.synchronousNormal)
+      try db.inTransaction(.immediate) {
+        try pending.write(db)
+        return .commit
+      }
     }
   }
 }

@@ -32,6 +32,9 @@ struct PendingWrites {
   var uses = [String: Use]()
   /// When the oldest waiting use was noted.
   var oldestUse: ContinuousClock.Instant?
+  /// The uses a write in the background took, until it commits (nil when none runs): still
+  /// this process's to fold into what it reads.
+  var writing: [String: Use]?
 
   var isEmpty: Bool { counts.isEmpty && named.isEmpty && uses.isEmpty }
 
@@ -39,6 +42,28 @@ struct PendingWrites {
   func usesAreDue(at now: ContinuousClock.Instant) -> Bool {
     guard let oldestUse else { return false }
     return uses.count >= Self.maxUses || now - oldestUse >= Self.maxDelay
+  }
+
+  /// What waits, taken out for a write; the uses being written stay (``writing``).
+  mutating func take() -> PendingWrites {
+    var taken = self
+    taken.writing = nil
+    self = PendingWrites(writing: writing)
+    return taken
+  }
+
+  /// This process's uses not yet committed (``Index/waitingUses()``).
+  struct Unwritten {
+    var waiting: [String: Use]
+    var writing: [String: Use]
+
+    var isEmpty: Bool { waiting.isEmpty && writing.isEmpty }
+
+    /// Folds the uses of `entry` in.
+    func fold(into entry: inout CacheEntry) {
+      if let use = waiting[entry.key] { entry.add(use) }
+      if !writing.isEmpty, let use = writing[entry.key] { entry.add(use) }
+    }
   }
 
   mutating func add(counts more: [Counter: Int64]) {

@@ -76,11 +76,15 @@ extension RemoteTier {
         guard let entry = next.next() else { return false }
         group.addTask {
           guard Self.isShareable(entry) else { return (-1, 0) }
-          let written =
-            (try? await Blocking.run {
+          do {
+            let written = try await Blocking.run {
               self.writeBack(entry, path: layout.dataPath(entry.file))
-            }) ?? 0
-          return (written ?? -1, (written ?? 0) > 0 ? entry.size : 0)
+            }
+            guard let written else { return (-1, 0) }
+            return (written, written > 0 ? entry.size : 0)
+          } catch {
+            return (0, 0)
+          }
         }
         return true
       }

@@ -114,7 +114,7 @@ public final class DiskCache: Sendable {
   @discardableResult
   func use(_ keys: [String], counting counts: [Counter: Int64]) throws -> Date {
     let time = now()
-    if !keys.isEmpty { try index.noteUses(of: keys, at: time, counts: counts) }
+    if !keys.isEmpty { index.noteUses(of: keys, at: time, counts: counts) }
     return time
   }
 
