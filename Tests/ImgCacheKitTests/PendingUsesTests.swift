@@ -1,5 +1,6 @@
 import Foundation
 import ImgCacheTestSupport
+import Synchronization
 import Testing
 
 @testable import ImgCacheKit
@@ -73,6 +74,44 @@ struct PendingUsesTests {
     #expect(try cache.entry(forKey: many[0])?.accessCount == 2)
     cache.close()
     #expect(try accessCounts([many[0]]) == [2])
+  }
+
+  @Test("rows read while a background write commits are read again, then its uses folded once")
+  func readAgainAcrossCommit() throws {
+    let cache = DiskCache(directory: directory.url)
+    let reads = Mutex(0)
+    let value = cache.index.foldingUnwrittenUses {
+      let count = reads.withLock { reads in
+        reads += 1
+        return reads
+      }
+      // A write in the background commits while the first read runs.
+      if count == 1 { cache.index.noted.withLock { $0.commits += 2 } }
+      return count
+    } fold: { rows, _ in
+      rows
+    }
+    #expect(value == 2, "read again")
+    cache.index.noted.withLock { $0.commits += 1 }  // one commits now, and never ends
+    let unsettled = cache.index.foldingUnwrittenUses {
+      7
+    } fold: { rows, _ in
+      rows + 1
+    }
+    #expect(unsettled == 7, "after three tries, what was read: nothing waits to fold in")
+  }
+
+  @Test("after a failed write, the uses wait a while before the next try")
+  func failedWriteWaits() {
+    var noted = PendingWrites()
+    let now = ContinuousClock.now
+    noted.addUses(of: (0..<PendingWrites.maxUses).map { "k\($0)" }, at: 1, now: now)
+    #expect(noted.usesAreDue(at: now))
+    let taken = noted.take()
+    noted.failed(taken, at: now)
+    #expect(noted.uses.count == PendingWrites.maxUses, "noted again")
+    #expect(!noted.usesAreDue(at: now + .milliseconds(10)), "not on every hit")
+    #expect(noted.usesAreDue(at: now + PendingWrites.maxDelay))
   }
 
   /// The schema cookie in the header of `index.sqlite` (bytes 40–43): it changes with every

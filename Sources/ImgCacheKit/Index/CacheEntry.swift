@@ -3,10 +3,11 @@ import GRDB
 
 /// One row of the index: a cached body and its metadata.
 ///
-/// Its fields but its use live in one shared box, copied when a copy changes (copy on write): an entry
-/// travels by value from the index through a hit, a job's outcome and an event to the output,
-/// and copying its fields, up to nine of them strings, at each step cost a warm prefetch
-/// thousands of instructions a URL in reference counting.
+/// Its fields, except its use (``lastAccess``, ``accessCount``), live in one shared box, copied
+/// when a copy changes (copy on write): an entry travels by value from the index through a
+/// hit, a job's outcome and an event to the output, and copying its fields, up to nine of
+/// them strings, at each step cost a warm prefetch thousands of instructions a URL in
+/// reference counting.
 public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecord {
   public static let databaseTableName = "entry"
 

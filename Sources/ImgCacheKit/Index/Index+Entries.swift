@@ -6,7 +6,15 @@ import GRDB
 extension Index {
   /// The row of `key` with the uses recorded so far, without recording an access.
   func entry(forKey key: String) throws -> CacheEntry? {
-    try read(orIfMissing: nil) { db in try EntryUses.entry(forKey: key, db) }.map(withWaitingUses)
+    try foldingUnwrittenUses {
+      try read(orIfMissing: nil) { db in try EntryUses.entry(forKey: key, db) }
+    } fold: { entry, unwritten in
+      entry.map { entry in
+        var entry = entry
+        unwritten.fold(into: &entry)
+        return entry
+      }
+    }
   }
 
   /// The rows of those of `keys` that exist, in the order of `keys`, with the uses recorded so
@@ -24,26 +32,29 @@ extension Index {
   /// lookup of a batch, whose failure check is then skipped when none is (``IndexLookup``).
   func lookUp(_ keys: [String]) throws -> IndexLookup {
     guard !keys.isEmpty else { return IndexLookup(keys: keys, entries: [], failuresRecorded: nil) }
-    var (entries, failures): ([CacheEntry], Bool?) = try peek(orIfMissing: ([], false)) { db in
-      var entries = [CacheEntry]()
-      var failures: Bool?
-      for (size, padded) in PaddedBatch.chunks(of: keys) {
-        let statement = DirectStatement(
-          try self.statement(.entriesByKey(size: size), db) { EntryUses.selectByKeys(count: size) })
-        for (index, key) in padded.enumerated() { try statement.bind(key, at: Int32(index + 1)) }
-        try statement.run { row in
-          let columns = StatementColumns(statement: row)
-          entries.append(try CacheEntry(columns: columns))
-          failures = try columns.value(EntryUses.failuresColumn) as Bool
+    let (entries, failures) = try foldingUnwrittenUses {
+      try peek(orIfMissing: ([CacheEntry](), Bool?.some(false))) { db in
+        var entries = [CacheEntry]()
+        var failures: Bool?
+        for (size, padded) in PaddedBatch.chunks(of: keys) {
+          let statement = DirectStatement(
+            try self.statement(.entriesByKey(size: size), db) {
+              EntryUses.selectByKeys(count: size)
+            })
+          for (index, key) in padded.enumerated() { try statement.bind(key, at: Int32(index + 1)) }
+          try statement.run { row in
+            let columns = StatementColumns(statement: row)
+            entries.append(try CacheEntry(columns: columns))
+            failures = try columns.value(EntryUses.failuresColumn) as Bool
+          }
         }
+        return (entries, failures)
       }
+    } fold: { read, unwritten in
+      // A use changes fields kept beside the entry's box: folding it in copies no other field.
+      var (entries, failures) = read
+      for index in entries.indices { unwritten.fold(into: &entries[index]) }
       return (entries, failures)
-    }
-    // The waiting uses taken once (a copy that shares storage), not under the lock per row.
-    // A use changes fields kept beside the entry's box: folding it in copies no other field.
-    let waiting = waitingUses()
-    if !waiting.isEmpty {
-      for index in entries.indices { waiting.fold(into: &entries[index]) }
     }
     return IndexLookup(keys: keys, entries: entries, failuresRecorded: failures)
   }
@@ -83,7 +94,7 @@ extension Index {
 struct IndexLookup {
   /// The keys asked.
   let keys: [String]
-  /// The rows of those stored, in no particular order (a key's once).
+  /// The rows of those stored, in no particular order (one a key, when ``keys`` are distinct).
   let entries: [CacheEntry]
   /// Whether any failed request is recorded; nil when no row came back to tell (every key
   /// missing), false when the cache does not exist.

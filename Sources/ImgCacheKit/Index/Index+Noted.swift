@@ -25,17 +25,26 @@ extension Index {
     if due { writeNotedInBackground() }
   }
 
-  /// This process's uses not yet committed: those waiting and those being written (one lock
-  /// for a batch; copies that share storage).
-  func waitingUses() -> PendingWrites.Unwritten {
-    noted.withLock { PendingWrites.Unwritten(waiting: $0.uses, writing: $0.writing ?? [:]) }
-  }
-
-  /// `entry` as it will be once this process's uses of it are written.
-  func withWaitingUses(_ entry: CacheEntry) -> CacheEntry {
-    var entry = entry
-    waitingUses().fold(into: &entry)
-    return entry
+  /// Runs `read` (rows of entries) and folds this process's uses not yet committed into what
+  /// it returns with `fold`: those waiting and those a write in the background is writing. A
+  /// write that commits meanwhile would have its uses in the rows read and in `writing` at
+  /// once, or in neither: then the rows are read again, once that write has ended.
+  func foldingUnwrittenUses<T>(
+    _ read: () throws -> T, fold: (T, PendingWrites.Unwritten) -> T
+  ) rethrows -> T {
+    for _ in 0..<3 {
+      let before = noted.withLock { $0.commits }
+      let rows = try read()
+      let (unwritten, after) = noted.withLock { ($0.unwritten, $0.commits) }
+      guard before != after || before % 2 == 1 else {
+        return unwritten.isEmpty ? rows : fold(rows, unwritten)
+      }
+      waitForBackgroundWrite()
+    }
+    // Three commits in a row during reads: what the last read saw is close enough.
+    let rows = try read()
+    let unwritten = noted.withLock { $0.unwritten }
+    return unwritten.isEmpty ? rows : fold(rows, unwritten)
   }
 
   /// Merges every use recorded so far into the entries' rows — this process's waiting uses
@@ -62,11 +71,12 @@ extension Index {
   /// its uses and counts noted again).
   func waitForBackgroundWrite() { background.sync {} }
 
-  /// Writes what waits in the background, one write at a time: through the pool when this
-  /// process opened one, otherwise through a connection of its own, so the lookups that go on
-  /// meanwhile (on the direct connection, on another core) never wait for it. The uses it
-  /// takes stay folded into this process's reads (``PendingWrites/writing``) until it commits;
-  /// when it fails they wait again, for the next write.
+  /// Writes what waits in the background, one write at a time: through the direct connection
+  /// when this process has no pool (its page cache stays valid: a commit by another
+  /// connection would make it read every page again), through the pool otherwise. The hits go
+  /// on meanwhile: a warm prefetch prepares its next batch, a co-process waits for its next
+  /// line. The uses it takes stay folded into this process's reads (``PendingWrites/writing``)
+  /// until it commits; when it fails they wait again, for the next write.
   func writeNotedInBackground() {
     let pending: PendingWrites? = noted.withLock { noted in
       guard noted.writing == nil else { return nil }
@@ -79,33 +89,27 @@ extension Index {
       let written = (try? writeInBackground(pending)) != nil
       noted.withLock { noted in
         noted.writing = nil
-        if !written { noted.merge(pending) }
+        noted.commits = (noted.commits | 1) + 1
+        if !written { noted.failed(pending, at: .now) }
       }
     }
   }
 
   /// Writes `pending` on the background queue. An index too old to have the tables written
-  /// fails on the uses connection: the pool, which migrates, writes them then.
+  /// fails on the direct connection: the pool, which migrates, writes them then.
   private func writeInBackground(_ pending: PendingWrites) throws {
-    if connections.withLock({ $0.pool == nil }), let uses = usesQueue(),
-      (try? Self.write(pending, through: uses)) != nil
+    // The commit is marked (an odd count) from inside its transaction until `writing` is
+    // emptied: reads that overlap it read again (``foldingUnwrittenUses(_:fold:)``).
+    let write = { (db: Database) throws in
+      try pending.write(db)
+      self.noted.withLock { $0.commits += 1 }
+    }
+    if let direct = connections.withLock({ $0.pool == nil ? $0.direct : nil }),
+      (try? Self.write(through: direct, write)) != nil
     {
       return
     }
-    try writer().write { db in try pending.write(db) }
-  }
-
-  /// The connection that writes uses in the background when there is no pool, opened once.
-  private func usesQueue() -> DatabaseQueue? {
-    if let uses = connections.withLock({ $0.uses }) { return uses }
-    var config = GRDB.Configuration()
-    config.busyMode = .timeout(60)
-    config.label = "imgcache.index.uses"
-    guard let opened = try? DatabaseQueue(path: path, configuration: config) else { return nil }
-    return connections.withLock { state in
-      if let uses = state.uses { return uses }
-      state.uses = opened
-      return opened
-    }
+    noted.withLock { if $0.commits % 2 == 1 { $0.commits += 1 } }
+    try writer().write { db in try write(db) }
   }
 }

@@ -35,12 +35,17 @@ struct PendingWrites {
   /// The uses a write in the background took, until it commits (nil when none runs): still
   /// this process's to fold into what it reads.
   var writing: [String: Use]?
+  /// Background writes ended, twice each (odd while one commits): a read of rows that
+  /// overlaps a commit is read again (``Index/foldingUnwrittenUses(_:fold:)``).
+  var commits = 0
+  /// After a failed write, no other before this (a read-only index fails every one).
+  var notBefore: ContinuousClock.Instant?
 
   var isEmpty: Bool { counts.isEmpty && named.isEmpty && uses.isEmpty }
 
   /// Whether the waiting uses should be written now.
   func usesAreDue(at now: ContinuousClock.Instant) -> Bool {
-    guard let oldestUse else { return false }
+    guard let oldestUse, notBefore.map({ now >= $0 }) ?? true else { return false }
     return uses.count >= Self.maxUses || now - oldestUse >= Self.maxDelay
   }
 
@@ -48,11 +53,20 @@ struct PendingWrites {
   mutating func take() -> PendingWrites {
     var taken = self
     taken.writing = nil
-    self = PendingWrites(writing: writing)
+    self = PendingWrites(writing: writing, commits: commits, notBefore: notBefore)
     return taken
   }
 
-  /// This process's uses not yet committed (``Index/waitingUses()``).
+  /// Adds back what a write in the background failed to write; the next waits ``maxDelay``.
+  mutating func failed(_ pending: PendingWrites, at now: ContinuousClock.Instant) {
+    merge(pending)
+    notBefore = now + Self.maxDelay
+  }
+
+  /// The uses not yet committed (``Unwritten``).
+  var unwritten: Unwritten { Unwritten(waiting: uses, writing: writing ?? [:]) }
+
+  /// This process's uses not yet committed: those waiting, those being written.
   struct Unwritten {
     var waiting: [String: Use]
     var writing: [String: Use]
