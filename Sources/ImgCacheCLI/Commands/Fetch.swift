@@ -98,13 +98,9 @@ extension ImgCacheCommand {
           while !Task.isCancelled && !context.console.stdoutClosed {
             // Every line gets its answer, a blank or comment line too (an empty line, or an
             // error record with --json): a co-process never waits for one that never comes.
-            var lines = [try source.next(wait: true)]
-            guard lines[0] != .end else { break }
-            while lines.count < 256 {
-              let item = try source.next(wait: false)
-              guard item != .end && item != .notYet else { break }
-              lines.append(item)
-            }
+            var lines = try source.available(wait: true)
+            let ended = lines.last == .end
+            if ended { lines.removeLast() }
             let batch = lines.compactMap { line -> String? in
               if case .url(let url) = line { return url }
               return nil
@@ -129,6 +125,7 @@ extension ImgCacheCommand {
                 context.console.data("")
               }
             }
+            if ended || lines.isEmpty { break }
           }
         } catch let error as CacheError {
           return .failure(error)

@@ -111,21 +111,18 @@ extension ImgCacheCommand.Remote {
       if all {
         report = try await tier.pushAll()
       } else {
-        // Pushed 256 at a time as the lines come, so memory stays flat.
+        // Pushed a batch at a time as the lines come, so memory stays flat.
         let filter = context.configuration.keyFilter
         let source = try URLLines(arguments: urls, file: input)
-        var keys = [String]()
         var more = true
         while more && !Task.isCancelled {
-          if case .url(let url) = try source.next(wait: true) {
-            keys.append(CacheKey.key(for: url, filter: filter))
-          } else {
-            more = false
+          let items = try source.available(wait: true)
+          more = !items.isEmpty && items.last != .end
+          let keys = items.compactMap { item -> String? in
+            guard case .url(let url) = item else { return nil }
+            return CacheKey.key(for: url, filter: filter)
           }
-          if keys.count == 256 || (!more && !keys.isEmpty) {
-            report.add(try await tier.push(keys: keys))
-            keys.removeAll()
-          }
+          if !keys.isEmpty { report.add(try await tier.push(keys: keys)) }
         }
       }
       if report.failed > 0 { status = ExitStatus.code(for: .network) }

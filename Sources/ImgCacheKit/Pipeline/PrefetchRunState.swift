@@ -19,27 +19,31 @@ struct RunState {
   ) -> [String] {
     var batch = [String]()
     while batch.count < size && !inputEnded {
-      let item: URLSourceItem
+      let wanted = size - batch.count
+      let items: [URLSourceItem]
       do {
-        item = try input.next(wait: wait && batch.isEmpty, wake: wake)
+        items = try input.available(upTo: wanted, wait: wait && batch.isEmpty, wake: wake)
       } catch {
         inputError = CacheError.io("cannot read the URL list", error)
         inputEnded = true
         break
       }
-      switch item {
-      case .url(let url):
-        progress.total += 1
-        if seen.insert(KeyDigest(url)).inserted {
-          batch.append(url)
-        } else {
-          progress.duplicates += 1
-          progress.done += 1
+      for item in items {
+        switch item {
+        case .url(let url):
+          progress.total += 1
+          if seen.insert(KeyDigest(url)).inserted {
+            batch.append(url)
+          } else {
+            progress.duplicates += 1
+            progress.done += 1
+          }
+        case .blank, .notYet: continue
+        case .end: inputEnded = true
         }
-      case .notYet: return batch
-      case .blank: continue
-      case .end: inputEnded = true
       }
+      // What was there is read; a wait that found only duplicates and blank lines goes on.
+      guard items.count == wanted || (wait && batch.isEmpty && !items.isEmpty) else { break }
     }
     return batch
   }

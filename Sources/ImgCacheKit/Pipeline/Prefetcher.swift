@@ -114,7 +114,7 @@ public struct Prefetcher: Sendable {
   static let storeDelay: Duration = .milliseconds(20)
 
   /// Creates a prefetcher over `fetcher`.
-  public init(fetcher: Fetcher, batchSize: Int = 256) {
+  public init(fetcher: Fetcher, batchSize: Int = InputBatch.size) {
     self.fetcher = fetcher
     self.batchSize = batchSize
   }

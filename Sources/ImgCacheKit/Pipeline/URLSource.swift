@@ -26,10 +26,34 @@ public protocol URLSource: AnyObject {
   func next(wait: Bool, wake: WakeSignal?) throws -> URLSourceItem
 }
 
+/// How much URL input is taken at once.
+public enum InputBatch {
+  /// At most this many lines a batch: one lookup of the index each.
+  public static let size = 256
+}
+
 extension URLSource {
   /// The next URL; with `wait`, blocks until one arrives, the input ends, or the calling task
   /// is cancelled.
   public func next(wait: Bool) throws -> URLSourceItem { try next(wait: wait, wake: nil) }
+
+  /// What is there now, up to `limit` items: the first waited for with `wait`, the others
+  /// only when already there. Ends with ``URLSourceItem/end`` when the input ended; never
+  /// holds ``URLSourceItem/notYet`` (empty when the wait was woken, or without `wait` when
+  /// nothing was there). The one place URL input is batched: `fetch -i`, a prefetch,
+  /// `remote push`.
+  public func available(
+    upTo limit: Int = InputBatch.size, wait: Bool, wake: WakeSignal? = nil
+  ) throws -> [URLSourceItem] {
+    var items = [URLSourceItem]()
+    while items.count < limit {
+      let item = try next(wait: wait && items.isEmpty, wake: wake)
+      if item == .notYet { break }
+      items.append(item)
+      if item == .end { break }
+    }
+    return items
+  }
 }
 
 /// A pipe that becomes readable when signalled: lets a blocking read of the URL list (a

@@ -1,0 +1,48 @@
+import Testing
+
+@testable import ImgCacheKit
+
+/// URL input taken in batches (``URLSource/available(upTo:wait:wake:)``), the one place for
+/// `fetch -i`, a prefetch and `remote push`.
+@Suite("URL input in batches")
+struct InputBatchTests {
+  /// A source that answers from a script; a wait skips a scripted "nothing yet", as a pipe
+  /// blocks until its next line.
+  final class ScriptedSource: URLSource {
+    private var script: [URLSourceItem]
+
+    init(_ script: [URLSourceItem]) { self.script = script }
+
+    func next(wait: Bool, wake: WakeSignal?) throws -> URLSourceItem {
+      while wait, script.first == .notYet { script.removeFirst() }
+      return script.isEmpty ? .end : script.removeFirst()
+    }
+  }
+
+  @Test("what is there, up to the limit; the end comes last")
+  func available() throws {
+    let list = URLList(["a", "b", "c"])
+    #expect(try list.available(upTo: 2, wait: true) == [.url("a"), .url("b")])
+    #expect(try list.available(wait: true) == [.url("c"), .end])
+    let pipe = ScriptedSource([.url("a"), .notYet, .url("b")])
+    #expect(try pipe.available(wait: true) == [.url("a")], "only what was there")
+    #expect(try pipe.available(wait: false) == [.url("b"), .end])
+  }
+
+  @Test("a prefetch's read waits on through duplicates and blank lines, and stops at the end")
+  func waitsThroughDuplicates() {
+    var run = RunState()
+    let pipe = ScriptedSource([
+      .url("a"), .notYet, .url("a"), .blank(line: 2), .notYet, .url("b"), .end,
+    ])
+    #expect(run.readBatch(pipe, size: 256) == ["a"])
+    #expect(!run.inputEnded)
+    // Only a duplicate and a blank line were there: an empty batch would end the prefetch.
+    #expect(run.readBatch(pipe, size: 256) == ["b"])
+    #expect(run.inputEnded)
+    #expect(run.progress.duplicates == 1)
+    let dense = URLList(["x", "x", "x", "y", "z"])
+    var again = RunState()
+    #expect(again.readBatch(dense, size: 2) == ["x", "y"], "duplicates do not fill a batch")
+  }
+}
