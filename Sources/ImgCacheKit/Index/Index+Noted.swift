@@ -86,30 +86,39 @@ extension Index {
     }
     guard let pending else { return }
     background.async { [self] in
-      let written = (try? writeInBackground(pending)) != nil
-      noted.withLock { noted in
-        noted.writing = nil
-        noted.commits = (noted.commits | 1) + 1
-        if !written { noted.failed(pending, at: .now) }
-      }
+      if (try? writeInBackground(pending)) == nil { settle(failed: pending) }
     }
   }
 
-  /// Writes `pending` on the background queue. An index too old to have the tables written
-  /// fails on the direct connection: the pool, which migrates, writes them then.
+  /// Ends a write in the background: `writing` emptied, the commit count even again, and
+  /// what a failed write took noted again.
+  private func settle(failed: PendingWrites? = nil) {
+    noted.withLock { noted in
+      noted.writing = nil
+      noted.commits = (noted.commits | 1) + 1
+      if let failed { noted.failed(failed, at: .now) }
+    }
+  }
+
+  /// Writes `pending` on the background queue and settles it once committed. An index too
+  /// old to have the tables written fails on the direct connection: the pool, which migrates,
+  /// writes them then.
   private func writeInBackground(_ pending: PendingWrites) throws {
     // The commit is marked (an odd count) from inside its transaction until `writing` is
-    // emptied: reads that overlap it read again (``foldingUnwrittenUses(_:fold:)``).
+    // emptied: reads that overlap it read again (``foldingUnwrittenUses(_:fold:)``). On the
+    // direct connection it is settled before the connection serves the next lookup, so its
+    // lookups never overlap it.
     let write = { (db: Database) throws in
       try pending.write(db)
       self.noted.withLock { $0.commits += 1 }
     }
     if let direct = connections.withLock({ $0.pool == nil ? $0.direct : nil }),
-      (try? Self.write(through: direct, write)) != nil
+      (try? Self.write(through: direct, write, committed: { settle() })) != nil
     {
       return
     }
     noted.withLock { if $0.commits % 2 == 1 { $0.commits += 1 } }
     try writer().write { db in try write(db) }
+    settle()
   }
 }

@@ -220,14 +220,19 @@ final class Index: Sendable {
     }
   }
 
-  /// Runs `body` in one IMMEDIATE transaction of `connection` (not the pool's).
-  static func write(through connection: DatabaseQueue, _ body: (Database) throws -> Void) throws {
+  /// Runs `body` in one IMMEDIATE transaction of `connection` (not the pool's), then
+  /// `committed`, before the connection serves anything else.
+  static func write(
+    through connection: DatabaseQueue, _ body: (Database) throws -> Void,
+    committed: () -> Void = {}
+  ) throws {
     try connection.writeWithoutTransaction { db in
       try db.execute(sql: Self.synchronousNormal)
       try db.inTransaction(.immediate) {
         try body(db)
         return .commit
       }
+      committed()
     }
   }
 }

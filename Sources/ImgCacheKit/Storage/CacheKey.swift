@@ -17,14 +17,18 @@ public enum CacheKey {
   /// Returns the cache key of `url` under `filter`: the URL without its fragment, and without
   /// its query for `.stripQuery`.
   public static func key(for url: String, filter: KeyFilter = .none) -> String {
-    let url = withoutUserinfo(url)
-    // On the UTF-8 bytes: a search by Character runs the grapheme breaker on every byte.
-    let bytes = url.utf8
-    var end = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
-    if filter == .stripQuery, let query = bytes[..<end].firstIndex(of: UInt8(ascii: "?")) {
-      end = query
+    var url = withoutUserinfo(url)
+    // On the contiguous UTF-8 bytes: a search by Character runs the grapheme breaker on every
+    // byte, and one through `String.Index` cost ≈900 instructions a URL.
+    let cut = url.withUTF8 { bytes -> Int in
+      var end = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
+      if filter == .stripQuery, let query = bytes[..<end].firstIndex(of: UInt8(ascii: "?")) {
+        end = query
+      }
+      return end
     }
-    return end == bytes.endIndex ? url : String(url[..<end])
+    return cut == url.utf8.count
+      ? url : String(url[..<url.utf8.index(url.utf8.startIndex, offsetBy: cut)])
   }
 
   /// `url` without the userinfo of its authority (`user:password@`): a credential, never part
@@ -42,6 +46,10 @@ public enum CacheKey {
 
   /// Where the userinfo of `url` starts, its `@`, and its text.
   static func userinfo(of url: String) -> (String.Index, String.Index, Substring)? {
+    // Most URLs have no `@` at all: one scan of their contiguous bytes says so.
+    if url.utf8.withContiguousStorageIfAvailable({ !$0.contains(UInt8(ascii: "@")) }) == true {
+      return nil
+    }
     guard let schemeEnd = URLText.schemeSeparator(in: url) else { return nil }
     // On the UTF-8 bytes: a walk by Characters runs the grapheme breaker on every byte.
     let rest = url.utf8[schemeEnd.upperBound...]
