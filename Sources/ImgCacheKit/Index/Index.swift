@@ -12,9 +12,8 @@ import Synchronization
 /// through the direct connection when it closes, and never opens the pool.
 ///
 /// Lock rule: `connections` guards two slots, `noted` a dictionary and `prepared` the direct
-/// connection's statements, and nothing else. They
-/// are never held while opening a database, migrating, running a transaction or calling any
-/// closure.
+/// connection's statements, and nothing else. They are never held while opening a database,
+/// migrating, running a transaction or calling any closure.
 final class Index: Sendable {
   /// `$DIR/index.sqlite`.
   let path: String
@@ -49,9 +48,9 @@ final class Index: Sendable {
   private static let synchronousNormal = "PRAGMA synchronous = NORMAL"
 
   /// The page cache of the direct connection, which reads (and records) many entries in a
-  /// row: 16 MiB, taken only as pages are read. SQLite's default (2 MiB) held a tenth of a 100,000-entry
-  /// index, and a warm prefetch of it read a page from the kernel for almost every URL (89,000
-  /// `pread`s, a sixth of its time; 10,000 with this).
+  /// row: 16 MiB, taken only as pages are read. SQLite's default (2 MiB) held a tenth of a
+  /// 100,000-entry index, and a warm prefetch of it read a page from the kernel for almost
+  /// every URL (89,000 `pread`s, a sixth of its time; 10,000 with this).
   static let largePageCache = "PRAGMA cache_size = -16384"
 
   /// The writable pool, opened (and the cache created) on first use.

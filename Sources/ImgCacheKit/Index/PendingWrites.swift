@@ -117,14 +117,6 @@ struct PendingWrites {
 }
 
 extension CacheEntry {
-  /// The entry with `use` (this process's waiting uses of it, if any) folded in.
-  func with(_ use: PendingWrites.Use?) -> CacheEntry {
-    guard let use else { return self }
-    var updated = self
-    updated.add(use)
-    return updated
-  }
-
   /// Folds `use` (this process's waiting uses of the entry) in.
   mutating func add(_ use: PendingWrites.Use) {
     lastAccess = max(lastAccess, Date(timeIntervalSince1970: use.time))

@@ -41,14 +41,13 @@ extension Fetcher {
   /// stages decide on. Nil when the mode asks no local tier.
   func readIndex(_ jobs: [Job], options: FetchOptions) throws -> IndexLookup? {
     guard options.mode == .normal || options.mode == .offline else { return nil }
-    let keys = Self.distinct(jobs.indices.filter { jobs[$0].isLookup }.map { jobs[$0].key })
+    let keys = jobs.indices.filter { jobs[$0].isLookup }.map { jobs[$0].key }.distinct()
     return keys.isEmpty ? nil : try cache.lookUp(keys: keys)
   }
 
   /// Stage: a URL whose request failed for good within the failed-request TTL is refused
   /// without the network (SDWebImage's failed-URL list), one query for the batch; none when
   /// the index's read says no failure is `recorded`. Returns the keys no longer asked for.
-  @discardableResult
   func refuseFailed(
     _ jobs: inout [Job], options: FetchOptions, recorded: Bool?, tally: inout LookupTally
   ) throws -> Set<String> {
@@ -90,7 +89,7 @@ extension Fetcher {
       return
     }
     guard !asked.isEmpty else { return }
-    let keys = read?.keys ?? Self.distinct(asked.map { jobs[$0].key })
+    let keys = read?.keys ?? asked.map { jobs[$0].key }.distinct()
     // The lookups noted before the tiers are asked: the write that records the hits' uses
     // then adds them too, so `stats` never shows more hits than lookups.
     if options.touch { cache.note([.lookups: Int64(keys.count)]) }
@@ -213,15 +212,6 @@ extension Fetcher {
       guard case .done(.success(.hit)) = job.state, let request = job.request else { continue }
       try? cache.forgetFailure(url: request.stripped)
     }
-  }
-}
-
-extension Fetcher {
-  /// `keys`, each once, in order.
-  static func distinct(_ keys: [String]) -> [String] {
-    guard keys.count > 1 else { return keys }
-    var seen = Set<String>(minimumCapacity: keys.count)
-    return keys.filter { seen.insert($0).inserted }
   }
 }
 

@@ -68,7 +68,7 @@ public final class DiskCache: Sendable {
   /// Looks up many keys in one read transaction; returns the hits whose file exists. With
   /// `touch`, records every hit's use in one write transaction.
   public func hits(forKeys keys: [String], touch: Bool) throws -> [String: CacheHit] {
-    try hits(in: index.lookUp(Fetcher.distinct(keys)), touch: touch)
+    try hits(in: index.lookUp(keys.distinct()), touch: touch)
   }
 
   /// The index's rows of `keys` and whether any failed request is recorded, in one read
