@@ -112,15 +112,17 @@ def cold_prefetch(label, lst, count, total, jobs, cacert=None):
     }
     if jobs == 6 and not label.startswith("latency"):
         tools["wget -i (sequential)"] = lambda d: (["wget", "-q", "-P", d, "-i", lst], None)
-    results = {}
-    for name, make in tools.items():
-        walls, rss = [], []
-        for _ in range(RUNS):
+    # Round by round, every tool once a round: whatever the filesystem is still doing (inodes
+    # freed by an earlier step, see unused_directory) falls on every tool alike, not on the
+    # one measured first.
+    walls, rss = {name: [] for name in tools}, {name: [] for name in tools}
+    for _ in range(RUNS):
+        for name, make in tools.items():
             cmd, env_ = make(unused_directory())
             w, r = timed(cmd, env=env_)
-            walls.append(w)
-            rss.append(r)
-        results[name] = (statistics.median(walls), max(rss))
+            walls[name].append(w)
+            rss[name].append(r)
+    results = {name: (statistics.median(walls[name]), max(rss[name])) for name in tools}
     base = results[f"curl --parallel-max {jobs}"][0]
     for name, (wall, rss) in results.items():
         rows.append((label, name, f"{count / wall:,.0f} files/s  {total / wall / 1e6:,.1f} MB/s",

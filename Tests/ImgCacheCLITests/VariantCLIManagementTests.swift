@@ -138,8 +138,11 @@ struct VariantCLIManagementTests {
     #expect(identify(printedPath(first)) == "PNG 40 30", "\(first.stderr)")
     #expect(image("400x100") == 0)
     #expect(env.run(["fetch", "--reload", url]).status == 0)
+    let hits = env.counter("hits_local") ?? -1
     let again = env.record(["fetch", "--resize", "40x40", url])
     #expect(outcome(again) == "derived")
+    // A use of the original, none of the variant out of date (found, refused, not served).
+    #expect(env.counter("hits_local") == hits + 1)
     #expect(identify(again?["path"] as? String ?? "") == "PNG 40 10")
     #expect(env.counter("derivations") == 2)
     let copy = env.root.path + "/thumb.png"

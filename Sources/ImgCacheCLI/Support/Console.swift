@@ -61,8 +61,9 @@ final class Console: Sendable {
   func warning(_ text: String) { if !quiet { emit("imgcache: warning: " + text, style: "33") } }
   /// Information, hidden by `-q`.
   func info(_ text: String) { if !quiet { emit(text, style: nil) } }
-  /// Detail, shown with `-v`.
-  func detail(_ text: String) { if verbose && !quiet { emit(text, style: "2") } }
+  /// Detail, shown with `-v`; the text is made only then (a `fetch -i` hit names its outcome
+  /// on every line).
+  func detail(_ text: @autoclosure () -> String) { if verbose && !quiet { emit(text(), style: "2") } }
 
   /// Raw text to stderr (progress bars).
   func stderr(_ text: String) { _ = Self.write(STDERR_FILENO, text) }
@@ -90,14 +91,18 @@ final class Console: Sendable {
 
   /// Writes all of `text`; returns 0, or the `errno` of the failed write.
   private static func write(_ fd: Int32, _ text: String) -> Int32 {
-    var bytes = Array(text.utf8)[...]
-    while !bytes.isEmpty {
-      let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-      if n < 0 && errno == EINTR { continue }
-      guard n > 0 else { return n < 0 ? errno : EIO }
-      bytes = bytes.dropFirst(n)
+    var text = text
+    // The string's own bytes (contiguous once `withUTF8` is done), not a copy into an array.
+    return text.withUTF8 { bytes in
+      var rest = UnsafeRawBufferPointer(bytes)
+      while !rest.isEmpty {
+        let n = Glibc.write(fd, rest.baseAddress, rest.count)
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { return n < 0 ? errno : EIO }
+        rest = UnsafeRawBufferPointer(rebasing: rest[n...])
+      }
+      return 0
     }
-    return 0
   }
 }
 

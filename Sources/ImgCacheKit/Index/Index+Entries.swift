@@ -30,10 +30,12 @@ extension Index {
   /// The rows of those of `keys` that exist, as ``entries(forKeys:)`` but in no particular
   /// order, and whether any failed request is recorded, read by the same statements: the
   /// lookup of a batch, whose failure check is then skipped when none is (``IndexLookup``).
-  func lookUp(_ keys: [String]) throws -> IndexLookup {
+  /// With `variants` (the keys are variants' derived keys), the same read transaction also
+  /// finds those made from a body their original no longer has (``IndexLookup/outdated``).
+  func lookUp(_ keys: [String], variants: Bool = false) throws -> IndexLookup {
     guard !keys.isEmpty else { return IndexLookup(keys: keys, entries: [], failuresRecorded: nil) }
-    let (entries, failures) = try foldingUnwrittenUses {
-      try peek(orIfMissing: ([CacheEntry](), Bool?.some(false))) { db in
+    let (entries, failures, outdated) = try foldingUnwrittenUses {
+      try peek(orIfMissing: ([CacheEntry](), Bool?.some(false), Set<String>())) { db in
         var entries = [CacheEntry]()
         var failures: Bool?
         for (size, padded) in PaddedBatch.chunks(of: keys) {
@@ -48,15 +50,17 @@ extension Index {
             failures = try columns.value(EntryUses.failuresColumn) as Bool
           }
         }
-        return (entries, failures)
+        let outdated = variants && !entries.isEmpty ? try VariantLinks.outdated(keys, db) : []
+        return (entries, failures, outdated)
       }
     } fold: { read, unwritten in
       // A use changes fields kept beside the entry's box: folding it in copies no other field.
-      var (entries, failures) = read
+      var (entries, failures, outdated) = read
       for index in entries.indices { unwritten.fold(into: &entries[index]) }
-      return (entries, failures)
+      return (entries, failures, outdated)
     }
-    return IndexLookup(keys: keys, entries: entries, failuresRecorded: failures)
+    return IndexLookup(
+      keys: keys, entries: entries, failuresRecorded: failures, outdated: outdated)
   }
 
   /// Records a revalidation (304) of `key` at `time`: new validators when the server sent them,
@@ -99,12 +103,16 @@ struct IndexLookup {
   /// Whether any failed request is recorded; nil when no row came back to tell (every key
   /// missing), false when the cache does not exist.
   let failuresRecorded: Bool?
+  /// Of the keys asked, the variants made from a body their original no longer has (both
+  /// SHA-256 known and different); read only when asked for (``Index/lookUp(_:variants:)``).
+  var outdated: Set<String> = []
 
   /// The lookup without `dropped` keys (refused since it was read): their rows are no hits.
   func dropping(_ dropped: Set<String>) -> IndexLookup {
     guard !dropped.isEmpty else { return self }
     return IndexLookup(
       keys: keys.filter { !dropped.contains($0) },
-      entries: entries.filter { !dropped.contains($0.key) }, failuresRecorded: failuresRecorded)
+      entries: entries.filter { !dropped.contains($0.key) }, failuresRecorded: failuresRecorded,
+      outdated: outdated.subtracting(dropped))
   }
 }

@@ -91,12 +91,6 @@ enum VariantLinks {
 }
 
 extension Index {
-  /// Those of `keys` (variants) made from a body their original no longer has.
-  func outdatedVariants(_ keys: [String]) throws -> Set<String> {
-    guard !keys.isEmpty else { return [] }
-    return try peek(orIfMissing: []) { db in try VariantLinks.outdated(keys, db) }
-  }
-
   /// Records `links` of variants already stored (a copy taken from the remote tier).
   func recordVariantLinks(_ links: [VariantLink]) throws {
     guard !links.isEmpty else { return }

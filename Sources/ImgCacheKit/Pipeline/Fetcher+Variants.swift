@@ -22,8 +22,8 @@ extension Fetcher {
     for index in asked { keys[jobs[index].key + suffix] = index }
     let found = try current(variants: Array(keys.keys), touch: options.touch)
     for (derivedKey, index) in keys {
-      guard let hit = found[derivedKey] else { continue }
-      jobs[index].serve(.local(hit.entry, path: hit.path), variant: hit.entry, spec: canonical)
+      guard let hit = found[derivedKey], case .local(let entry, _) = hit else { continue }
+      jobs[index].serve(hit, variant: entry, spec: canonical)
     }
     tally.countVariantHits(found.count)
     // The remote tier shares variants like originals: a fleet derives each once.
@@ -45,18 +45,12 @@ extension Fetcher {
     }
   }
 
-  /// The stored variants among `keys` that are current: derived from the body their original
-  /// has now (or whose original is gone: nothing to compare).
-  func current(variants keys: [String], touch: Bool) throws
-    -> [String: (entry: CacheEntry, path: String)]
-  {
-    var found = [String: (entry: CacheEntry, path: String)]()
-    for case .local(let entry, let path) in try cache.hits(forKeys: keys, touch: touch).values {
-      found[entry.key] = (entry, path)
-    }
-    guard !found.isEmpty else { return [:] }
-    let outdated = try cache.index.outdatedVariants(Array(found.keys))
-    return outdated.isEmpty ? found : found.filter { !outdated.contains($0.key) }
+  /// The stored variants among `keys` (distinct) that are current: derived from the body
+  /// their original has now (or whose original is gone: nothing to compare). One read of the
+  /// index finds the rows and those out of date; only the current are used (`touch`).
+  func current(variants keys: [String], touch: Bool) throws -> [String: CacheHit] {
+    let read = try cache.lookUp(keys: keys, variants: true)
+    return try cache.hits(in: read.dropping(read.outdated), touch: touch)
   }
 
   /// Stage: the original is done (a hit or a download); its variant is made from it, once
@@ -84,11 +78,11 @@ extension Fetcher {
     defer { lock?.release() }
     let source = original.storedEntry
     if original.uncachedBody == nil,
-      let stored = try? current(variants: [derivedKey], touch: options.touch)[derivedKey]
+      let stored = try? current(variants: [derivedKey], touch: options.touch)[derivedKey],
+      case .local(let entry, _) = stored
     {
       cache.note([.variantHits: 1])
-      job.serve(
-        .local(stored.entry, path: stored.path), variant: stored.entry, spec: spec.canonical)
+      job.serve(stored, variant: entry, spec: spec.canonical)
       return job
     }
     let deriver = Deriver(limits: options.derivationLimits)

@@ -71,9 +71,12 @@ public final class DiskCache: Sendable {
     try hits(in: index.lookUp(keys.distinct()), touch: touch)
   }
 
-  /// The index's rows of `keys` and whether any failed request is recorded, in one read
-  /// without recording a use: the pipeline's first look at a batch (``hits(in:touch:)``).
-  func lookUp(keys: [String]) throws -> IndexLookup { try index.lookUp(keys) }
+  /// The index's rows of `keys` and whether any failed request is recorded (with `variants`,
+  /// which are out of date), in one read without recording a use: the pipeline's first look
+  /// at a batch (``hits(in:touch:)``).
+  func lookUp(keys: [String], variants: Bool = false) throws -> IndexLookup {
+    try index.lookUp(keys, variants: variants)
+  }
 
   /// The hits among `lookup`'s rows whose file exists, as ``hits(forKeys:touch:)``, from rows
   /// already read.
