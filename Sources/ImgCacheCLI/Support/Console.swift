@@ -63,7 +63,9 @@ final class Console: Sendable {
   func info(_ text: String) { if !quiet { emit(text, style: nil) } }
   /// Detail, shown with `-v`; the text is made only then (a `fetch -i` hit names its outcome
   /// on every line).
-  func detail(_ text: @autoclosure () -> String) { if verbose && !quiet { emit(text(), style: "2") } }
+  func detail(_ text: @autoclosure () -> String) {
+    if verbose && !quiet { emit(text(), style: "2") }
+  }
 
   /// Raw text to stderr (progress bars).
   func stderr(_ text: String) { _ = Self.write(STDERR_FILENO, text) }
