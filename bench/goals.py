@@ -44,6 +44,33 @@ def coprocess_rate(binary, env, urls, lines, command=None):
     return lines / wall
 
 
+def lockstep_rates(binary, env, urls, lines, work, cpus):
+    """Round trips per second through `bench/lockstep.c` (a C driver: write a line, read the
+    answer), against `cat` and against `fetch -i -`, both on `cpus` (taskset): the median of
+    three runs each, interleaved. Returns (cat, imgcache), or None without a C compiler."""
+    driver = os.path.join(work, "lockstep")
+    if not os.path.exists(driver):
+        source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lockstep.c")
+        for compiler in ("cc", "clang", "/opt/swift/usr/bin/clang"):
+            try:
+                subprocess.run([compiler, "-O2", "-o", driver, source], check=True)
+                break
+            except (FileNotFoundError, subprocess.CalledProcessError):
+                continue
+        else:
+            return None
+    listing = os.path.join(work, "lockstep-urls.txt")
+    with open(listing, "w") as f:
+        f.write("".join(url + "\n" for url in urls))
+    rates = {"cat": [], "imgcache": []}
+    for _ in range(3):
+        for name, command in (("cat", ["cat"]), ("imgcache", [binary, "fetch", "-i", "-"])):
+            out = subprocess.run(["taskset", "-c", cpus, driver, listing, str(lines), "1000", *command],
+                                 env=env, capture_output=True, text=True, check=True)
+            rates[name].append(float(out.stdout))
+    return sorted(rates["cat"])[1], sorted(rates["imgcache"])[1]
+
+
 def streamed_rate(binary, env, urls, lines):
     """Hits per second through one `fetch -i -` fed by a thread while the answers are read:
     the engine's own rate, without a pipe round trip per line."""
