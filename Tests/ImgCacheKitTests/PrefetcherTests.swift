@@ -149,6 +149,23 @@ struct PrefetcherTests {
     #expect(seen == Array(0..<12))
   }
 
+  @Test("a batch looked up in two halves at once still starts its transfers in input order")
+  func inputOrderAcrossHalves() async {
+    let tag = "halves" + UUID().uuidString.prefix(6)
+    let count = 2 * Fetcher.halfBatch + 8
+    let urls = (0..<count).map { servers.fault("/image/base.png?\(tag)=\($0)") }
+    let source = URLList(urls)
+    let prefetcher = Prefetcher(
+      fetcher: Fetcher(
+        cache: DiskCache(directory: directory.url), transfer: fastTransfer { $0.maxConcurrent = 1 }),
+      batchSize: count)
+    let (_, summary) = await run(prefetcher, source)
+    #expect(summary.progress.downloaded == count)
+    let seen = (servers.stats()?.order ?? []).filter { $0.contains(tag) }
+      .compactMap { Int($0.split(separator: "=").last ?? "") }
+    #expect(seen == Array(0..<count))
+  }
+
   @Test("the per-host limit holds while the global limit allows more")
   func perHost() async {
     let prefetcher = prefetcher {

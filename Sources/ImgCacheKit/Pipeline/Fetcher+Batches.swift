@@ -53,3 +53,31 @@ extension Fetcher {
     return moved
   }
 }
+
+extension Fetcher {
+  /// The fewest URLs a half of a batch looked up on another core has: below, a task costs
+  /// more than it saves.
+  static let halfBatch = 64
+
+  /// Looks `urls` up as ``lookUp(_:options:)`` does, in two halves at once when the batch is
+  /// large and there is a core for each: the index is read by one half at a time, while the
+  /// rest of a lookup (keys, files, jobs) runs beside it. The jobs keep the order of `urls`.
+  func lookUpOnCores(_ urls: [String], options: FetchOptions) async -> [Job] {
+    guard urls.count >= 2 * Self.halfBatch, cores > 1 else {
+      return await lookUp(urls, options: options)
+    }
+    let middle = urls.count / 2
+    async let first = lookUp(Array(urls[..<middle]), options: options)
+    let second = await lookUp(Array(urls[middle...]), options: options)
+    var jobs = await first + second
+    // The halves were planned at once, their places in the start order mixed: numbered
+    // again, in input order.
+    for index in jobs.indices {
+      if case .download(var plan) = jobs[index].state {
+        plan.sequence = nextSequence()
+        jobs[index].state = .download(plan)
+      }
+    }
+    return jobs
+  }
+}

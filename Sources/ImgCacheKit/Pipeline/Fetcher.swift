@@ -33,6 +33,8 @@ public final class Fetcher: Sendable {
   let derivations: Slots
   /// libvips' threads for one derivation: the cores left to each of ``derivations``.
   let derivationThreads: Int
+  /// The cores online when the pipeline was made.
+  let cores: Int
   /// The fingerprints of requests without URL credentials, made once (one SHA-256 each), by
   /// whether any body is accepted.
   let plainFingerprints = Mutex<[Bool: String]>([:])
@@ -57,7 +59,7 @@ public final class Fetcher: Sendable {
     self.transfer = transfer
     stores = StoreBatcher(cache: cache)
     // sysconf, not ProcessInfo: its first use costs a hit millions of instructions.
-    let cores = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+    cores = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     let slots = max(1, min(transfer.maxConcurrent, cores))
     derivations = Slots(slots)
     derivationThreads = max(1, cores / slots)

@@ -266,7 +266,7 @@ public struct Prefetcher: Sendable {
         var answered = [PrefetchEvent]()
         answered.reserveCapacity(batch.count)
         var open = [Job]()
-        for job in await fetcher.lookUp(batch, options: options) {
+        for job in await fetcher.lookUpOnCores(batch, options: options) {
           if job.isFinished { answered.append(run.record(job.result)) } else { open.append(job) }
         }
         var next = open[...]
