@@ -149,10 +149,10 @@ struct PrefetcherTests {
     #expect(seen == Array(0..<12))
   }
 
-  @Test("a batch looked up in two halves at once still starts its transfers in input order")
+  @Test("a batch looked up in parts at once still starts its transfers in input order")
   func inputOrderAcrossHalves() async {
     let tag = "halves" + UUID().uuidString.prefix(6)
-    let count = 2 * Fetcher.halfBatch + 8
+    let count = 2 * Fetcher.smallestPart + 8
     let urls = (0..<count).map { servers.fault("/image/base.png?\(tag)=\($0)") }
     let source = URLList(urls)
     let prefetcher = Prefetcher(

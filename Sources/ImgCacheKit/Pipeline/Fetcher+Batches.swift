@@ -55,22 +55,28 @@ extension Fetcher {
 }
 
 extension Fetcher {
-  /// The fewest URLs a half of a batch looked up on another core has: below, a task costs
+  /// The fewest URLs a part of a batch looked up beside the others has: below, a task costs
   /// more than it saves.
-  static let halfBatch = 64
+  static let smallestPart = 64
 
-  /// Looks `urls` up as ``lookUp(_:options:)`` does, in two halves at once when the batch is
-  /// large and there is a core for each: the index is read by one half at a time, while the
-  /// rest of a lookup (keys, files, jobs) runs beside it. The jobs keep the order of `urls`.
+  /// Looks `urls` up as ``lookUp(_:options:)`` does, in parts at once when the batch is large
+  /// and there are cores for them (two parts a core, at least ``smallestPart`` URLs each): the
+  /// index is read by one part at a time, while the rest of the others' lookups (keys, files,
+  /// jobs) runs beside it. The jobs keep the order of `urls`.
   func lookUpOnCores(_ urls: [String], options: FetchOptions) async -> [Job] {
-    guard urls.count >= 2 * Self.halfBatch, cores > 1 else {
-      return await lookUp(urls, options: options)
+    let parts = min(2 * cores, urls.count / Self.smallestPart)
+    guard parts > 1 else { return await lookUp(urls, options: options) }
+    let size = (urls.count + parts - 1) / parts
+    var looked = [[Job]](repeating: [], count: parts)
+    await withTaskGroup(of: (Int, [Job]).self) { group in
+      for part in 0..<parts {
+        let slice = Array(urls[(part * size)..<min(urls.count, (part + 1) * size)])
+        group.addTask { (part, await self.lookUp(slice, options: options)) }
+      }
+      for await (part, jobs) in group { looked[part] = jobs }
     }
-    let middle = urls.count / 2
-    async let first = lookUp(Array(urls[..<middle]), options: options)
-    let second = await lookUp(Array(urls[middle...]), options: options)
-    var jobs = await first + second
-    // The halves were planned at once, their places in the start order mixed: numbered
+    var jobs = looked.flatMap { $0 }
+    // The parts were planned at once, their places in the start order mixed: numbered
     // again, in input order.
     for index in jobs.indices {
       if case .download(var plan) = jobs[index].state {
