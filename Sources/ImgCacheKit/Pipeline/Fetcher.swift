@@ -75,7 +75,7 @@ public final class Fetcher: Sendable {
   public func fetch(_ urls: [String], options: FetchOptions = FetchOptions()) async
     -> [FetchResult]
   {
-    var jobs = await lookUp(urls, options: options)
+    var jobs = await lookUpOnCores(urls, options: options)
     let open = jobs.indices.filter { !jobs[$0].isFinished }
     var options = options
     // One download: no task group, and its body stored without the batcher's hops.
