@@ -55,6 +55,14 @@ def free_port():
     return port
 
 
+
+class FaultServer(ThreadingHTTPServer):
+    """The fault server, with a listen backlog of 256 instead of socketserver's 5: the test
+    suites share it, and under load a full backlog dropped connections, which the clients got
+    through only at TCP's SYN retries (1 s, 3 s, 7 s), so a quick request could land after
+    slow ones and fail a timing test."""
+    request_queue_size = 256
+
 class Fault(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -434,7 +442,7 @@ def main():
 """)
     nginx = subprocess.Popen(["nginx", "-p", work, "-c", conf, "-g", "daemon off;"],
                              stderr=subprocess.DEVNULL)
-    fault = ThreadingHTTPServer(("127.0.0.1", 0), Fault)
+    fault = FaultServer(("127.0.0.1", 0), Fault)
     fault.daemon_threads = True
     threading.Thread(target=fault.serve_forever, daemon=True).start()
     for port in (http_port, https_port):  # wait until nginx listens, bounded
