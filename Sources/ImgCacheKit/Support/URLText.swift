@@ -10,18 +10,8 @@ enum URLText {
   }
 
   private static func host(in bytes: UnsafeBufferPointer<UInt8>) -> String {
-    // After the first "://" (as ``schemeSeparator(in:)``), up to the end of the authority,
-    // after its last "@".
-    var offset = 0
-    while offset + 2 < bytes.count {
-      if bytes[offset] == UInt8(ascii: ":") && bytes[offset + 1] == UInt8(ascii: "/")
-        && bytes[offset + 2] == UInt8(ascii: "/")
-      {
-        break
-      }
-      offset += 1
-    }
-    guard offset + 2 < bytes.count else { return "" }
+    // After the first "://", up to the end of the authority, after its last "@".
+    guard let offset = schemeSeparatorOffset(in: bytes) else { return "" }
     var start = offset + 3
     var end = start
     while end < bytes.count && !endsAuthority(bytes[end]) {
@@ -48,19 +38,23 @@ enum URLText {
   /// Where the first `://` of `url` is. Scans the UTF-8 bytes: Foundation's `range(of:)` goes
   /// through NSString on Linux and cost 30,000 instructions a call, four calls a URL.
   static func schemeSeparator(in url: String) -> Range<String.Index>? {
-    let bytes = url.utf8
-    var index = bytes.startIndex
-    while index != bytes.endIndex {
-      if bytes[index] == UInt8(ascii: ":") {
-        let slash = bytes.index(after: index)
-        if slash != bytes.endIndex, bytes[slash] == UInt8(ascii: "/") {
-          let second = bytes.index(after: slash)
-          if second != bytes.endIndex, bytes[second] == UInt8(ascii: "/") {
-            return index..<bytes.index(after: second)
-          }
-        }
+    var text = url
+    guard let offset = text.withUTF8(schemeSeparatorOffset(in:)) else { return nil }
+    let start = url.utf8.index(url.utf8.startIndex, offsetBy: offset)
+    return start..<url.utf8.index(start, offsetBy: 3)
+  }
+
+  /// The offset of the first `://` in `bytes` (a URL's UTF-8): the one scan behind
+  /// ``schemeSeparator(in:)`` and ``host(of:)``.
+  private static func schemeSeparatorOffset(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    var offset = 0
+    while offset + 2 < bytes.count {
+      if bytes[offset] == UInt8(ascii: ":") && bytes[offset + 1] == UInt8(ascii: "/")
+        && bytes[offset + 2] == UInt8(ascii: "/")
+      {
+        return offset
       }
-      index = bytes.index(after: index)
+      offset += 1
     }
     return nil
   }
