@@ -32,19 +32,18 @@ extension Index {
   func foldingUnwrittenUses<T>(
     _ read: () throws -> T, fold: (T, PendingWrites.Unwritten) -> T
   ) rethrows -> T {
-    for _ in 0..<3 {
+    var retries = 0
+    while true {
       let before = noted.withLock { $0.commits }
       let rows = try read()
       let (unwritten, after) = noted.withLock { ($0.unwritten, $0.commits) }
-      guard before != after || before % 2 == 1 else {
+      // After three commits in a row during reads, what the last read saw is close enough.
+      if (before == after && before % 2 == 0) || retries == 3 {
         return unwritten.isEmpty ? rows : fold(rows, unwritten)
       }
+      retries += 1
       waitForBackgroundWrite()
     }
-    // Three commits in a row during reads: what the last read saw is close enough.
-    let rows = try read()
-    let unwritten = noted.withLock { $0.unwritten }
-    return unwritten.isEmpty ? rows : fold(rows, unwritten)
   }
 
   /// Merges every use recorded so far into the entries' rows — this process's waiting uses
