@@ -150,13 +150,16 @@ class Fault(BaseHTTPRequestHandler):
         if delay:
             time.sleep(min(delay, 30))
         if path.startswith("/image/"):
-            return self.send(200, self.image(path[len("/image/"):].split("/")[0]),
+            # `pad` zero bytes after the image (still sniffed as one): a body of any size.
+            pad = b"\0" * min(int(params.get("pad", "0")), 1 << 24)
+            return self.send(200, self.image(path[len("/image/"):].split("/")[0]) + pad,
                              params.get("type", "image/png"))
         if path == "/slow-headers":
             time.sleep(min(float(params.get("s", "5")), 30))
             return self.send(200, self.image())
         if path == "/drip":
-            body = self.image()
+            # `pad` bytes more make a body too large to be kept in memory: it is in tmp/.
+            body = self.image() + b"\0" * int(params.get("pad", "0"))
             self.send_response(200)
             self.send_header("Content-Type", "image/png")
             self.send_header("Content-Length", str(len(body) + 1000))

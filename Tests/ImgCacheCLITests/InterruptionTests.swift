@@ -44,7 +44,7 @@ struct InterruptionTests {
   func signalDuringFetch(number: Int32, status: Int32) throws {
     let id = UUID().uuidString
     // One transfer waiting for headers, one holding a partial body in tmp/.
-    let paths = ["/image/base.png?delay=20&st=\(id)", "/drip?st=\(id)"]
+    let paths = ["/image/base.png?delay=20&st=\(id)", "/drip?pad=300000&st=\(id)"]
     let urls = paths.map { servers.fault($0) }
     let child = try start(["fetch"] + urls)
     awaitInFlight(paths, of: child, partialBody: true)

@@ -22,7 +22,7 @@ struct RobustnessTests {
     let hit = servers.nginx("base.gif?rk=\(id)")
     #expect(env.run(["fetch", hit]).status == 0)
     let fast = (0..<4).map { servers.nginx("base.png?rk=\(id)-\($0)") }
-    let drip = "/drip?rk=\(id)"
+    let drip = "/drip?pad=300000&rk=\(id)"
     let slow = (0..<292).map { "/image/base.png?delay=20&rk=\(id)-\($0)" }
     // Done (3 fast, a 404), in flight (drip, 3 slow), queued, resolved but not started (the
     // first batch is 256 lines), and unread (the rest); a hit, a duplicate.

@@ -201,14 +201,20 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecor
     accessCount = 0
   }
 
-  /// The database values, in the order of ``Columns/all``.
-  var values: [(any DatabaseValueConvertible)?] {
+  /// The database values, in the order of ``Columns/all``: each made by its own type's
+  /// conversion (no existential box a value, which cost a store ≈800 instructions a column).
+  var values: [DatabaseValue] {
     [
-      key, url, file, size, allocated, format, width, height, scale, contentType, etag,
-      lastModified, created.timeIntervalSince1970, lastAccess.timeIntervalSince1970,
-      expiry?.timeIntervalSince1970, accessCount, sha256, freshness.cacheControl,
-      freshness.expires, freshness.date, freshness.age, freshness.received?.timeIntervalSince1970,
-      freshness.status, shareable,
+      key.databaseValue, url.databaseValue, file.databaseValue, size.databaseValue,
+      allocated.databaseValue, format.databaseValue, width.databaseValue, height.databaseValue,
+      scale.databaseValue, contentType.databaseValue, etag.databaseValue,
+      lastModified.databaseValue, created.timeIntervalSince1970.databaseValue,
+      lastAccess.timeIntervalSince1970.databaseValue,
+      (expiry?.timeIntervalSince1970).databaseValue, accessCount.databaseValue,
+      sha256.databaseValue, freshness.cacheControl.databaseValue,
+      freshness.expires.databaseValue, freshness.date.databaseValue,
+      freshness.age.databaseValue, (freshness.received?.timeIntervalSince1970).databaseValue,
+      freshness.status.databaseValue, shareable.databaseValue,
     ]
   }
 

@@ -39,7 +39,7 @@ struct DirectStatement {
 
   /// Binds `values` to the parameters from 1 on, each by its storage class: a row's worth of
   /// values without GRDB's per-value boxing.
-  func bind(_ values: [(any DatabaseValueConvertible)?]) throws {
+  func bind(_ values: [DatabaseValue]) throws {
     // As GRDB's arguments: a count that does not match is an error, never a parameter left
     // with the previous row's value.
     guard Int(sqlite3_bind_parameter_count(handle)) == values.count else {
@@ -49,7 +49,7 @@ struct DirectStatement {
     }
     for (offset, value) in values.enumerated() {
       let index = Int32(offset + 1)
-      switch value?.databaseValue.storage ?? .null {
+      switch value.storage {
       case .null: try bindNull(at: index)
       case .int64(let number): try bind(number, at: index)
       case .double(let number): try bind(number, at: index)

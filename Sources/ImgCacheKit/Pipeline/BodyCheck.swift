@@ -12,7 +12,7 @@ enum BodyCheck {
       contentType: response.contentType, etag: response.etag, lastModified: response.lastModified,
       sha256: response.sha256, freshness: response.freshness)
     let info =
-      response.body.map { ImageSniffer.sniff(data: [UInt8]($0)) } ?? ImageSniffer.sniff(path: file)
+      response.body.map { ImageSniffer.sniff(data: $0) } ?? ImageSniffer.sniff(path: file)
     if !options.acceptAnyBody {
       let type = response.contentType.map { ", \($0)" } ?? ""
       let problem: String?

@@ -101,7 +101,7 @@ extension Fetcher {
     _ job: Job, plan: Job.Plan, response: DownloadResponse, options: FetchOptions
   ) -> Job {
     var job = job
-    guard let file = response.file else {
+    guard response.status != 304 else {
       job.state = .done(revalidated(key: job.key, with: response))
       return job
     }
@@ -110,6 +110,11 @@ extension Fetcher {
     let url = request.stripped
     var pending: PendingStore
     do {
+      // A body handed over in memory gets its file here, off the download loop's thread.
+      let file =
+        try response.file
+        ?? FileIO.writeTemporaryFile(
+          response.body ?? Data(), in: cache.layout.tmpPath, prefix: ProcessTag.partPrefix)
       pending = try BodyCheck.validated(
         file, response: response, url: url, key: job.key, options: options)
       pending.metadata.shareable = isShareable(request)

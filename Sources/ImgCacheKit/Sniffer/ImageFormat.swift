@@ -89,6 +89,19 @@ struct ArraySource: ByteSource {
   }
 }
 
+/// A body in memory as `Data`, read in place (no copy of the whole body into an array).
+struct DataSource: ByteSource {
+  let data: Data
+  var length: Int { data.count }
+  func bytes(at offset: Int, count: Int) -> [UInt8]? {
+    guard offset >= 0, count >= 0, offset <= data.count, count <= data.count - offset else {
+      return nil
+    }
+    let start = data.startIndex + offset
+    return Array(data[start..<(start + count)])
+  }
+}
+
 /// A body in a file, read where a parser looks, a block of 64 KiB at a time: one `pread` for a
 /// small body, and a walk over headers (JPEG markers, ISOBMFF boxes) costs a read per block,
 /// not one per field (a JPEG took a dozen one-byte reads). Used by one thread at a time.

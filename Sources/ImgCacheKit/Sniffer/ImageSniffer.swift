@@ -13,6 +13,9 @@ public enum ImageSniffer {
   /// Sniffs an in-memory body; nil when it is not a recognisable image.
   public static func sniff(data: [UInt8]) -> ImageInfo? { sniff(ArraySource(data: data)) }
 
+  /// Sniffs an in-memory body, read in place; nil when it is not a recognisable image.
+  public static func sniff(data: Data) -> ImageInfo? { sniff(DataSource(data: data)) }
+
   static func sniff(_ s: some ByteSource) -> ImageInfo? {
     if s.matches(0, [0xFF, 0xD8, 0xFF]) { return JPEGParser.parse(s) }
     if s.matches(0, [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return png(s) }

@@ -66,6 +66,25 @@ enum FileIO {
     }
   }
 
+  /// Writes `bytes` into a new temporary file in `directory` (named with `prefix`) and closes
+  /// it; returns its path. A file left half-written by an error is removed.
+  static func writeTemporaryFile(_ bytes: Data, in directory: String, prefix: String) throws
+    -> String
+  {
+    let (path, descriptor) = try makeTemporaryFile(in: directory, prefix: prefix)
+    defer { close(descriptor) }
+    do {
+      try bytes.withUnsafeBytes { buffer in
+        guard let start = buffer.baseAddress else { return }
+        try writeAll(descriptor, start, count: buffer.count, display: path)
+      }
+    } catch {
+      unlink(path)
+      throw error
+    }
+    return path
+  }
+
   /// Copies the regular file at `source` over `destination` (created or truncated).
   static func copy(_ source: String, to destination: String) throws {
     let output = open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)

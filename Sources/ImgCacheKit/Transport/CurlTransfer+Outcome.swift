@@ -34,24 +34,19 @@ extension CurlTransfer {
     guard (200..<300).contains(status) else {
       return .failure(Self.statusError(status, url: request.url))
     }
-    do {
-      // An empty body still gets its (empty) file. No fsync: like ccache and curl, a cache
-      // trades durability across power loss for speed; the index commits atomically anyway.
-      _ = try openFile()
-    } catch {
-      return .failure(CacheError.io("cannot create the body file", error, url: request.url))
-    }
-    guard let body = file else {
-      return .failure(CacheError(.localIO, "no body file", url: request.url))
-    }
-    close(body.descriptor)
-    file = nil
     let (sha256, whole) = finishHash()
+    // A body that fit in memory (an empty one too) is handed over without a file, which the
+    // pipeline writes off this thread; a larger one is in its file, closed now.
+    let path = file?.path
+    if let body = file {
+      close(body.descriptor)
+      file = nil
+    }
     var response = DownloadResponse(
-      status: status, file: body.path, bytes: bytes, contentType: contentType, etag: etag,
+      status: status, file: path, bytes: bytes, contentType: contentType, etag: etag,
       lastModified: lastModified, effectiveURL: effectiveURL, sha256: sha256,
       freshness: responseFreshness)
-    response.body = whole
+    response.body = path == nil ? (whole ?? Data()) : whole
     return .success(response)
   }
 }

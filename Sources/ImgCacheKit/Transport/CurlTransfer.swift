@@ -11,19 +11,22 @@ final class CurlTransfer {
   let api: imgcache_api
   let host: String
   var attempt = 0
-  private let maxBodySize: Int64
+  let maxBodySize: Int64
   private let idleNanoseconds: UInt64
   let hasher = SHA256Stream()
   /// Received bytes not yet handed to the hashing queue (handed over 256 KiB at a time): a
   /// small body stays here whole, and is hashed (and later sniffed) where it was received.
-  private var pendingHash = Data()
+  var pendingHash = Data()
+  /// Whether the body so far is in `pendingHash` only, with no file: a body that fits
+  /// ``memoryLimit`` is handed over in memory, and its file is written off this thread.
+  var bodyInMemory = false
   /// Whether work for `hasher` may still wait on the hashing queue (then it is touched there
   /// only, until a `sync` on the queue).
-  private var hashInFlight = false
+  var hashInFlight = false
   /// libcurl's own words for a failure, which tell a malformed response from a reset.
   let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(imgcache_error_size))
   /// When the last byte (of headers or body) arrived, on the monotonic clock.
-  private var lastActivity = DispatchTime.now().uptimeNanoseconds
+  var lastActivity = DispatchTime.now().uptimeNanoseconds
   private var headerList: UnsafeMutablePointer<curl_slist>?
   var file: (path: String, descriptor: Int32)?
   var bytes: Int64 = 0
@@ -154,6 +157,7 @@ final class CurlTransfer {
     discardFile()
     prepareResume()
     pendingHash.removeAll(keepingCapacity: true)
+    bodyInMemory = false
     if hashInFlight {
       SHA256Stream.queue.sync { hasher.reset() }
       hashInFlight = false
@@ -200,30 +204,6 @@ final class CurlTransfer {
     }
   }
 
-  /// Hands the bytes received so far to the hashing queue, which runs on another core while
-  /// the loop goes on receiving.
-  func hashPending() {
-    let chunk = pendingHash
-    pendingHash = Data()
-    hashInFlight = true
-    SHA256Stream.queue.async { [hasher] in chunk.withUnsafeBytes { hasher.update($0) } }
-  }
-
-  /// The SHA-256 of the whole body, once the hashing queue has caught up, and the body itself
-  /// when it was small enough to stay in memory whole (nil otherwise). A small body is hashed
-  /// here, on the loop: a round trip to the queue would cost more than the hashing.
-  func finishHash() -> (sha256: String, body: Data?) {
-    guard hashInFlight else {
-      let whole = bytes == Int64(pendingHash.count) ? pendingHash : nil
-      pendingHash.withUnsafeBytes { hasher.update($0) }
-      pendingHash = Data()
-      return (hasher.finish(), whole)
-    }
-    hashPending()
-    hashInFlight = false
-    return (SHA256Stream.queue.sync { hasher.finish() }, nil)
-  }
-
   /// Aborts the transfer (returns non-zero) after the idle timeout without a byte.
   private func checkIdle() -> Int32 {
     let idle = DispatchTime.now().uptimeNanoseconds &- lastActivity
@@ -231,57 +211,5 @@ final class CurlTransfer {
     abortReason = CacheError(
       .network, "timed out: no data for \(idleNanoseconds / 1_000_000_000) s", url: request.url)
     return 1
-  }
-
-  private func receive(_ data: UnsafeMutablePointer<CChar>, _ length: Int) -> Int {
-    lastActivity = DispatchTime.now().uptimeNanoseconds
-    if !(200..<300).contains(status) {
-      // An error page is not worth downloading: stop at its first byte.
-      abortReason = Self.statusError(status, url: request.url)
-      return 0
-    }
-    do {
-      // First: a resumed body counts (and hashes) the bytes already kept before these.
-      let fd = try openFile()
-      bytes += Int64(length)
-      if bytes > maxBodySize {
-        abortReason = CacheError(
-          .protocolError, "body exceeds the limit of \(maxBodySize) bytes", url: request.url)
-        return 0
-      }
-      pendingHash.append(
-        UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: length)
-      if pendingHash.count >= 262_144 { hashPending() }
-      try FileIO.writeAll(fd, data, count: length, display: file?.path ?? "")
-      return length
-    } catch let error as CacheError where error.kind == .protocolError {
-      abortReason = error
-      return 0
-    } catch {
-      abortReason = CacheError.io("cannot write the body", error, url: request.url)
-      return 0
-    }
-  }
-
-  func openFile() throws -> Int32 {
-    if let file { return file.descriptor }
-    if let opened = try openResumableFile() {
-      file = opened
-      return opened.descriptor
-    }
-    let (path, descriptor) = try FileIO.makeTemporaryFile(
-      in: request.temporaryDirectory, prefix: ProcessTag.partPrefix)
-    let created = (path: path, descriptor: descriptor)
-    file = created
-    return created.descriptor
-  }
-
-  /// Closes and deletes the temporary file, if any; a partial body kept for a resumed
-  /// download (at least the minimum size) is only closed.
-  func discardFile() {
-    guard let file else { return }
-    close(file.descriptor)
-    if !keepsPartialBody { unlink(file.path) }
-    self.file = nil
   }
 }

@@ -149,7 +149,9 @@ public struct Resumable: Sendable {
 public struct DownloadResponse: Sendable {
   /// The final HTTP status (2xx, or 304 for a conditional request).
   public var status: Int
-  /// The temporary file holding the whole body; nil for a 304. The caller owns it.
+  /// The temporary file holding the whole body; nil for a 304, and for a body small enough
+  /// to be handed over in ``body`` alone (under 256 KiB, not kept for a resume). The caller
+  /// owns it.
   public var file: String?
   /// Bytes received (after content decoding).
   public var bytes: Int64
@@ -166,7 +168,7 @@ public struct DownloadResponse: Sendable {
   /// What the final response said about reusing it (`Cache-Control`, `Expires`, `Date`, `Age`).
   public var freshness = ResponseFreshness()
   /// The whole body, when it was small enough to be kept in memory as it streamed (under
-  /// 256 KiB): checked without reading `file` again.
+  /// 256 KiB): checked without reading a file. Without a ``file``, the only copy.
   public var body: Data?
 }
 
