@@ -3,7 +3,7 @@ import Synchronization
 
 /// What a prefetch's producer waits for, taken in batches: the responses of the transfers it
 /// submitted (``DownloadSink``: the loop thread hands over what finished in one turn), and the
-/// results of the jobs it left to tasks of their own (a lock or flight to wait for, a variant to
+/// results of the jobs it left to tasks of their own (a store, a lock or flight to wait for, a variant to
 /// derive, a write-back). What arrived while the producer was busy is taken at once — one
 /// wake-up and one batch of events, not one of each per download.
 ///
@@ -19,8 +19,10 @@ final class FinishedDownloads: DownloadSink {
     var responses = [(ticket: UInt64, result: Result<DownloadResponse, CacheError>)]()
     /// Jobs finished in tasks of their own.
     var results = [FetchResult]()
+    /// The jobs of a store's transaction, one list a store task, as the store left them.
+    var stored = [[Job]]()
 
-    var isEmpty: Bool { responses.isEmpty && results.isEmpty }
+    var isEmpty: Bool { responses.isEmpty && results.isEmpty && stored.isEmpty }
   }
 
   private struct State {
@@ -39,6 +41,9 @@ final class FinishedDownloads: DownloadSink {
   /// Adds the result of a job finished in a task of its own.
   func add(_ result: FetchResult) { arrive(Arrivals(results: [result])) }
 
+  /// Adds the jobs a store task stored (or failed to).
+  func add(stored jobs: [Job]) { arrive(Arrivals(stored: [jobs])) }
+
   func receive(_ results: [(ticket: UInt64, result: Result<DownloadResponse, CacheError>)]) {
     arrive(Arrivals(responses: results))
   }
@@ -49,6 +54,7 @@ final class FinishedDownloads: DownloadSink {
       state -> ((CheckedContinuation<Arrivals, Never>, Arrivals)?, Bool) in
       state.arrivals.responses += more.responses
       state.arrivals.results += more.results
+      state.arrivals.stored += more.stored
       let signal = state.watching
       state.watching = false
       guard let waiter = state.waiter else { return (nil, signal) }

@@ -163,9 +163,13 @@ public struct Prefetcher: Sendable {
       var children = 0
       /// Jobs whose bodies are checked and wait to be stored, in one transaction with the next
       /// ones: stored when ``storeBatch`` wait, when the first has waited ``storeDelay``, when
-      /// nothing else is in flight or the input has ended, and before the producer reads input.
+      /// nothing else is in flight or the input has ended, and before the producer reads input
+      /// — once the store before them has ended.
       var unstored = [Job]()
       var unstoredSince = ContinuousClock.now
+      /// Jobs in the store task, which runs while this task goes on taking responses (one at
+      /// a time: what checks meanwhile joins the next transaction); they arrive in `inbox`.
+      var storing = 0
 
       /// Where a job goes after a stage of this task: done (an event), transferring (kept
       /// until its response arrives), or a task of its own for the stages that wait.
@@ -185,30 +189,23 @@ public struct Prefetcher: Sendable {
           || unstoredSince + Self.storeDelay <= .now
       }
 
-      /// Stores the jobs that wait for it, in one transaction; their events go to `events`.
-      func storeUnstored(into events: inout [PrefetchEvent]) async {
-        guard !unstored.isEmpty else { return }
-        let storing = unstored
+      /// Starts storing the jobs that wait for it, in one transaction, in a task: unless the
+      /// store before is still running (they then join the next one).
+      func storeUnstored() {
+        guard !unstored.isEmpty, storing == 0 else { return }
+        let jobs = unstored
         unstored = []
-        for job in await fetcher.store(checked: storing, options: options) {
-          hand(job, into: &events)
-        }
-      }
-
-      /// Stores the jobs that wait for it and sends their events.
-      func storeUnstored() async {
-        var events = [PrefetchEvent]()
-        await storeUnstored(into: &events)
-        if !events.isEmpty { await channel.send(events) }
+        storing = jobs.count
+        group.addTask { inbox.add(stored: await fetcher.store(checked: jobs, options: options)) }
       }
 
       /// Takes what arrived (with `waiting`, waiting for something) and moves it on, as one
       /// batch of events.
       func takeArrivals(waiting: Bool = true) async {
         if waiting && !unstored.isEmpty && storeIsDue() && !inbox.hasArrivals {
-          await storeUnstored()
+          storeUnstored()
         }
-        let deadline = unstored.isEmpty ? nil : unstoredSince + Self.storeDelay
+        let deadline = unstored.isEmpty || storing > 0 ? nil : unstoredSince + Self.storeDelay
         let arrivals = waiting ? await inbox.take(before: deadline) : inbox.takeNow()
         var events = [PrefetchEvent]()
         // Their tasks are reaped too: a group keeps every finished child until it is.
@@ -216,6 +213,11 @@ public struct Prefetcher: Sendable {
           await group.next()
           children -= 1
           events.append(run.record(result))
+        }
+        for jobs in arrivals.stored {
+          await group.next()
+          storing = 0
+          for job in jobs { hand(job, into: &events) }
         }
         // The loop only handed over "a partial started": written before anything deletes it.
         if arrivals.responses.contains(where: { transfers[$0.ticket]?.lock != nil }) {
@@ -239,7 +241,7 @@ public struct Prefetcher: Sendable {
         }
         if unstored.isEmpty { unstoredSince = .now }
         unstored += checked
-        if storeIsDue() { await storeUnstored(into: &events) }
+        if storeIsDue() { storeUnstored() }
         if !restarted.isEmpty {
           fetcher.start(&restarted, options: options, into: inbox)
           for job in restarted { hand(job, into: &events) }
@@ -251,9 +253,9 @@ public struct Prefetcher: Sendable {
         // What finished is stored (and its lock let go) before more input is read, however
         // fast the input comes.
         if inbox.hasArrivals { await takeArrivals(waiting: false) }
-        await storeUnstored()
+        storeUnstored()
         // With work outstanding, a wait for input also ends when something arrives.
-        let busy = !transfers.isEmpty || children > 0
+        let busy = !transfers.isEmpty || children > 0 || storing > 0
         let mayWait = !busy || inbox.watch()
         let batch = run.readBatch(
           input, size: batchSize, wait: mayWait, wake: busy ? inbox.wake : nil)
@@ -271,7 +273,7 @@ public struct Prefetcher: Sendable {
         }
         var next = open[...]
         while !next.isEmpty {
-          let room = window - transfers.count - children
+          let room = window - transfers.count - children - storing
           guard room > 0 else {
             // The answers so far go first: events keep the order they were recorded in.
             if !answered.isEmpty { await channel.send(answered) }
@@ -291,7 +293,9 @@ public struct Prefetcher: Sendable {
         }
         if !answered.isEmpty { await channel.send(answered) }
       }
-      while !transfers.isEmpty || children > 0 || !unstored.isEmpty { await takeArrivals() }
+      while !transfers.isEmpty || children > 0 || storing > 0 || !unstored.isEmpty {
+        await takeArrivals()
+      }
     }
   }
 }
