@@ -66,4 +66,31 @@ struct DownloadBodyTests {
     let left = (try? FileManager.default.contentsOfDirectory(atPath: cache.layout.tmpPath)) ?? []
     #expect(left.isEmpty, "tmp/: \(left)")
   }
+
+  @Test("a reused easy handle carries nothing over: credentials, validators, extra headers")
+  func reusedHandleForgets() async throws {
+    // One slot, one request after the other: the second transfer runs on the first's handle.
+    let downloader = Downloader(options: fastTransfer { $0.maxConcurrent = 1 })
+    let id = UUID().uuidString
+    var first = DownloadRequest(
+      url: servers.fault("/auth?rh=\(id)"), temporaryDirectory: directory.path,
+      etag: "\"v1\"", credentials: "user:secret")
+    first.sequence = 1
+    #expect((try? await downloader.download(first).get())?.status == 200)
+    let second = DownloadRequest(
+      url: servers.fault("/auth?rh=\(id)-2"), temporaryDirectory: directory.path)
+    let refused = await downloader.download(second)
+    guard case .failure(let error) = refused else {
+      Issue.record("the second request was let in: \(refused)")
+      return
+    }
+    #expect(error.httpStatus == 401, "\(error)")
+    let echo = DownloadRequest(
+      url: servers.fault("/headers?rh=\(id)"), temporaryDirectory: directory.path)
+    let headers = try await downloader.download(echo).get()
+    let sent = try #require(
+      JSONSerialization.jsonObject(with: headers.body ?? Data()) as? [String: String])
+    let names = Set(sent.keys.map { $0.lowercased() })
+    #expect(!names.contains("authorization") && !names.contains("if-none-match"), "\(sent)")
+  }
 }

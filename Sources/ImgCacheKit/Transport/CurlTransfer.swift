@@ -42,11 +42,17 @@ final class CurlTransfer {
   /// Why a callback stopped the transfer, when one did.
   var abortReason: CacheError?
 
+  /// Whether `handle` went to another transfer (``detachHandle()``): then it is not cleaned
+  /// up here.
+  private var handleDetached = false
+
+  /// A transfer of `request` on `spare` (a handle ``detachHandle()`` reset), or on a new
+  /// handle; nil when libcurl cannot make one.
   init?(
     id: UInt64, request: DownloadRequest, options: TransferOptions, api: imgcache_api,
-    share: UnsafeMutableRawPointer?
+    share: UnsafeMutableRawPointer?, reusing spare: UnsafeMutableRawPointer? = nil
   ) {
-    guard let handle = imgcache_easy_init(api) else { return nil }
+    guard let handle = spare ?? imgcache_easy_init(api) else { return nil }
     self.api = api
     self.id = id
     self.request = request
@@ -59,10 +65,19 @@ final class CurlTransfer {
   }
 
   deinit {
-    imgcache_easy_cleanup(api, handle)
+    if !handleDetached { imgcache_easy_cleanup(api, handle) }
     errorBuffer.deallocate()
     imgcache_slist_free_all(api, headerList)
     discardFile()
+  }
+
+  /// Hands the easy handle, out of the multi handle, over to another transfer: reset to
+  /// libcurl's defaults (which keeps its share and connections; every option is set again by
+  /// the next transfer). This transfer must not touch it again.
+  func detachHandle() -> UnsafeMutableRawPointer {
+    handleDetached = true
+    imgcache_easy_reset(api, handle)
+    return handle
   }
 
   private func configure(options: TransferOptions, share: UnsafeMutableRawPointer?) {

@@ -18,6 +18,13 @@ final class DownloadLoop {
   private var finished = [(id: UInt64, result: Result<DownloadResponse, CacheError>)]()
   /// Since when results wait in `finished` while the queue is deep (``deliverFinished()``).
   private var holdingSince: ContinuousClock.Instant?
+  /// Easy handles of finished transfers, reset, for the transfers accepted next (a
+  /// prefetch's window queues four a slot): a new handle cost a transfer ≈20,000 instructions
+  /// more (its allocation and set-up, then its cleanup). None with a cookie jar, which libcurl
+  /// writes as a handle is cleaned up.
+  private var spareHandles = [UnsafeMutableRawPointer]()
+  /// The most spare handles kept.
+  static let spareHandleLimit = 64
 
   /// A loop for `downloader`; nil when it has no libcurl (it then never starts a loop).
   init?(downloader: Downloader) {
@@ -34,7 +41,11 @@ final class DownloadLoop {
   /// after a cancel of everything (``Downloader/shutdown()`` waits for that).
   func run() {
     Downloader.loopStarted(downloader)
-    defer { Downloader.loopEnded(downloader) }
+    defer {
+      for handle in spareHandles { imgcache_easy_cleanup(api, handle) }
+      spareHandles.removeAll()
+      Downloader.loopEnded(downloader)
+    }
     var idleSince: ContinuousClock.Instant?
     var ending = false
     while true {
@@ -87,7 +98,8 @@ final class DownloadLoop {
     for (id, request) in incoming {
       guard
         let transfer = CurlTransfer(
-          id: id, request: request, options: options, api: api, share: share)
+          id: id, request: request, options: options, api: api, share: share,
+          reusing: spareHandles.popLast())
       else {
         finished.append(
           (id, .failure(CacheError(.localIO, "cannot create a transfer", url: request.url))))
@@ -165,6 +177,9 @@ final class DownloadLoop {
         continue
       }
       finished.append((transfer.id, result))
+      if options.cookieJar == nil && spareHandles.count < Self.spareHandleLimit {
+        spareHandles.append(transfer.detachHandle())
+      }
     }
     return freed
   }
