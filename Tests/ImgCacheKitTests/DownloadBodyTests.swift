@@ -67,7 +67,7 @@ struct DownloadBodyTests {
     #expect(left.isEmpty, "tmp/: \(left)")
   }
 
-  @Test("a reused easy handle carries nothing over: credentials, validators, extra headers")
+  @Test("a reused easy handle carries nothing over: neither credentials nor validators")
   func reusedHandleForgets() async throws {
     // One slot, one request after the other: the second transfer runs on the first's handle.
     let downloader = Downloader(options: fastTransfer { $0.maxConcurrent = 1 })

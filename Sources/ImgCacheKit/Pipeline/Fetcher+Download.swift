@@ -110,7 +110,9 @@ extension Fetcher {
     let url = request.stripped
     var pending: PendingStore
     do {
-      // A body handed over in memory gets its file here, off the download loop's thread.
+      // A body handed over in memory gets its file here, off the download loop's thread. No
+      // fsync: like ccache and curl, a cache trades durability across power loss for speed;
+      // the index commits atomically anyway.
       let file =
         try response.file
         ?? FileIO.writeTemporaryFile(

@@ -2,10 +2,11 @@ import Dispatch
 import Synchronization
 
 /// What a prefetch's producer waits for, taken in batches: the responses of the transfers it
-/// submitted (``DownloadSink``: the loop thread hands over what finished in one turn), and the
-/// results of the jobs it left to tasks of their own (a store, a lock or flight to wait for, a variant to
-/// derive, a write-back). What arrived while the producer was busy is taken at once — one
-/// wake-up and one batch of events, not one of each per download.
+/// submitted (``DownloadSink``: the loop thread hands over what finished in one turn), the
+/// jobs of its store task, and the results of the jobs it left to tasks of their own (a lock
+/// or flight to wait for, a variant to derive, a write-back). What arrived while the producer
+/// was busy is taken at once — one wake-up and one batch of events, not one of each per
+/// download.
 ///
 /// While the producer blocks reading its input, arrivals also set ``wake`` (polled beside the
 /// input), so a download is stored at once however long the next line takes.

@@ -192,8 +192,8 @@ public struct Prefetcher: Sendable {
       }
 
       while !Task.isCancelled {
-        // What finished is stored (and its lock let go) before more input is read, however
-        // fast the input comes.
+        // What finished goes to the store before more input is read, however fast the input
+        // comes (the window counts it until it is stored and its lock let go).
         if inbox.hasArrivals { await takeArrivals(waiting: false) }
         storeUnstored()
         // With work outstanding, a wait for input also ends when something arrives.

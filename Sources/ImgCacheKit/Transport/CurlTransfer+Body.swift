@@ -64,15 +64,6 @@ extension CurlTransfer {
     return nil
   }
 
-  func openFile() throws -> Int32 {
-    if let file { return file.descriptor }
-    if let opened = try openResumableFile() {
-      file = opened
-      return opened.descriptor
-    }
-    return try openTemporaryFile()
-  }
-
   /// Creates the body's temporary file in the request's directory.
   private func openTemporaryFile() throws -> Int32 {
     let (path, descriptor) = try FileIO.makeTemporaryFile(

@@ -13,8 +13,8 @@ final class DownloadLoop {
   private var delayed = [(due: Date, transfer: CurlTransfer)]()
   private var active = [UnsafeMutableRawPointer: CurlTransfer]()
   private var perHost = [String: Int]()
-  /// Results to hand back, after their transfers were released (so an easy handle is cleaned
-  /// up and a cookie jar written before its caller goes on).
+  /// Results to hand back, after their transfers were released (so a handle not kept is
+  /// cleaned up, and a cookie jar written, before its caller goes on).
   private var finished = [(id: UInt64, result: Result<DownloadResponse, CacheError>)]()
   /// Since when results wait in `finished` while the queue is deep (``deliverFinished()``).
   private var holdingSince: ContinuousClock.Instant?
