@@ -43,10 +43,11 @@ struct Job: Sendable {
     case transferring(Plan, ticket: UInt64)
     /// Another job of this process downloads the same request: waits for its result.
     case following(FlightKey)
-    /// The origin answered (a body or 304) or the transfer failed.
-    case received(Plan, Result<DownloadResponse, CacheError>)
+    /// The origin answered (a body or 304) or the transfer failed. (Boxed, as `checked`: a
+    /// job is copied at every stage, and these two payloads made it 696 bytes.)
+    indirect case received(Plan, Result<DownloadResponse, CacheError>)
     /// A body that passed its checks, to store.
-    case checked(Plan, PendingStore)
+    indirect case checked(Plan, PendingStore)
     /// Stored: to be written back to the remote tier.
     case stored(FetchOutcome)
     /// Finished, with its outcome.
