@@ -351,7 +351,7 @@ class Fault(BaseHTTPRequestHandler):
         # A body of `size` bytes with a strong ETag; the first full response of an `id` is cut
         # after `cut` bytes. A Range request gets a 206 shaped by `bad`: `length` (another
         # complete length: the file changed, same ETag), `end` (ends early), `clen` (a
-        # Content-Length that is not the range's), or a correct one. A full response after a
+        # Content-Length that is not the range's), `empty` (no byte at all), or a correct one. A full response after a
         # `length` 206 is the new, longer version.
         ident, size = params.get("id", ""), int(params.get("size", "3000000"))
         with LOCK:
@@ -376,6 +376,8 @@ class Fault(BaseHTTPRequestHandler):
                 end, tail = size - 2, body[start:size - 1]
             elif bad == "clen":
                 tail = body[start:size - 10]
+            elif bad == "empty":
+                tail = b""
             self.send_response(206)
             self.send_header("Content-Type", "application/octet-stream")
             self.send_header("Content-Range", "bytes %d-%d/%d" % (start, end, complete))

@@ -55,8 +55,8 @@ struct HostileOriginTests {
   }
 
   @Test(
-    "class 4: a 206 with another length, an early end or a wrong Content-Length is never appended",
-    arguments: ["length", "end", "clen"])
+    "class 4: a 206 that does not continue the kept bytes exactly (or is empty) is never appended",
+    arguments: ["length", "end", "clen", "empty"])
   func neverSplices(bad: String) throws {
     let size = 3_000_000
     let url = servers.fault(

@@ -4,15 +4,18 @@ import Foundation
 /// Validation).
 enum BodyCheck {
   /// The body checked (an image with pixels, unless any body is accepted) and described for
-  /// the store; a body that fails is deleted.
+  /// the store; a body that fails is deleted. A body handed over in memory (no `file`) is
+  /// checked there, and only a body that passes gets its file in `temporaryDirectory`.
   static func validated(
-    _ file: String, response: DownloadResponse, url: String, key: String, options: FetchOptions
+    _ response: DownloadResponse, url: String, key: String, options: FetchOptions,
+    temporaryDirectory: String
   ) throws -> PendingStore {
     var metadata = EntryMetadata(
       contentType: response.contentType, etag: response.etag, lastModified: response.lastModified,
       sha256: response.sha256, freshness: response.freshness)
     let info =
-      response.body.map { ImageSniffer.sniff(data: $0) } ?? ImageSniffer.sniff(path: file)
+      response.body.map { ImageSniffer.sniff(data: $0) }
+      ?? response.file.flatMap { ImageSniffer.sniff(path: $0) }
     if !options.acceptAnyBody {
       let type = response.contentType.map { ", \($0)" } ?? ""
       let problem: String?
@@ -24,10 +27,16 @@ enum BodyCheck {
         problem = "body is not an image (\(response.bytes) bytes\(type))"
       }
       if let problem {
-        unlink(file)
+        if let file = response.file { unlink(file) }
         throw CacheError(.notAnImage, problem, url: url)
       }
     }
+    // Off the download loop's thread. No fsync: like ccache and curl, a cache trades
+    // durability across power loss for speed; the index commits atomically anyway.
+    let file =
+      try response.file
+      ?? FileIO.writeTemporaryFile(
+        response.body ?? Data(), in: temporaryDirectory, prefix: ProcessTag.partPrefix)
     metadata.format = info?.format
     metadata.width = info?.width
     metadata.height = info?.height

@@ -110,15 +110,9 @@ extension Fetcher {
     let url = request.stripped
     var pending: PendingStore
     do {
-      // A body handed over in memory gets its file here, off the download loop's thread. No
-      // fsync: like ccache and curl, a cache trades durability across power loss for speed;
-      // the index commits atomically anyway.
-      let file =
-        try response.file
-        ?? FileIO.writeTemporaryFile(
-          response.body ?? Data(), in: cache.layout.tmpPath, prefix: ProcessTag.partPrefix)
       pending = try BodyCheck.validated(
-        file, response: response, url: url, key: job.key, options: options)
+        response, url: url, key: job.key, options: options,
+        temporaryDirectory: cache.layout.tmpPath)
       pending.metadata.shareable = isShareable(request)
       pending.knownFile = plan.file
     } catch {

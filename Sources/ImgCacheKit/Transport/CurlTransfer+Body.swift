@@ -53,7 +53,7 @@ extension CurlTransfer {
   /// Where received bytes go: the body file, or nil while the body stays in memory. At the
   /// first byte, a body to keep for a resume (or to append to one) gets its file; any other
   /// starts in memory.
-  private func openBody() throws -> Int32? {
+  func openBody() throws -> Int32? {
     if let file { return file.descriptor }
     if bodyInMemory { return nil }
     if let opened = try openResumableFile() {

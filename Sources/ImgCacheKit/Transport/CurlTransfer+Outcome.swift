@@ -34,6 +34,18 @@ extension CurlTransfer {
     guard (200..<300).contains(status) else {
       return .failure(Self.statusError(status, url: request.url))
     }
+    if file == nil && !bodyInMemory {
+      // Not a byte came, so `receive` never decided where the body goes: a 206 must still
+      // prove it continues what was kept (an empty one cannot), and a 200 to a Range request
+      // still drops the partial body it replaces.
+      do {
+        _ = try openBody()
+      } catch let error as CacheError where error.kind == .protocolError {
+        return .failure(error)
+      } catch {
+        return .failure(CacheError.io("cannot create the body file", error, url: request.url))
+      }
+    }
     let (sha256, whole) = finishHash()
     // A body that fit in memory (an empty one too) is handed over without a file, which the
     // pipeline writes off this thread; a larger one is in its file, closed now.
