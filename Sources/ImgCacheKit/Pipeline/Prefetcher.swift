@@ -95,10 +95,9 @@ public struct Prefetcher: Sendable {
     _ input: any URLSource, into run: inout RunState, options: FetchOptions,
     channel: AsyncChannel<[PrefetchEvent]>, inbox: FinishedDownloads
   ) async {
-    // Jobs transferring, in a task or being stored: four a transfer slot. Bodies checked while
-    // a store runs count too (a store held up by another process's write would otherwise let
-    // them pile up); those waiting for the next store otherwise (fewer than ``storeBatch``)
-    // come on top.
+    // Jobs transferring, in a task or being stored: four a transfer slot. Bodies waiting for
+    // the next store come on top, up to ``storeBatch``; past it, while a store runs, they count
+    // too (a store held up by another process's write would otherwise let them pile up).
     let window = max(4, fetcher.transfer.maxConcurrent * 4)
     await withTaskGroup(of: Void.self) { group in
       /// Jobs whose transfer runs, by ticket; their responses arrive in `inbox`.
@@ -218,7 +217,8 @@ public struct Prefetcher: Sendable {
         var next = open[...]
         while !next.isEmpty {
           let room =
-            window - transfers.count - children - storing - (storing > 0 ? unstored.count : 0)
+            window - transfers.count - children - storing
+            - (storing > 0 ? max(0, unstored.count - Self.storeBatch) : 0)
           guard room > 0 else {
             // The answers so far go first: events keep the order they were recorded in.
             if !answered.isEmpty { await channel.send(answered) }
