@@ -66,6 +66,15 @@ enum FileIO {
     }
   }
 
+  /// Writes all of `bytes` to `descriptor`, as ``writeAll(_:_:count:display:)`` (nothing for
+  /// an empty buffer).
+  static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, display: String)
+    throws
+  {
+    guard let start = bytes.baseAddress else { return }
+    try writeAll(descriptor, start, count: bytes.count, display: display)
+  }
+
   /// Writes `bytes` into a new temporary file in `directory` (named with `prefix`) and closes
   /// it; returns its path. A file left half-written by an error is removed.
   static func writeTemporaryFile(_ bytes: Data, in directory: String, prefix: String) throws
@@ -74,10 +83,7 @@ enum FileIO {
     let (path, descriptor) = try makeTemporaryFile(in: directory, prefix: prefix)
     defer { close(descriptor) }
     do {
-      try bytes.withUnsafeBytes { buffer in
-        guard let start = buffer.baseAddress else { return }
-        try writeAll(descriptor, start, count: buffer.count, display: path)
-      }
+      try bytes.withUnsafeBytes { try writeAll(descriptor, $0, display: path) }
     } catch {
       unlink(path)
       throw error
@@ -104,9 +110,8 @@ enum FileIO {
       if count < 0 && errno == EINTR { continue }
       guard count >= 0 else { throw CacheError.posix("cannot read", path: source) }
       if count == 0 { return }
-      try buffer.withUnsafeBytes { raw in
-        guard let base = raw.baseAddress else { return }
-        try writeAll(output, base, count: count, display: display)
+      try buffer.withUnsafeBytes {
+        try writeAll(output, UnsafeRawBufferPointer(rebasing: $0.prefix(count)), display: display)
       }
     }
   }

@@ -29,9 +29,8 @@ extension CurlTransfer {
       } else if pendingHash.count >= Self.memoryLimit {
         // Too large for memory after all: into a file, what came so far included.
         let spilled = try openTemporaryFile()
-        try pendingHash.withUnsafeBytes { kept in
-          guard let start = kept.baseAddress else { return }
-          try FileIO.writeAll(spilled, start, count: kept.count, display: file?.path ?? "")
+        try pendingHash.withUnsafeBytes {
+          try FileIO.writeAll(spilled, $0, display: file?.path ?? "")
         }
         bodyInMemory = false
       }

@@ -167,9 +167,8 @@ extension RedisConnection {
       if position == inbox.count { try receive(deadline: deadline) }
       let take = Int(min(left, Int64(inbox.count - position)))
       try inbox.withUnsafeBytes { bytes in
-        guard let base = bytes.baseAddress else { return }
-        try FileIO.writeAll(
-          output, base + position, count: take, display: "a remote object in tmp/")
+        let chunk = UnsafeRawBufferPointer(rebasing: bytes[position..<(position + take)])
+        try FileIO.writeAll(output, chunk, display: "a remote object in tmp/")
       }
       position += take
       left -= Int64(take)
