@@ -1,6 +1,7 @@
 import Foundation
 import ImgCacheKit
 import ImgCacheTestSupport
+import Synchronization
 import Testing
 
 /// The built `imgcache` binary, next to the test runner (or `IMGCACHE_TEST_BINARY`, to check
@@ -97,5 +98,56 @@ extension TestServers {
   func requests(_ paths: [String]) -> Int {
     let counts = stats()?.requests ?? [:]
     return paths.reduce(0) { $0 + (counts[$1] ?? 0) }
+  }
+}
+
+/// Another process holding the write lock of a cache's index: Python's `sqlite3` in an
+/// IMMEDIATE transaction, from when the initializer returns until ``release()``, or `seconds`
+/// at most (so that a test which waits for it still ends, and fails).
+final class IndexWriteLock: @unchecked Sendable {
+  private let holder = Process()
+  private let commands = Pipe()
+  private let released = Mutex(false)
+
+  init(_ cacheDirectory: String, releasingAfter seconds: Double = 20) throws {
+    holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    holder.arguments = [
+      "python3", "-c",
+      """
+      import sqlite3, sys
+      db = sqlite3.connect(sys.argv[1], timeout=20, isolation_level=None)
+      db.execute("BEGIN IMMEDIATE")
+      print("held", flush=True)
+      sys.stdin.read()
+      db.execute("ROLLBACK")
+      """,
+      cacheDirectory + "/index.sqlite",
+    ]
+    let output = Pipe()
+    holder.standardInput = commands
+    holder.standardOutput = output
+    try holder.run()
+    var line = Data()
+    while !line.contains(0x0A) {
+      let chunk = output.fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      line += chunk
+    }
+    try #require(String(decoding: line, as: UTF8.self) == "held\n", "the lock was not taken")
+    DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { self.release() }
+  }
+
+  /// Whether the lock is still held (not yet released, by a call or by the time limit).
+  var isHeld: Bool { !released.withLock { $0 } }
+
+  /// Ends the transaction and the holder (once; later calls return at once).
+  func release() {
+    let first = released.withLock { released in
+      defer { released = true }
+      return !released
+    }
+    guard first else { return }
+    try? commands.fileHandleForWriting.close()
+    holder.waitUntilExit()
   }
 }

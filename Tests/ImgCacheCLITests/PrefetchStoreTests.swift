@@ -4,7 +4,7 @@ import Testing
 
 /// A prefetch stores in a task of its own while it goes on taking responses: what waits to be
 /// stored stays bounded even when the store cannot commit. The prefetch runs as a process of
-/// its own (its own threads, whatever other suites keep busy), the lock is held by `sqlite3`.
+/// its own (its own threads, whatever other suites keep busy), the lock is held by another process (``IndexWriteLock``).
 @Suite("Prefetch stores beside its transfers", .serialized)
 struct PrefetchStoreTests {
   let env = CLIEnvironment()
@@ -34,18 +34,8 @@ struct PrefetchStoreTests {
     // Once it has stored (its index open for writing), another process takes the write lock.
     let started = Date().addingTimeInterval(30)
     while prefetch.isRunning, Date() < started, entries < 4 { usleep(50_000) }
-    let holder = Process()
-    holder.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-    holder.arguments = [env.cacheDirectory + "/index.sqlite"]
-    let commands = Pipe()
-    holder.standardInput = commands
-    holder.standardOutput = FileHandle.nullDevice
-    try holder.run()
-    defer {
-      try? commands.fileHandleForWriting.close()
-      holder.waitUntilExit()
-    }
-    commands.fileHandleForWriting.write(Data(".timeout 20000\nBEGIN IMMEDIATE;\n".utf8))
+    let lock = try IndexWriteLock(env.cacheDirectory, releasingAfter: 40)
+    defer { lock.release() }
     // Until the count of waiting bodies has stood still for a second (at most 30 s: the
     // index's busy timeout is 60), then the lock goes.
     var (most, last, still) = (0, -1, 0)
@@ -56,7 +46,7 @@ struct PrefetchStoreTests {
       (last, still) = (waiting, waiting == last ? still + 1 : 0)
       most = max(most, waiting)
     }
-    commands.fileHandleForWriting.write(Data("ROLLBACK;\n.quit\n".utf8))
+    lock.release()
     let ended = Date().addingTimeInterval(60)
     while prefetch.isRunning, Date() < ended { usleep(50_000) }
     #expect(!prefetch.isRunning, "the prefetch did not end")

@@ -101,7 +101,8 @@ extension Index {
 
   /// Writes `pending` on the background queue and settles it once committed. An index too
   /// old to have the tables written fails on the direct connection: the pool, which migrates,
-  /// writes them then.
+  /// writes them then. Another process's write lock held past ``usesBusyBudget`` fails it
+  /// (the caller notes `pending` again), without the pool.
   private func writeInBackground(_ pending: PendingWrites) throws {
     // The commit is marked (an odd count) from inside its transaction until `writing` is
     // emptied: reads that overlap it read again (``foldingUnwrittenUses(_:fold:)``). On the
@@ -111,10 +112,14 @@ extension Index {
       try pending.write(db)
       self.noted.withLock { $0.commits += 1 }
     }
-    if let direct = connections.withLock({ $0.pool == nil ? $0.direct : nil }),
-      (try? Self.write(through: direct, write, committed: { settle() })) != nil
-    {
-      return
+    if let direct = connections.withLock({ $0.pool == nil ? $0.direct : nil }) {
+      do {
+        try Self.writeUses(through: direct, write, committed: { settle() })
+        return
+      } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+        // Another process writes: these wait for a later write, and the lookups go on.
+        throw error
+      } catch {}
     }
     noted.withLock { if $0.commits % 2 == 1 { $0.commits += 1 } }
     try writer().write { db in try write(db) }

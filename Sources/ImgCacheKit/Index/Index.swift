@@ -53,13 +53,23 @@ final class Index: Sendable {
   /// every URL (89,000 `pread`s, a sixth of its time; 10,000 with this).
   static let largePageCache = "PRAGMA cache_size = -16384"
 
+  /// How long a connection waits for another process's lock: a store waits this long for a
+  /// long write of another process (a clean) rather than lose its download.
+  static let busyTimeout: TimeInterval = 60
+
+  /// How long a write of uses and counts alone waits for another process's write lock, in
+  /// milliseconds (docs/design.md, Processes): a hit never waits for a writer longer than
+  /// this. What it could not write waits for the next write, or is dropped when the process
+  /// ends.
+  static let usesBusyBudget = 200
+
   /// The writable pool, opened (and the cache created) on first use.
   func writer() throws -> DatabasePool {
     if let pool = connections.withLock({ $0.pool }) { return pool }
     do {
       try createDirectories()
       var config = GRDB.Configuration()
-      config.busyMode = .timeout(60)
+      config.busyMode = .timeout(Self.busyTimeout)
       config.prepareDatabase { db in try db.execute(sql: Self.synchronousNormal) }
       config.label = "imgcache.index"
       // Opening sets WAL mode and may migrate: threads and processes take turns on an flock
@@ -156,7 +166,7 @@ final class Index: Sendable {
   /// first. Called when a command ends.
   func close() {
     waitForBackgroundWrite()
-    if noted.withLock({ !$0.isEmpty }) && exists && !writeNotedDirectly() {
+    if noted.withLock({ !$0.isEmpty }) && exists && writeNotedDirectly() == .unavailable {
       _ = try? write { _ in }
     }
     let (pool, direct) = connections.withLock { state in
@@ -188,7 +198,7 @@ final class Index: Sendable {
   private func directQueue() -> DatabaseQueue? {
     if let direct = connections.withLock({ $0.direct }) { return direct }
     var config = GRDB.Configuration()
-    config.busyMode = .timeout(60)
+    config.busyMode = .timeout(Self.busyTimeout)
     config.label = "imgcache.index.direct"
     config.prepareDatabase { db in try db.execute(sql: Index.largePageCache) }
     guard let opened = try? DatabaseQueue(path: path, configuration: config) else { return nil }
@@ -202,31 +212,46 @@ final class Index: Sendable {
     return direct
   }
 
+  /// What a write through the direct connection came to.
+  enum DirectWrite: Equatable {
+    case written
+    /// Another process held the write lock past ``usesBusyBudget``: what was noted waits.
+    case busy
+    /// No direct connection (a pool is open), or an index too old for it: use the pool.
+    case unavailable
+  }
+
   /// Writes what is noted through the direct connection when no pool was opened: a process
-  /// that only read (a hit) records its uses without the pool. The direct connection read
-  /// the current rows through `entry_use`, so the tables written exist (an index too old to
-  /// have them fails here). Returns false (the noted writes kept) when there is no such
-  /// connection or the write fails: the caller then uses the pool, which migrates.
-  func writeNotedDirectly() -> Bool {
+  /// that only read (a hit) records its uses without the pool, waiting at most
+  /// ``usesBusyBudget`` for another process's write (what it could not write is noted again).
+  /// The direct connection read the current rows through `entry_use`, so the tables written
+  /// exist; an index too old to have them fails here, and the caller then uses the pool,
+  /// which migrates.
+  func writeNotedDirectly() -> DirectWrite {
     guard let direct = connections.withLock({ $0.pool == nil ? $0.direct : nil }) else {
-      return false
+      return .unavailable
     }
     do {
-      try withNoted { pending in try Self.write(through: direct, pending.write) }
-      return true
+      try withNoted { pending in try Self.writeUses(through: direct, pending.write) }
+      return .written
+    } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+      return .busy
     } catch {
-      return false
+      return .unavailable
     }
   }
 
-  /// Runs `body` in one IMMEDIATE transaction of `connection` (not the pool's), then
-  /// `committed`, before the connection serves anything else.
-  static func write(
+  /// Runs `body` (a write of uses and counts) in one IMMEDIATE transaction of `connection`
+  /// (not the pool's), then `committed`, before the connection serves anything else. Waits
+  /// at most ``usesBusyBudget`` for the write lock: the connection's lookups wait meanwhile.
+  static func writeUses(
     through connection: DatabaseQueue, _ body: (Database) throws -> Void,
     committed: () -> Void = {}
   ) throws {
     try connection.writeWithoutTransaction { db in
       try db.execute(sql: Self.synchronousNormal)
+      try db.execute(sql: "PRAGMA busy_timeout = \(Self.usesBusyBudget)")
+      defer { _ = try? db.execute(sql: "PRAGMA busy_timeout = \(Int(Self.busyTimeout * 1000))") }
       try db.inTransaction(.immediate) {
         try body(db)
         return .commit

@@ -1,0 +1,49 @@
+import Foundation
+import ImgCacheTestSupport
+import Testing
+
+/// A hit never waits for another process's write of the index (docs/design.md, Processes):
+/// the uses it records wait for a later write, or are dropped when it ends, while the other
+/// process (here ``IndexWriteLock``, as a long `clean` would) holds the write lock.
+@Suite("Hits while another process writes", .serialized)
+struct HitWhileLockedTests {
+  let env = CLIEnvironment()
+  let servers = TestServers.shared
+
+  @Test("a fetch hit answers and exits while another process holds the write lock")
+  func fetchHit() throws {
+    let url = servers.fault(servers.distinctImages(1)[0])
+    let stored = env.run(["fetch", url])
+    #expect(stored.status == 0)
+    let lock = try IndexWriteLock(env.cacheDirectory)
+    defer { lock.release() }
+    let hit = env.run(["fetch", url])
+    #expect(lock.isHeld, "the hit waited for the write lock")
+    #expect(hit.status == 0, "stderr: \(hit.stderr)")
+    #expect(hit.stdout == stored.stdout)
+    lock.release()
+    // Its use was dropped, never the entry.
+    #expect(env.run(["query", url]).stdout == stored.stdout)
+  }
+
+  @Test("a co-process answers every line while another process holds the write lock")
+  func coprocess() throws {
+    // More hits than wait in memory: their uses are due for a write in the background.
+    let urls = servers.distinctImages(300).map { servers.fault($0) + "\n" }
+    let list = try env.root.write("urls.txt", Array(urls.joined().utf8))
+    #expect(env.run(["prefetch", "-q", "-i", list]).status == 0)
+    let lock = try IndexWriteLock(env.cacheDirectory)
+    defer { lock.release() }
+    let answers = env.run(["fetch", "-i", "-"], input: urls.joined())
+    #expect(lock.isHeld, "the co-process waited for the write lock")
+    #expect(answers.status == 0, "stderr: \(answers.stderr)")
+    let paths = answers.stdout.split(separator: "\n")
+    #expect(paths.count == urls.count)
+    #expect(paths.allSatisfy { $0.hasPrefix(env.cacheDirectory + "/data/") })
+    lock.release()
+    // Once the lock is gone, a hit records its use again.
+    let before = try env.counters()["hits_local"] as? Int ?? -1
+    #expect(env.run(["fetch", urls[0].trimmingCharacters(in: .newlines)]).status == 0)
+    #expect(try env.counters()["hits_local"] as? Int == before + 1)
+  }
+}
