@@ -47,3 +47,24 @@ struct HitWhileLockedTests {
     #expect(try env.counters()["hits_local"] as? Int == before + 1)
   }
 }
+
+extension HitWhileLockedTests {
+  @Test("a miss downloads while another process holds the write lock, and stores after it")
+  func missDownloadsMeanwhile() throws {
+    let warm = servers.fault(servers.distinctImages(1)[0])
+    #expect(env.run(["fetch", warm]).status == 0)
+    let path = servers.distinctImages(1)[0]
+    let lock = try IndexWriteLock(env.cacheDirectory)
+    defer { lock.release() }
+    let fetch = try env.start(["fetch", servers.fault(path)])
+    defer { if fetch.isRunning { fetch.terminate() } }
+    let deadline = Date().addingTimeInterval(10)
+    while Date() < deadline, servers.requests([path]) == 0 { usleep(50_000) }
+    #expect(servers.requests([path]) == 1 && lock.isHeld, "the download waited for the lock")
+    #expect(fetch.isRunning, "the store did not wait for the lock")
+    lock.release()
+    fetch.waitUntilExit()
+    #expect(fetch.terminationStatus == 0)
+    #expect(env.run(["query", servers.fault(path)]).status == 0)
+  }
+}

@@ -39,10 +39,11 @@ extension DiskCache {
 
   /// Makes sure the cache exists (index, and `data/` and `tmp/` as real folders), before a
   /// download writes to `tmp/`; once per process (a prefetch starts thousands of downloads),
-  /// again after a clear.
+  /// again after a clear. An index that exists is opened for writing by the first store, not
+  /// here: downloads never wait for another process's write lock before they start.
   public func prepare() throws {
     if prepared.load(ordering: .acquiring) { return }
-    _ = try index.writer()
+    if !index.exists { _ = try index.writer() }
     try layout.prepare()
     prepared.store(true, ordering: .releasing)
   }
