@@ -34,6 +34,11 @@ mkdir -p "$work/shlibs/debian"
 printf 'Source: imgcache\n\nPackage: imgcache\nArchitecture: any\n' > "$work/shlibs/debian/control"
 shlibs=$(cd "$work/shlibs" && dpkg-shlibdeps -O "$stage/usr/bin/imgcache" 2>/dev/null \
   | sed -n 's/^shlibs:Depends=//p')
+# Packed relative relocations (Package.swift) are applied by glibc 2.36 and later only; an
+# older loader would ignore them and the program would crash at start.
+if readelf -d "$stage/usr/bin/imgcache" | grep -q '(RELR)'; then
+  shlibs=$(printf '%s' "$shlibs" | sed -E 's/libc6 \(>= 2\.3[0-5][^)]*\)/libc6 (>= 2.36)/')
+fi
 curl_version=$(dpkg-query -W -f '${Version}' libcurl4 | sed 's/-.*//')
 # libvips is loaded with dlopen too, on the first variant (Variants/VipsLibrary.swift).
 vips_version=$(dpkg-query -W -f '${Version}' libvips42 2>/dev/null | sed 's/-.*//')
