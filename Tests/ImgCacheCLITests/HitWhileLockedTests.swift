@@ -68,3 +68,22 @@ extension HitWhileLockedTests {
     #expect(env.run(["query", servers.fault(path)]).status == 0)
   }
 }
+
+extension HitWhileLockedTests {
+  @Test("list answers while another process holds the write lock; the uses merge after it")
+  func listWhileLocked() throws {
+    let urls = servers.distinctImages(2).map { servers.fault($0) }
+    for url in urls { #expect(env.run(["fetch", url]).status == 0) }
+    #expect(env.run(["fetch", urls[0]]).status == 0)  // a use waiting in entry_use
+    let lock = try IndexWriteLock(env.cacheDirectory)
+    defer { lock.release() }
+    let listed = env.run(["list", "--json"])
+    #expect(lock.isHeld, "list waited for the write lock")
+    #expect(listed.status == 0, "stderr: \(listed.stderr)")
+    #expect(CLIEnvironment.records(listed).count == 2)
+    lock.release()
+    let merged = CLIEnvironment.records(env.run(["list", "--json"]))
+    let count = merged.first { $0["url"] as? String == urls[0] }?["access_count"] as? Int
+    #expect(count == 1)
+  }
+}

@@ -79,8 +79,9 @@ extension Index {
     limit: Int
   ) throws -> EntryPage {
     // The uses recorded by every process first, so `access` and `hits` are in their latest
-    // order; a cache this user cannot write is listed as it is.
-    if cursor == nil { try? mergeUses() }
+    // order; a cache this user cannot write, or that another process writes for longer than
+    // a moment (a long clean), is listed as it is: without the uses not merged yet.
+    if cursor == nil { try? mergeUses(briefly: true) }
     let column = Self.column(of: order)
     var request = CacheEntry.select(Columns.all + [Column.rowID]).filter(Self.condition(filter))
     if let cursor {

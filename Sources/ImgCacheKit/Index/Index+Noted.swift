@@ -48,13 +48,19 @@ extension Index {
 
   /// Merges every use recorded so far into the entries' rows — this process's waiting uses
   /// and those every process wrote to `entry_use` (``EntryUses``) — before the LRU order or
-  /// the use counts are read in bulk. Writes nothing when there is none to merge.
-  func mergeUses() throws {
+  /// the use counts are read in bulk. Writes nothing when there is none to merge. `briefly`:
+  /// waits at most ``Index/usesBusyBudget`` for another process's write (``writeBriefly(_:)``).
+  func mergeUses(briefly: Bool = false) throws {
     guard exists else { return }
     waitForBackgroundWrite()
     let waiting = noted.withLock { !$0.uses.isEmpty }
     guard try waiting || read(orIfMissing: false, EntryUses.anyRecorded) else { return }
-    try write(EntryUses.merge)
+    guard briefly else { return try write(EntryUses.merge) }
+    // Without a pool, through the direct connection: opening a pool may itself wait.
+    switch writeNotedDirectly(then: EntryUses.merge) {
+    case .written, .busy: return
+    case .unavailable: try writeBriefly(EntryUses.merge)
+    }
   }
 
   /// Forgets the counts noted and not yet written (before zeroing the counters).

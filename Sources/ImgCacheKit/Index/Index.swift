@@ -143,6 +143,33 @@ final class Index: Sendable {
     }
   }
 
+  /// Runs `body` like ``write(_:)``, but waits at most ``usesBusyBudget`` for another
+  /// process's write lock (a merge of uses before a listing, which can do without it).
+  func writeBriefly(_ body: (Database) throws -> Void) throws {
+    do {
+      try withNoted { pending in
+        try writer().writeWithoutTransaction { db in
+          try Self.waitingBriefly(db) {
+            try db.inTransaction(.immediate) {
+              try pending.write(db)
+              try body(db)
+              return .commit
+            }
+          }
+        }
+      }
+    } catch {
+      throw failure("cannot update the index", error)
+    }
+  }
+
+  /// Runs `body` with the connection's busy timeout lowered to ``usesBusyBudget``.
+  static func waitingBriefly(_ db: Database, _ body: () throws -> Void) throws {
+    try db.execute(sql: "PRAGMA busy_timeout = \(usesBusyBudget)")
+    defer { _ = try? db.execute(sql: "PRAGMA busy_timeout = \(Int(busyTimeout) * 1000)") }
+    try body()
+  }
+
   /// Runs `body` with the counts and uses noted so far, taken out of `noted`; they are noted
   /// again when `body` throws (its transaction did not write them).
   func withNoted<T>(_ body: (PendingWrites) throws -> T) throws -> T {
@@ -221,18 +248,23 @@ final class Index: Sendable {
     case unavailable
   }
 
-  /// Writes what is noted through the direct connection when no pool was opened: a process
-  /// that only read (a hit) records its uses without the pool, waiting at most
+  /// Writes what is noted, then `body`, through the direct connection when no pool was opened:
+  /// a process that only read (a hit) records its uses without the pool, waiting at most
   /// ``usesBusyBudget`` for another process's write (what it could not write is noted again).
   /// The direct connection read the current rows through `entry_use`, so the tables written
   /// exist; an index too old to have them fails here, and the caller then uses the pool,
   /// which migrates.
-  func writeNotedDirectly() -> DirectWrite {
+  func writeNotedDirectly(then body: (Database) throws -> Void = { _ in }) -> DirectWrite {
     guard let direct = connections.withLock({ $0.pool == nil ? $0.direct : nil }) else {
       return .unavailable
     }
     do {
-      try withNoted { pending in try Self.writeUses(through: direct, pending.write) }
+      try withNoted { pending in
+        try Self.writeUses(through: direct) { db in
+          try pending.write(db)
+          try body(db)
+        }
+      }
       return .written
     } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
       return .busy
@@ -250,11 +282,11 @@ final class Index: Sendable {
   ) throws {
     try connection.writeWithoutTransaction { db in
       try db.execute(sql: Self.synchronousNormal)
-      try db.execute(sql: "PRAGMA busy_timeout = \(Self.usesBusyBudget)")
-      defer { _ = try? db.execute(sql: "PRAGMA busy_timeout = \(Int(Self.busyTimeout * 1000))") }
-      try db.inTransaction(.immediate) {
-        try body(db)
-        return .commit
+      try waitingBriefly(db) {
+        try db.inTransaction(.immediate) {
+          try body(db)
+          return .commit
+        }
       }
       committed()
     }
