@@ -87,3 +87,40 @@ extension HitWhileLockedTests {
     #expect(count == 1)
   }
 }
+
+extension HitWhileLockedTests {
+  @Test("a co-process that stored goes on answering, and ends, while another process writes")
+  func coprocessWithPool() throws {
+    let urls = servers.distinctImages(301).map { servers.fault($0) + "\n" }
+    let list = try env.root.write("warm.txt", Array(urls.dropFirst().joined().utf8))
+    #expect(env.run(["prefetch", "-q", "-i", list]).status == 0)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: imgcacheBinary)
+    process.arguments = ["fetch", "-i", "-"]
+    process.environment = env.environment
+    let (input, output) = (Pipe(), Pipe())
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    defer { if process.isRunning { process.terminate() } }
+    // A miss first: stored, so this process writes through its pool from then on.
+    input.fileHandleForWriting.write(Data(urls[0].utf8))
+    var first = Data()
+    while !first.contains(0x0A) {
+      let chunk = output.fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      first += chunk
+    }
+    let lock = try IndexWriteLock(env.cacheDirectory)
+    defer { lock.release() }
+    input.fileHandleForWriting.write(Data(urls.dropFirst().joined().utf8))
+    try input.fileHandleForWriting.close()
+    let rest = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    #expect(lock.isHeld, "the co-process waited for the write lock")
+    #expect(process.terminationStatus == 0)
+    let lines = (String(decoding: first + rest, as: UTF8.self)).split(separator: "\n")
+    #expect(lines.count == urls.count)
+  }
+}

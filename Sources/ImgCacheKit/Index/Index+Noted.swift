@@ -59,7 +59,13 @@ extension Index {
     // Without a pool, through the direct connection: opening a pool may itself wait.
     switch writeNotedDirectly(then: EntryUses.merge) {
     case .written, .busy: return
-    case .unavailable: try writeBriefly(EntryUses.merge)
+    case .unavailable:
+      try withNoted { pending in
+        try writeBriefly { db in
+          try pending.write(db)
+          try EntryUses.merge(db)
+        }
+      }
     }
   }
 
@@ -107,8 +113,8 @@ extension Index {
 
   /// Writes `pending` on the background queue and settles it once committed. An index too
   /// old to have the tables written fails on the direct connection: the pool, which migrates,
-  /// writes them then. Another process's write lock held past ``usesBusyBudget`` fails it
-  /// (the caller notes `pending` again), without the pool.
+  /// writes them then. Either way, another process's write lock held past ``usesBusyBudget``
+  /// fails it (the caller notes `pending` again).
   private func writeInBackground(_ pending: PendingWrites) throws {
     // The commit is marked (an odd count) from inside its transaction until `writing` is
     // emptied: reads that overlap it read again (``foldingUnwrittenUses(_:fold:)``). On the
@@ -128,7 +134,7 @@ extension Index {
       } catch {}
     }
     noted.withLock { if $0.commits % 2 == 1 { $0.commits += 1 } }
-    try writer().write { db in try write(db) }
+    try writeBriefly(write)
     settle()
   }
 }

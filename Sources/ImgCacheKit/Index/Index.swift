@@ -143,23 +143,17 @@ final class Index: Sendable {
     }
   }
 
-  /// Runs `body` like ``write(_:)``, but waits at most ``usesBusyBudget`` for another
-  /// process's write lock (a merge of uses before a listing, which can do without it).
+  /// Runs `body` (a write of uses and counts alone) in an IMMEDIATE transaction of the pool,
+  /// waiting at most ``usesBusyBudget`` for another process's write lock. Writes nothing
+  /// noted: the caller passes what it takes.
   func writeBriefly(_ body: (Database) throws -> Void) throws {
-    do {
-      try withNoted { pending in
-        try writer().writeWithoutTransaction { db in
-          try Self.waitingBriefly(db) {
-            try db.inTransaction(.immediate) {
-              try pending.write(db)
-              try body(db)
-              return .commit
-            }
-          }
+    try writer().writeWithoutTransaction { db in
+      try Self.waitingBriefly(db) {
+        try db.inTransaction(.immediate) {
+          try body(db)
+          return .commit
         }
       }
-    } catch {
-      throw failure("cannot update the index", error)
     }
   }
 
@@ -189,12 +183,13 @@ final class Index: Sendable {
   }
 
   /// Checkpoints the WAL into `index.sqlite` and closes the connections, so a copy of the
-  /// file alone is complete; the next use opens them again. Counts still noted are written
-  /// first. Called when a command ends.
+  /// file alone is complete; the next use opens them again. Counts and uses still noted are
+  /// written first, waiting at most ``usesBusyBudget`` for another process's write (else
+  /// dropped). Called when a command ends.
   func close() {
     waitForBackgroundWrite()
     if noted.withLock({ !$0.isEmpty }) && exists && writeNotedDirectly() == .unavailable {
-      _ = try? write { _ in }
+      _ = try? withNoted { pending in try writeBriefly(pending.write) }
     }
     let (pool, direct) = connections.withLock { state in
       defer { state = Connections() }
