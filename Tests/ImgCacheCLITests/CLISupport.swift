@@ -127,12 +127,7 @@ final class IndexWriteLock: @unchecked Sendable {
     holder.standardInput = commands
     holder.standardOutput = output
     try holder.run()
-    var line = Data()
-    while !line.contains(0x0A) {
-      let chunk = output.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      line += chunk
-    }
+    let line = readingFirstLine(output.fileHandleForReading)
     try #require(String(decoding: line, as: UTF8.self) == "held\n", "the lock was not taken")
     DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { self.release() }
   }
@@ -150,4 +145,15 @@ final class IndexWriteLock: @unchecked Sendable {
     try? commands.fileHandleForWriting.close()
     holder.waitUntilExit()
   }
+}
+
+/// What `handle` gives until its first newline (or its end), all of it.
+func readingFirstLine(_ handle: FileHandle) -> Data {
+  var data = Data()
+  while !data.contains(0x0A) {
+    let chunk = handle.availableData
+    if chunk.isEmpty { break }
+    data += chunk
+  }
+  return data
 }

@@ -106,12 +106,7 @@ extension HitWhileLockedTests {
     defer { if process.isRunning { process.terminate() } }
     // A miss first: stored, so this process writes through its pool from then on.
     input.fileHandleForWriting.write(Data(urls[0].utf8))
-    var first = Data()
-    while !first.contains(0x0A) {
-      let chunk = output.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      first += chunk
-    }
+    let first = readingFirstLine(output.fileHandleForReading)
     let lock = try IndexWriteLock(env.cacheDirectory)
     defer { lock.release() }
     input.fileHandleForWriting.write(Data(urls.dropFirst().joined().utf8))
