@@ -34,10 +34,14 @@ mkdir -p "$work/shlibs/debian"
 printf 'Source: imgcache\n\nPackage: imgcache\nArchitecture: any\n' > "$work/shlibs/debian/control"
 shlibs=$(cd "$work/shlibs" && dpkg-shlibdeps -O "$stage/usr/bin/imgcache" 2>/dev/null \
   | sed -n 's/^shlibs:Depends=//p')
-# Packed relative relocations (Package.swift) are applied by glibc 2.36 and later only; an
-# older loader would ignore them and the program would crash at start.
+# Packed relative relocations (Package.swift) need glibc 2.36: the binary asks for
+# GLIBC_ABI_DT_RELR, which an older loader refuses ("version not found"), and dpkg-shlibdeps
+# does not see.
 if readelf -d "$stage/usr/bin/imgcache" | grep -q '(RELR)'; then
-  shlibs=$(printf '%s' "$shlibs" | sed -E 's/libc6 \(>= 2\.3[0-5][^)]*\)/libc6 (>= 2.36)/')
+  libc=$(printf '%s' "$shlibs" | sed -n -E 's/.*libc6 \(>= ([^)]*)\).*/\1/p')
+  if [ -n "$libc" ] && dpkg --compare-versions "$libc" lt 2.36; then
+    shlibs=$(printf '%s' "$shlibs" | sed -E 's/libc6 \(>= [^)]*\)/libc6 (>= 2.36)/')
+  fi
 fi
 curl_version=$(dpkg-query -W -f '${Version}' libcurl4 | sed 's/-.*//')
 # libvips is loaded with dlopen too, on the first variant (Variants/VipsLibrary.swift).

@@ -119,3 +119,29 @@ extension HitWhileLockedTests {
     #expect(lines.count == urls.count)
   }
 }
+
+extension HitWhileLockedTests {
+  @Test("a co-process that found no cache ends while another process, which made it, writes")
+  func endsAfterTheCacheAppeared() throws {
+    let url = servers.fault(servers.distinctImages(1)[0]) + "\n"
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: imgcacheBinary)
+    process.arguments = ["fetch", "--offline", "-i", "-"]
+    process.environment = env.environment
+    let (input, output) = (Pipe(), Pipe())
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    defer { if process.isRunning { process.terminate() } }
+    // Its lookup finds no index (counts noted, no connection open); then the cache appears.
+    input.fileHandleForWriting.write(Data(url.utf8))
+    _ = readingFirstLine(output.fileHandleForReading)
+    #expect(env.run(["fetch", url.trimmingCharacters(in: .newlines)]).status == 0)
+    let lock = try IndexWriteLock(env.cacheDirectory)
+    defer { lock.release() }
+    try input.fileHandleForWriting.close()
+    process.waitUntilExit()
+    #expect(lock.isHeld, "the co-process waited for the write lock")
+  }
+}

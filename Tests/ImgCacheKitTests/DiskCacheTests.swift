@@ -140,7 +140,7 @@ struct DiskCacheTests {
       let root = directory.url.appendingPathComponent("fresh-\(round)")
       let failures = Collector<String>()
       DispatchQueue.concurrentPerform(iterations: 6) { _ in
-        do { try DiskCache(directory: root).prepare() } catch { failures.add("\(error)") }
+        do { _ = try DiskCache(directory: root).index.writer() } catch { failures.add("\(error)") }
       }
       #expect(failures.all.isEmpty, "\(failures.all)")
     }

@@ -143,11 +143,16 @@ final class Index: Sendable {
     }
   }
 
-  /// Runs `body` (a write of uses and counts alone) in an IMMEDIATE transaction of the pool,
-  /// waiting at most ``usesBusyBudget`` for another process's write lock. Writes nothing
-  /// noted: the caller passes what it takes.
+  /// Runs `body` (a write of uses and counts alone) in an IMMEDIATE transaction of the pool
+  /// when it is open, waiting at most ``usesBusyBudget`` for another process's write lock.
+  /// Writes nothing noted: the caller passes what it takes.
   func writeBriefly(_ body: (Database) throws -> Void) throws {
-    try writer().writeWithoutTransaction { db in
+    // Opening a pool may itself wait for the lock (GRDB sets WAL mode up with a write): only
+    // one already open is used.
+    guard let pool = connections.withLock({ $0.pool }) else {
+      throw CacheError(.busy, "the index has no connection open for writing")
+    }
+    try pool.writeWithoutTransaction { db in
       try Self.waitingBriefly(db) {
         try db.inTransaction(.immediate) {
           try body(db)
@@ -188,7 +193,9 @@ final class Index: Sendable {
   /// dropped). Called when a command ends.
   func close() {
     waitForBackgroundWrite()
-    if noted.withLock({ !$0.isEmpty }) && exists && writeNotedDirectly() == .unavailable {
+    // Not again right after a write failed (another process's lock, most likely): dropped.
+    let due = noted.withLock { !$0.isEmpty && $0.notBefore.map { .now >= $0 } ?? true }
+    if due && exists && writeNotedDirectly() == .unavailable {
       _ = try? withNoted { pending in try writeBriefly(pending.write) }
     }
     let (pool, direct) = connections.withLock { state in
@@ -250,7 +257,8 @@ final class Index: Sendable {
   /// exist; an index too old to have them fails here, and the caller then uses the pool,
   /// which migrates.
   func writeNotedDirectly(then body: (Database) throws -> Void = { _ in }) -> DirectWrite {
-    guard let direct = connections.withLock({ $0.pool == nil ? $0.direct : nil }) else {
+    // A process whose lookups found no index (created since) opens the direct connection here.
+    guard connections.withLock({ $0.pool == nil }), let direct = directQueue() else {
       return .unavailable
     }
     do {

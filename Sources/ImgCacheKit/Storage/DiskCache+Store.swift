@@ -43,7 +43,10 @@ extension DiskCache {
   /// here: downloads never wait for another process's write lock before they start.
   public func prepare() throws {
     if prepared.load(ordering: .acquiring) { return }
-    if !index.exists { _ = try index.writer() }
+    // One this process cannot write is opened all the same: it fails here, before a download.
+    if !index.exists || access(index.path, W_OK) != 0 || access(layout.root.path, W_OK) != 0 {
+      _ = try index.writer()
+    }
     try layout.prepare()
     prepared.store(true, ordering: .releasing)
   }
