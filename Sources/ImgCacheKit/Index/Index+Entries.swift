@@ -50,7 +50,7 @@ extension Index {
             failures = try columns.value(EntryUses.failuresColumn) as Bool
           }
         }
-        let outdated = variants && !entries.isEmpty ? try VariantLinks.outdated(keys, db) : []
+        let outdated = variants && !entries.isEmpty ? try self.outdatedVariants(keys, db) : []
         return (entries, failures, outdated)
       }
     } fold: { read, unwritten in

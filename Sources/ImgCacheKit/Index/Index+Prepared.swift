@@ -17,6 +17,8 @@ struct PreparedStatements: @unchecked Sendable {
 enum StatementSlot: Hashable {
   /// ``EntryUses/selectByKeys(count:)`` for a padded batch of `size` keys.
   case entriesByKey(size: Int)
+  /// ``VariantLinks/outdatedSQL(count:)`` for a padded batch of `size` keys.
+  case outdatedVariants(size: Int)
 }
 
 extension Index {
