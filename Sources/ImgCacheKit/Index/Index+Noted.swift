@@ -111,10 +111,11 @@ extension Index {
     }
   }
 
-  /// Writes `pending` on the background queue and settles it once committed. An index too
-  /// old to have the tables written fails on the direct connection: the pool, which migrates,
-  /// writes them then. Either way, another process's write lock held past ``usesBusyBudget``
-  /// fails it (the caller notes `pending` again).
+  /// Writes `pending` on the background queue and settles it once committed: through the
+  /// direct connection while this process has no pool, else through the pool (an index too
+  /// old for the direct connection was migrated by the pool its reads opened). Either way,
+  /// another process's write lock held past ``usesBusyBudget`` fails it (the caller notes
+  /// `pending` again).
   private func writeInBackground(_ pending: PendingWrites) throws {
     // The commit is marked (an odd count) from inside its transaction until `writing` is
     // emptied: reads that overlap it read again (``foldingUnwrittenUses(_:fold:)``). On the

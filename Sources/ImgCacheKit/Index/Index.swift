@@ -246,7 +246,8 @@ final class Index: Sendable {
     case written
     /// Another process held the write lock past ``usesBusyBudget``: what was noted waits.
     case busy
-    /// No direct connection (a pool is open), or an index too old for it: use the pool.
+    /// A pool is open, or the write failed otherwise (an index too old for it): use the pool
+    /// if one is open (``writeBriefly(_:)``).
     case unavailable
   }
 
@@ -254,8 +255,8 @@ final class Index: Sendable {
   /// a process that only read (a hit) records its uses without the pool, waiting at most
   /// ``usesBusyBudget`` for another process's write (what it could not write is noted again).
   /// The direct connection read the current rows through `entry_use`, so the tables written
-  /// exist; an index too old to have them fails here, and the caller then uses the pool,
-  /// which migrates.
+  /// exist; an index too old to have them fails here (its reads opened the pool, which
+  /// migrated it: the caller then writes through that pool).
   func writeNotedDirectly(then body: (Database) throws -> Void = { _ in }) -> DirectWrite {
     // A process whose lookups found no index (created since) opens the direct connection here.
     guard connections.withLock({ $0.pool == nil }), let direct = directQueue() else {
