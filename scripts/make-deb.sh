@@ -39,7 +39,9 @@ shlibs=$(cd "$work/shlibs" && dpkg-shlibdeps -O "$stage/usr/bin/imgcache" 2>/dev
 # does not see.
 if readelf -d "$stage/usr/bin/imgcache" | grep -q '(RELR)'; then
   libc=$(printf '%s' "$shlibs" | sed -n -E 's/.*libc6 \(>= ([^)]*)\).*/\1/p')
-  if [ -n "$libc" ] && dpkg --compare-versions "$libc" lt 2.36; then
+  if [ -z "$libc" ]; then
+    shlibs="$shlibs, libc6 (>= 2.36)"
+  elif dpkg --compare-versions "$libc" lt 2.36; then
     shlibs=$(printf '%s' "$shlibs" | sed -E 's/libc6 \(>= [^)]*\)/libc6 (>= 2.36)/')
   fi
 fi

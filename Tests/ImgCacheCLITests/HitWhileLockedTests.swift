@@ -143,5 +143,43 @@ extension HitWhileLockedTests {
     try input.fileHandleForWriting.close()
     process.waitUntilExit()
     #expect(lock.isHeld, "the co-process waited for the write lock")
+    #expect(process.terminationStatus == 1)  // its one answer: not cached
+  }
+}
+
+extension HitWhileLockedTests {
+  @Test("what a co-process could not write under the lock is written at exit once it is free")
+  func writesAtExitOnceFree() throws {
+    let urls = servers.distinctImages(300).map { servers.fault($0) + "\n" }
+    let list = try env.root.write("warm.txt", Array(urls.joined().utf8))
+    #expect(env.run(["prefetch", "-q", "-i", list]).status == 0)
+    let before = try env.counters()["hits_local"] as? Int ?? -1
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: imgcacheBinary)
+    process.arguments = ["fetch", "-i", "-"]
+    process.environment = env.environment
+    let (input, output) = (Pipe(), Pipe())
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    let lock = try IndexWriteLock(env.cacheDirectory)
+    defer { lock.release() }
+    try process.run()
+    defer { if process.isRunning { process.terminate() } }
+    // Its uses fall due at the 256th hit; that write fails under the lock (200 ms).
+    input.fileHandleForWriting.write(Data(urls.joined().utf8))
+    var answers = 0
+    while answers < urls.count {
+      let chunk = output.fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      answers += chunk.filter { $0 == 0x0A }.count
+    }
+    usleep(300_000)
+    // Within the second before its next try, the lock goes and the co-process ends.
+    lock.release()
+    try input.fileHandleForWriting.close()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    #expect(try env.counters()["hits_local"] as? Int == before + urls.count)
   }
 }

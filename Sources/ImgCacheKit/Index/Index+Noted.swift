@@ -2,7 +2,9 @@ import Foundation
 import GRDB
 
 /// What waits in memory for the index (``PendingWrites``): counts, and the uses of entries,
-/// which are written in the background once many or old enough.
+/// which are written in the background once many or old enough, and when the index closes.
+/// Written alone, they wait at most ``Index/usesBusyBudget`` for another process's write lock
+/// (docs/design.md, Processes).
 extension Index {
   /// Notes `counts` for the next write transaction (see ``Counter``), and `named` counters.
   func note(_ counts: [Counter: Int64], named: [String: Int64] = [:]) {
@@ -137,5 +139,93 @@ extension Index {
     noted.withLock { if $0.commits % 2 == 1 { $0.commits += 1 } }
     try writeBriefly(write)
     settle()
+  }
+
+  /// Runs `body` (a write of uses and counts alone) in an IMMEDIATE transaction of the pool
+  /// when it is open, waiting at most `budget` milliseconds for another process's write lock.
+  /// Writes nothing noted: the caller passes what it takes.
+  func writeBriefly(
+    waitingAtMost budget: Int = usesBusyBudget, _ body: (Database) throws -> Void
+  ) throws {
+    // Opening a pool may itself wait for the lock (GRDB sets WAL mode up with a write): only
+    // one already open is used.
+    guard let pool = connections.withLock({ $0.pool }) else {
+      throw CacheError(.busy, "the index has no connection open for writing")
+    }
+    try pool.writeWithoutTransaction { db in
+      try Self.waitingBriefly(db, budget) {
+        try db.inTransaction(.immediate) {
+          try body(db)
+          return .commit
+        }
+      }
+    }
+  }
+
+  /// Runs `body` with the connection's busy timeout lowered to `budget` milliseconds.
+  static func waitingBriefly(_ db: Database, _ budget: Int, _ body: () throws -> Void) throws {
+    try db.execute(sql: "PRAGMA busy_timeout = \(budget)")
+    defer { _ = try? db.execute(sql: "PRAGMA busy_timeout = \(Int(busyTimeout) * 1000)") }
+    try body()
+  }
+
+  /// What a write through the direct connection came to.
+  enum DirectWrite: Equatable {
+    case written
+    /// Another process held the write lock past ``usesBusyBudget``: what was noted waits.
+    case busy
+    /// A pool is open, or the write failed otherwise (an index too old for it): use the pool
+    /// if one is open (``writeBriefly(_:)``).
+    case unavailable
+  }
+
+  /// Writes what is noted, then `body`, through the direct connection when no pool was opened:
+  /// a process that only read (a hit) records its uses without the pool, waiting at most
+  /// `budget` milliseconds for another process's write (what it could not write is noted
+  /// again).
+  /// The direct connection read the current rows through `entry_use`, so the tables written
+  /// exist; an index too old to have them fails here (reads of it opened the pool, which
+  /// migrated it, and the caller writes through that pool; when this process read nothing,
+  /// what is noted is dropped and the next process that writes migrates it).
+  func writeNotedDirectly(
+    waitingAtMost budget: Int = usesBusyBudget, then body: (Database) throws -> Void = { _ in }
+  ) -> DirectWrite {
+    // A process whose lookups found no index (created since) opens the direct connection here.
+    guard connections.withLock({ $0.pool == nil }), let direct = directQueue() else {
+      return .unavailable
+    }
+    do {
+      try withNoted { pending in
+        try Self.writeUses(through: direct, waitingAtMost: budget) { db in
+          try pending.write(db)
+          try body(db)
+        }
+      }
+      return .written
+    } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+      return .busy
+    } catch {
+      return .unavailable
+    }
+  }
+
+  /// Runs `body` (a write of uses and counts) in one IMMEDIATE transaction of `connection`
+  /// (not the pool's), then `committed`, before the connection serves anything else. Waits
+  /// at most `budget` milliseconds for the write lock: the connection's lookups wait meanwhile.
+  static func writeUses(
+    through connection: DatabaseQueue, waitingAtMost budget: Int = usesBusyBudget,
+    _ body: (Database) throws -> Void,
+    committed: () -> Void = {}
+  ) throws {
+    try connection.writeWithoutTransaction { db in
+      try db.execute(sql: Self.synchronousNormal)
+      try waitingBriefly(db, budget) {
+        try db.inTransaction(.immediate) {
+          try body(db)
+          return .commit
+        }
+      }
+      committed()
+    }
   }
 }

@@ -45,7 +45,7 @@ final class Index: Sendable {
   /// The sync level of every connection that writes. WAL with NORMAL sync: commits are atomic
   /// and the index never corrupts; only the last transactions before a power loss may be lost,
   /// which a cache tolerates.
-  private static let synchronousNormal = "PRAGMA synchronous = NORMAL"
+  static let synchronousNormal = "PRAGMA synchronous = NORMAL"
 
   /// The page cache of the direct connection, which reads (and records) many entries in a
   /// row: 16 MiB, taken only as pages are read. SQLite's default (2 MiB) held a tenth of a
@@ -143,32 +143,6 @@ final class Index: Sendable {
     }
   }
 
-  /// Runs `body` (a write of uses and counts alone) in an IMMEDIATE transaction of the pool
-  /// when it is open, waiting at most ``usesBusyBudget`` for another process's write lock.
-  /// Writes nothing noted: the caller passes what it takes.
-  func writeBriefly(_ body: (Database) throws -> Void) throws {
-    // Opening a pool may itself wait for the lock (GRDB sets WAL mode up with a write): only
-    // one already open is used.
-    guard let pool = connections.withLock({ $0.pool }) else {
-      throw CacheError(.busy, "the index has no connection open for writing")
-    }
-    try pool.writeWithoutTransaction { db in
-      try Self.waitingBriefly(db) {
-        try db.inTransaction(.immediate) {
-          try body(db)
-          return .commit
-        }
-      }
-    }
-  }
-
-  /// Runs `body` with the connection's busy timeout lowered to ``usesBusyBudget``.
-  static func waitingBriefly(_ db: Database, _ body: () throws -> Void) throws {
-    try db.execute(sql: "PRAGMA busy_timeout = \(usesBusyBudget)")
-    defer { _ = try? db.execute(sql: "PRAGMA busy_timeout = \(Int(busyTimeout) * 1000)") }
-    try body()
-  }
-
   /// Runs `body` with the counts and uses noted so far, taken out of `noted`; they are noted
   /// again when `body` throws (its transaction did not write them).
   func withNoted<T>(_ body: (PendingWrites) throws -> T) throws -> T {
@@ -193,10 +167,12 @@ final class Index: Sendable {
   /// dropped). Called when a command ends.
   func close() {
     waitForBackgroundWrite()
-    // Not again right after a write failed (another process's lock, most likely): dropped.
-    let due = noted.withLock { !$0.isEmpty && $0.notBefore.map { .now >= $0 } ?? true }
-    if due && exists && writeNotedDirectly() == .unavailable {
-      _ = try? withNoted { pending in try writeBriefly(pending.write) }
+    // Right after a write failed (another process's lock, most likely), one try that does not
+    // wait: dropped if the lock is still held.
+    let (empty, due) = noted.withLock { ($0.isEmpty, $0.notBefore.map { .now >= $0 } ?? true) }
+    let budget = due ? Self.usesBusyBudget : 0
+    if !empty && exists && writeNotedDirectly(waitingAtMost: budget) == .unavailable {
+      _ = try? withNoted { pending in try writeBriefly(waitingAtMost: budget, pending.write) }
     }
     let (pool, direct) = connections.withLock { state in
       defer { state = Connections() }
@@ -224,7 +200,7 @@ final class Index: Sendable {
 
   /// The direct connection of a process that has not written, opened once: read-write (read
   /// only when the file is), without the pool's WAL set-up or migration check.
-  private func directQueue() -> DatabaseQueue? {
+  func directQueue() -> DatabaseQueue? {
     if let direct = connections.withLock({ $0.direct }) { return direct }
     var config = GRDB.Configuration()
     config.busyMode = .timeout(Self.busyTimeout)
@@ -239,60 +215,5 @@ final class Index: Sendable {
     }
     if stored { prepared.withLock { $0 = PreparedStatements(database: database) } }
     return direct
-  }
-
-  /// What a write through the direct connection came to.
-  enum DirectWrite: Equatable {
-    case written
-    /// Another process held the write lock past ``usesBusyBudget``: what was noted waits.
-    case busy
-    /// A pool is open, or the write failed otherwise (an index too old for it): use the pool
-    /// if one is open (``writeBriefly(_:)``).
-    case unavailable
-  }
-
-  /// Writes what is noted, then `body`, through the direct connection when no pool was opened:
-  /// a process that only read (a hit) records its uses without the pool, waiting at most
-  /// ``usesBusyBudget`` for another process's write (what it could not write is noted again).
-  /// The direct connection read the current rows through `entry_use`, so the tables written
-  /// exist; an index too old to have them fails here (its reads opened the pool, which
-  /// migrated it: the caller then writes through that pool).
-  func writeNotedDirectly(then body: (Database) throws -> Void = { _ in }) -> DirectWrite {
-    // A process whose lookups found no index (created since) opens the direct connection here.
-    guard connections.withLock({ $0.pool == nil }), let direct = directQueue() else {
-      return .unavailable
-    }
-    do {
-      try withNoted { pending in
-        try Self.writeUses(through: direct) { db in
-          try pending.write(db)
-          try body(db)
-        }
-      }
-      return .written
-    } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
-      return .busy
-    } catch {
-      return .unavailable
-    }
-  }
-
-  /// Runs `body` (a write of uses and counts) in one IMMEDIATE transaction of `connection`
-  /// (not the pool's), then `committed`, before the connection serves anything else. Waits
-  /// at most ``usesBusyBudget`` for the write lock: the connection's lookups wait meanwhile.
-  static func writeUses(
-    through connection: DatabaseQueue, _ body: (Database) throws -> Void,
-    committed: () -> Void = {}
-  ) throws {
-    try connection.writeWithoutTransaction { db in
-      try db.execute(sql: Self.synchronousNormal)
-      try waitingBriefly(db) {
-        try db.inTransaction(.immediate) {
-          try body(db)
-          return .commit
-        }
-      }
-      committed()
-    }
   }
 }
