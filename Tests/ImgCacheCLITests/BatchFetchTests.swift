@@ -11,20 +11,10 @@ struct BatchFetchTests {
 
   @Test("a line in, its answer out at once, while stdin stays open; failures are empty lines")
   func coprocess() throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-    process.arguments = ["-s", "KILL", "60", imgcacheBinary, "fetch", "-i", "-"]
-    process.environment = env.environment
-    let input = Pipe()
-    let output = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let reader = LineReader(output.fileHandleForReading)
+    let coprocess = try env.coprocess(["fetch", "-i", "-"])
     func ask(_ url: String) -> String? {
-      input.fileHandleForWriting.write(Data((url + "\n").utf8))
-      return reader.line()
+      coprocess.write(url + "\n")
+      return coprocess.output.line()
     }
     let png = servers.nginx("base.png?co=1")
     let first = try #require(ask(png))
@@ -38,10 +28,8 @@ struct BatchFetchTests {
     #expect(ask("# a comment") == "")
     #expect(ask("   ") == "")
     #expect(ask(png) == first)
-    try input.fileHandleForWriting.close()
-    process.waitUntilExit()
     // The most severe status of the stream, as for a batch: the malformed URL (2) over the 404.
-    #expect(process.terminationStatus == 2)
+    #expect(try coprocess.finish().status == 2)
   }
 
   @Test("lines already there are answered in input order; --json gives a record per URL")
@@ -68,27 +56,5 @@ struct BatchFetchTests {
     let recorded = CLIEnvironment.records(env.run(["fetch", "--json", "-i", "-"], input: mixed))
     #expect(recorded.count == 4)
     #expect(recorded.map { $0["status"] as? String } == ["hit", "error", "error", "hit"])
-  }
-}
-
-/// Lines from a pipe, read as they come.
-private final class LineReader {
-  private let handle: FileHandle
-  private var buffer = Data()
-
-  init(_ handle: FileHandle) { self.handle = handle }
-
-  /// The next line, or nil at the end.
-  func line() -> String? {
-    while true {
-      if let newline = buffer.firstIndex(of: 0x0A) {
-        let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
-        buffer.removeSubrange(buffer.startIndex...newline)
-        return line
-      }
-      let chunk = handle.availableData
-      if chunk.isEmpty { return nil }
-      buffer += chunk
-    }
   }
 }

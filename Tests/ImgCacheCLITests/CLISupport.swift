@@ -127,8 +127,8 @@ final class IndexWriteLock: @unchecked Sendable {
     holder.standardInput = commands
     holder.standardOutput = output
     try holder.run()
-    let line = readingFirstLine(output.fileHandleForReading)
-    try #require(String(decoding: line, as: UTF8.self) == "held\n", "the lock was not taken")
+    let line = LineReader(output.fileHandleForReading).line()
+    try #require(line == "held", "the lock was not taken")
     DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { self.release() }
   }
 
@@ -147,13 +147,62 @@ final class IndexWriteLock: @unchecked Sendable {
   }
 }
 
-/// What `handle` gives until its first newline (or its end), all of it.
-func readingFirstLine(_ handle: FileHandle) -> Data {
-  var data = Data()
-  while !data.contains(0x0A) {
-    let chunk = handle.availableData
-    if chunk.isEmpty { break }
-    data += chunk
+/// Lines from a pipe, read as they come.
+final class LineReader {
+  private let handle: FileHandle
+  private var buffer = Data()
+
+  init(_ handle: FileHandle) { self.handle = handle }
+
+  /// The next line, or nil at the end.
+  func line() -> String? {
+    while true {
+      if let newline = buffer.firstIndex(of: 0x0A) {
+        let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+        buffer.removeSubrange(buffer.startIndex...newline)
+        return line
+      }
+      let chunk = handle.availableData
+      if chunk.isEmpty { return nil }
+      buffer += chunk
+    }
   }
-  return data
+}
+
+/// A running `imgcache` co-process, under `timeout -s KILL 60` (a hung one still ends): its
+/// stdin, and its stdout a line at a time.
+struct Coprocess {
+  let process: Process
+  let input: FileHandle
+  let output: LineReader
+
+  /// Writes `text` to its stdin.
+  func write(_ text: String) { input.write(Data(text.utf8)) }
+
+  /// Closes its stdin, reads what it still prints, and waits for it to end.
+  func finish() throws -> (status: Int32, lines: [String]) {
+    try input.close()
+    var lines = [String]()
+    while let line = output.line() { lines.append(line) }
+    process.waitUntilExit()
+    return (process.terminationStatus, lines)
+  }
+}
+
+extension CLIEnvironment {
+  /// Starts `imgcache arguments...` as a co-process (``Coprocess``).
+  func coprocess(_ arguments: [String]) throws -> Coprocess {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+    process.arguments = ["-s", "KILL", "60", imgcacheBinary] + arguments
+    process.environment = environment
+    let (input, output) = (Pipe(), Pipe())
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    return Coprocess(
+      process: process, input: input.fileHandleForWriting,
+      output: LineReader(output.fileHandleForReading))
+  }
 }

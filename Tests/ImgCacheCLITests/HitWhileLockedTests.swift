@@ -94,29 +94,19 @@ extension HitWhileLockedTests {
     let urls = servers.distinctImages(301).map { servers.fault($0) + "\n" }
     let list = try env.root.write("warm.txt", Array(urls.dropFirst().joined().utf8))
     #expect(env.run(["prefetch", "-q", "-i", list]).status == 0)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: imgcacheBinary)
-    process.arguments = ["fetch", "-i", "-"]
-    process.environment = env.environment
-    let (input, output) = (Pipe(), Pipe())
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    defer { if process.isRunning { process.terminate() } }
+    let coprocess = try env.coprocess(["fetch", "-i", "-"])
+    defer { if coprocess.process.isRunning { coprocess.process.terminate() } }
     // A miss first: stored, so this process writes through its pool from then on.
-    input.fileHandleForWriting.write(Data(urls[0].utf8))
-    let first = readingFirstLine(output.fileHandleForReading)
+    coprocess.write(urls[0])
+    let first = coprocess.output.line()
     let lock = try IndexWriteLock(env.cacheDirectory)
     defer { lock.release() }
-    input.fileHandleForWriting.write(Data(urls.dropFirst().joined().utf8))
-    try input.fileHandleForWriting.close()
-    let rest = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    coprocess.write(urls.dropFirst().joined())
+    let (status, rest) = try coprocess.finish()
     #expect(lock.isHeld, "the co-process waited for the write lock")
-    #expect(process.terminationStatus == 0)
-    let lines = (String(decoding: first + rest, as: UTF8.self)).split(separator: "\n")
-    #expect(lines.count == urls.count)
+    #expect(status == 0)
+    #expect(first?.isEmpty == false)
+    #expect(rest.count == urls.count - 1)
   }
 }
 
@@ -124,26 +114,17 @@ extension HitWhileLockedTests {
   @Test("a co-process that found no cache ends while another process, which made it, writes")
   func endsAfterTheCacheAppeared() throws {
     let url = servers.fault(servers.distinctImages(1)[0]) + "\n"
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: imgcacheBinary)
-    process.arguments = ["fetch", "--offline", "-i", "-"]
-    process.environment = env.environment
-    let (input, output) = (Pipe(), Pipe())
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    defer { if process.isRunning { process.terminate() } }
+    let coprocess = try env.coprocess(["fetch", "--offline", "-i", "-"])
+    defer { if coprocess.process.isRunning { coprocess.process.terminate() } }
     // Its lookup finds no index (counts noted, no connection open); then the cache appears.
-    input.fileHandleForWriting.write(Data(url.utf8))
-    _ = readingFirstLine(output.fileHandleForReading)
+    coprocess.write(url)
+    _ = coprocess.output.line()
     #expect(env.run(["fetch", url.trimmingCharacters(in: .newlines)]).status == 0)
     let lock = try IndexWriteLock(env.cacheDirectory)
     defer { lock.release() }
-    try input.fileHandleForWriting.close()
-    process.waitUntilExit()
+    let (status, _) = try coprocess.finish()
     #expect(lock.isHeld, "the co-process waited for the write lock")
-    #expect(process.terminationStatus == 1)  // its one answer: not cached
+    #expect(status == 1)  // its one answer: not cached
   }
 }
 
@@ -154,32 +135,17 @@ extension HitWhileLockedTests {
     let list = try env.root.write("warm.txt", Array(urls.joined().utf8))
     #expect(env.run(["prefetch", "-q", "-i", list]).status == 0)
     let before = try env.counters()["hits_local"] as? Int ?? -1
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: imgcacheBinary)
-    process.arguments = ["fetch", "-i", "-"]
-    process.environment = env.environment
-    let (input, output) = (Pipe(), Pipe())
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
     let lock = try IndexWriteLock(env.cacheDirectory)
     defer { lock.release() }
-    try process.run()
-    defer { if process.isRunning { process.terminate() } }
+    let coprocess = try env.coprocess(["fetch", "-i", "-"])
+    defer { if coprocess.process.isRunning { coprocess.process.terminate() } }
     // Its uses fall due at the 256th hit; that write fails under the lock (200 ms).
-    input.fileHandleForWriting.write(Data(urls.joined().utf8))
-    var answers = 0
-    while answers < urls.count {
-      let chunk = output.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      answers += chunk.filter { $0 == 0x0A }.count
-    }
+    coprocess.write(urls.joined())
+    for _ in urls { _ = coprocess.output.line() }
     usleep(300_000)
     // Within the second before its next try, the lock goes and the co-process ends.
     lock.release()
-    try input.fileHandleForWriting.close()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0)
+    #expect(try coprocess.finish().status == 0)
     #expect(try env.counters()["hits_local"] as? Int == before + urls.count)
   }
 }
