@@ -51,21 +51,31 @@ extension Index {
   /// Merges every use recorded so far into the entries' rows — this process's waiting uses
   /// and those every process wrote to `entry_use` (``EntryUses``) — before the LRU order or
   /// the use counts are read in bulk. Writes nothing when there is none to merge. `briefly`:
-  /// waits at most ``Index/usesBusyBudget`` for another process's write (``writeBriefly(_:)``).
+  /// waits at most ``Index/usesBusyBudget`` for another process's write
+  /// (``writeNotedBriefly(waitingAtMost:then:)``).
   func mergeUses(briefly: Bool = false) throws {
     guard exists else { return }
     waitForBackgroundWrite()
     let waiting = noted.withLock { !$0.uses.isEmpty }
     guard try waiting || read(orIfMissing: false, EntryUses.anyRecorded) else { return }
     guard briefly else { return try write(EntryUses.merge) }
-    // Without a pool, through the direct connection: opening a pool may itself wait.
-    switch writeNotedDirectly(then: EntryUses.merge) {
+    try writeNotedBriefly(then: EntryUses.merge)
+  }
+
+  /// Writes what is noted, then `body`, waiting at most `budget` milliseconds for another
+  /// process's write lock: through the direct connection while this process has no pool
+  /// (opening one may itself wait), else through the pool. Another process's lock held past
+  /// `budget` leaves what is noted waiting, and is no error.
+  func writeNotedBriefly(
+    waitingAtMost budget: Int = usesBusyBudget, then body: (Database) throws -> Void = { _ in }
+  ) throws {
+    switch writeNotedDirectly(waitingAtMost: budget, then: body) {
     case .written, .busy: return
     case .unavailable:
       try withNoted { pending in
-        try writeBriefly { db in
+        try writeBriefly(waitingAtMost: budget) { db in
           try pending.write(db)
-          try EntryUses.merge(db)
+          try body(db)
         }
       }
     }

@@ -171,9 +171,7 @@ final class Index: Sendable {
     // wait: dropped if the lock is still held.
     let (empty, due) = noted.withLock { ($0.isEmpty, $0.notBefore.map { .now >= $0 } ?? true) }
     let budget = due ? Self.usesBusyBudget : 0
-    if !empty && exists && writeNotedDirectly(waitingAtMost: budget) == .unavailable {
-      _ = try? withNoted { pending in try writeBriefly(waitingAtMost: budget, pending.write) }
-    }
+    if !empty && exists { try? writeNotedBriefly(waitingAtMost: budget) }
     let (pool, direct) = connections.withLock { state in
       defer { state = Connections() }
       return (state.pool, state.direct)
