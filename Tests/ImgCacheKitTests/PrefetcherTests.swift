@@ -86,11 +86,13 @@ struct PrefetcherTests {
     }
     let urls =
       [servers.fault("/image/base.png?id=quick")]
-      + (0..<6).map { servers.fault("/image/base.png?delay=5&id=slow\($0)") }
+      + (0..<6).map { servers.fault("/image/base.png?delay=15&id=slow\($0)") }
     let run = prefetcher.start(URLList(urls), options: FetchOptions())
     let cache = prefetcher.fetcher.cache
     // Cancelled from a dispatch queue once the quick one is stored, as the signal handler
-    // does: not from a task, which a loaded test process's cooperative pool may run late.
+    // does: not from a task, which a loaded test process's cooperative pool may run late. The
+    // slow ones take 15 s, past the 10 s this waits at most: under the full suite's load the
+    // quick one's store once came after a 5 s delay had run out.
     let cancelled = Mutex<Date?>(nil)
     DispatchQueue.global().async {
       for _ in 0..<1_000 where (try? cache.totals().entries) != 1 { usleep(10_000) }
