@@ -7,7 +7,7 @@ DOCS_DATE := 2026-01-01
 
 # Debian packages the build, the tests and the demo need.
 DEB_PACKAGES := pkg-config curl libsqlite3-dev libssl-dev libcurl4-openssl-dev libhiredis-dev libvips-dev openssl \
-  python3 nginx-light imagemagick webp libheif-examples libavif-bin libjxl-tools redis-server
+  python3 nginx-light imagemagick webp libheif-examples libavif-bin libjxl-tools redis-server e2fsprogs
 # PyPI: the S3 server the remote-tier tests run (moto, with its server extras).
 PIP_PACKAGES := moto[server]
 

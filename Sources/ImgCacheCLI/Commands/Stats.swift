@@ -145,6 +145,7 @@ enum StatsTable {
     for (label, counter) in evictions { lines.append(row("  " + label, count(counter))) }
     lines.append(row("Orphan files swept", count(.orphansSwept)))
     lines.append(row("Temporary files swept", count(.temporariesSwept)))
+    lines.append(row("Partial bodies given up", count(.partialsGivenUp)))
     lines.append(row("Cleans", count(.cleans)))
     func remoteRow(_ label: String, _ value: (Counter) -> Int64) -> String {
       row(

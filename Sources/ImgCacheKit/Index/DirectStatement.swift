@@ -5,7 +5,7 @@ import GRDBSQLite
 /// statements every URL pays: the lookup of entries by key, the recording of uses, a store. GRDB's
 /// `StatementArguments` go through a generic map that boxes each value (≈1,400 instructions a
 /// value, three a use) and its cursor adds its own bookkeeping; here a value costs one
-/// `sqlite3_bind_*`. SQLite's C API is used in `Index/` only, and only here.
+/// `sqlite3_bind_*`. SQLite's C API is used in `Index/` only: here, and for the VFS in `IndexRoom`.
 struct DirectStatement {
   /// SQLite's "copy the text now" destructor.
   private static let transient = unsafeBitCast(

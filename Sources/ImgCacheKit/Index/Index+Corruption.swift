@@ -29,9 +29,31 @@ extension Index {
     return nil
   }
 
+  /// The SQLite error under `error` that says the disk is full: `SQLITE_FULL`, shared memory
+  /// that could not grow, or a mapping ``IndexRoom`` refused for lack of room.
+  static func fullDisk(in error: any Error) -> DatabaseError? {
+    var current: (any Error)? = error
+    while let error = current {
+      if let database = error as? DatabaseError {
+        let code = database.extendedResultCode
+        let full =
+          database.resultCode == .SQLITE_FULL || code == .SQLITE_IOERR_SHMSIZE
+          || (code == .SQLITE_IOERR_SHMMAP && IndexRoom.refusedMapping.load(ordering: .relaxed))
+        return full ? database : nil
+      }
+      current = (error as? CacheError)?.underlying ?? (error as? FullDisk)?.cause
+    }
+    return nil
+  }
+
   /// Wraps an error of the index, pointing at `clear` when the file is damaged: one line that
   /// names SQLite's own error, however many layers wrapped it already.
   func failure(_ what: String, _ error: any Error) -> CacheError {
+    if let full = Self.fullDisk(in: error) {
+      return CacheError(
+        .localIO, "\(what) \(path): no space left on device (\(CacheError.describe(full)))",
+        underlying: FullDisk(cause: full))
+    }
     guard let root = Self.corruption(in: error) else {
       return CacheError.io("\(what) \(path)", error)
     }

@@ -35,7 +35,17 @@ final class Index: Sendable {
   init(path: String, createDirectories: @escaping @Sendable () throws -> Void) {
     self.path = path
     self.createDirectories = createDirectories
+    IndexRoom.register(reserve: reservePath)
   }
+
+  /// `$DIR/index.sqlite-reserve`: room kept for the index on a full disk (``IndexRoom``).
+  var reservePath: String { path + "-reserve" }
+
+  /// Takes the index's reserve again when it was given up and there is room (``IndexRoom``).
+  func keepReserve() { IndexRoom.keepReserve(at: reservePath) }
+
+  /// Gives up the index's reserve, so that a write freeing room has room to start.
+  func releaseReserve() { IndexRoom.releaseReserves() }
 
   /// Whether the index file exists (the cache was ever written).
   var exists: Bool {
@@ -68,6 +78,7 @@ final class Index: Sendable {
     if let pool = connections.withLock({ $0.pool }) { return pool }
     do {
       try createDirectories()
+      _ = IndexRoom.installed
       var config = GRDB.Configuration()
       config.busyMode = .timeout(Self.busyTimeout)
       config.prepareDatabase { db in try db.execute(sql: Self.synchronousNormal) }
@@ -102,6 +113,8 @@ final class Index: Sendable {
         return value
       }
       return try writer().read(body)
+    } catch  where Self.sharedMemoryRefused(in: error) {
+      return try withoutSharedMemory(writing: false, body)
     } catch {
       throw failure("cannot read the index", error)
     }
@@ -122,6 +135,8 @@ final class Index: Sendable {
         return value
       }
       return try writer().unsafeRead(body)
+    } catch  where Self.sharedMemoryRefused(in: error) {
+      return try withoutSharedMemory(writing: false, body)
     } catch {
       throw failure("cannot read the index", error)
     }
@@ -132,10 +147,15 @@ final class Index: Sendable {
   func write<T>(_ body: (Database) throws -> T) throws -> T {
     do {
       return try withNoted { pending in
-        try writer().write { db in
+        let run = { (db: Database) throws -> T in
           // The waiting uses first: a clean in this transaction merges them (``EntryUses``).
           try pending.write(db)
           return try body(db)
+        }
+        do {
+          return try writer().write(run)
+        } catch  where Self.sharedMemoryRefused(in: error) {
+          return try withoutSharedMemory(writing: true, run)
         }
       }
     } catch {
@@ -200,6 +220,7 @@ final class Index: Sendable {
   /// only when the file is), without the pool's WAL set-up or migration check.
   func directQueue() -> DatabaseQueue? {
     if let direct = connections.withLock({ $0.direct }) { return direct }
+    _ = IndexRoom.installed
     var config = GRDB.Configuration()
     config.busyMode = .timeout(Self.busyTimeout)
     config.label = "imgcache.index.direct"

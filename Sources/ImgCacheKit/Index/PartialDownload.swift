@@ -71,4 +71,13 @@ extension Index {
       for key in keys { try statement.execute(arguments: [key]) }
     }
   }
+
+  /// Forgets the records of the partial bodies `files` (`tmp/resume-…`), given up for room.
+  func deletePartials(files: [String]) throws {
+    guard !files.isEmpty else { return }
+    try writeIfExists(orIfMissing: ()) { db in
+      let statement = try db.cachedStatement(sql: "DELETE FROM partial_download WHERE file = ?")
+      for file in files { try statement.execute(arguments: [file]) }
+    }
+  }
 }

@@ -54,6 +54,9 @@ public enum Counter: String, Sendable, CaseIterable, Codable {
   case orphansSwept = "orphans_swept"
   /// Stale temporary files deleted by `clean`.
   case temporariesSwept = "temporaries_swept"
+  /// Kept partial bodies given up to make room: a store, a download or `clean` met a full
+  /// disk (or `clean` a size limit the partials took).
+  case partialsGivenUp = "partials_given_up"
   /// `clean` runs that completed.
   case cleans
   /// Variants derived from an original (docs/design.md, Variants).

@@ -85,6 +85,13 @@ extension Fetcher {
       again.restarted = true
       return .download(again)
     }
+    if error.isNoSpace && !plan.madeRoom {
+      // A full disk: the other kept partial bodies yield to this download, tried once more.
+      cache.giveUpPartials(sparing: job.key)
+      var again = plan
+      again.madeRoom = true
+      return .download(again)
+    }
     cache.noteFailure(error)
     if let stale = staleCopy(plan.validators, after: error, options: options) {
       return .done(.success(stale))
@@ -110,9 +117,11 @@ extension Fetcher {
     let url = request.stripped
     var pending: PendingStore
     do {
-      pending = try BodyCheck.validated(
-        response, url: url, key: job.key, options: options,
-        temporaryDirectory: cache.layout.tmpPath)
+      pending = try cache.makingRoom(for: response.bytes) {
+        try BodyCheck.validated(
+          response, url: url, key: job.key, options: options,
+          temporaryDirectory: cache.layout.tmpPath)
+      }
       pending.metadata.shareable = isShareable(request)
       pending.knownFile = plan.file
     } catch {

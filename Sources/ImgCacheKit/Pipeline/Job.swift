@@ -69,6 +69,8 @@ struct Job: Sendable {
     var takesLock: Bool
     /// Whether this attempt already restarted a resume the server refused (never twice).
     var restarted = false
+    /// Whether kept partial bodies were already given up for this download's room (once).
+    var madeRoom = false
   }
 
   /// A job for `url` under `options`: ``State/lookup``, or done with the reason it is refused.

@@ -22,19 +22,23 @@ extension DiskCache {
     try checkIndexMatchesData()
     if dryRun { return try planClean(policy: policy, at: time) }
     var report = CleanReport()
+    report.staleTemporaries = try yieldPartials(policy: policy, dryRun: false)
     report.expired = try expire(policy: policy, at: time, foreign: &report.foreign)
     report.trimmed = try trim(policy: policy, foreign: &report.foreign)
     let sweep = try sweepTemporaries(
       before: time.timeIntervalSince1970 - policy.staleTemporaryAge,
       partialsBefore: time.timeIntervalSince1970 - resume.maxAge, dryRun: false)
-    report.staleTemporaries = sweep.swept
+    report.staleTemporaries += sweep.swept
     // Per-key lock files of earlier versions (a lock a key is now a byte of locks/keys).
     _ = KeyLocks.sweepLegacyFiles(layout.locksDirectory.path)
     let files = try reconcileFiles(dryRun: false)
     (report.orphanFiles, report.missingFiles) = (files.orphans, files.missing)
     report.foreign = Array(Set(report.foreign + sweep.foreign + files.foreign)).sorted()
     report.remaining = try totals()
-    try index.increment([.cleans: 1, .temporariesSwept: Int64(sweep.swept.count)])
+    try freeingRoom {
+      try index.increment([.cleans: 1, .temporariesSwept: Int64(sweep.swept.count)])
+    }
+    index.keepReserve()
     return report
   }
 
@@ -83,12 +87,16 @@ extension DiskCache {
     var removed = [RemovedEntry]()
     while true {
       var skipped = [String]()
-      let batch = try index.transaction { tx in
-        let rows = try tx.expiredEntries(
-          maxAge: policy.maxAge, at: time, limit: Self.cleanBatchSize)
-        skipped = try unlinkData(rows.map(\.file))
-        try tx.delete(rows, counting: [.evictionsAge: Int64(rows.count)])
-        return rows
+      // The files go inside the transaction, before their rows: on a full disk, the room the
+      // index needs to forget the rows is there by the commit (and on a retry).
+      let batch = try freeingRoom {
+        try index.transaction { tx in
+          let rows = try tx.expiredEntries(
+            maxAge: policy.maxAge, at: time, limit: Self.cleanBatchSize)
+          skipped = try unlinkData(rows.map(\.file))
+          try tx.delete(rows, counting: [.evictionsAge: Int64(rows.count)])
+          return rows
+        }
       }
       foreign += skipped
       removed += batch.map(RemovedEntry.init)
@@ -141,20 +149,46 @@ extension DiskCache {
     var removed = [RemovedEntry]()
     while true {
       var skipped = [String]()
-      let (batch, exhausted) = try index.transaction { tx in
-        let rows = try tx.leastRecentlyUsed(limit: Self.cleanBatchSize)
-        let chosen = goal.victims(of: rows, from: try tx.totals())
-        let victims = chosen.map(\.0)
-        skipped = try unlinkData(victims.map(\.file))
-        try tx.delete(
-          victims,
-          counting: Dictionary(chosen.map { ($0.1, Int64(1)) }, uniquingKeysWith: +))
-        return (victims, rows.count < Self.cleanBatchSize)
+      let (batch, exhausted) = try freeingRoom {
+        try index.transaction { tx in
+          let rows = try tx.leastRecentlyUsed(limit: Self.cleanBatchSize)
+          let chosen = goal.victims(of: rows, from: try tx.totals())
+          let victims = chosen.map(\.0)
+          skipped = try unlinkData(victims.map(\.file))
+          try tx.delete(
+            victims,
+            counting: Dictionary(chosen.map { ($0.1, Int64(1)) }, uniquingKeysWith: +))
+          return (victims, rows.count < Self.cleanBatchSize)
+        }
       }
       foreign += skipped
       removed += batch.map(RemovedEntry.init)
       if batch.isEmpty || exhausted { return removed }
     }
+  }
+
+  /// The kept partial bodies a clean gives up before it trims (a partial body is worth less
+  /// than any stored image): every one on a full filesystem; else, when the entries and the
+  /// partial bodies together exceed the size limit, the least recently written first until
+  /// they are under `target × limit` or none is left. Returns their names in `tmp/`.
+  private func yieldPartials(policy: CleanPolicy, dryRun: Bool) throws -> [String] {
+    let partials = keptPartials()
+    guard !partials.isEmpty else { return [] }
+    var count = 0
+    if isShortOfRoom() {
+      count = partials.count
+    } else if policy.maxSize > 0 {
+      let entries = try totals().allocated
+      var kept = partials.reduce(Int64(0)) { $0 + $1.allocated }
+      guard entries + kept > policy.maxSize else { return [] }
+      let goal = policy.target * Double(policy.maxSize)
+      for partial in partials where Double(entries + kept) >= goal {
+        kept -= partial.allocated
+        count += 1
+      }
+    }
+    guard count > 0 else { return [] }
+    return dryRun ? partials.prefix(count).map(\.name) : giveUpPartials(atMost: count)
   }
 
   /// What a clean would do, computed without changing anything.
@@ -175,7 +209,7 @@ extension DiskCache {
     let sweep = try sweepTemporaries(
       before: time.timeIntervalSince1970 - policy.staleTemporaryAge,
       partialsBefore: time.timeIntervalSince1970 - resume.maxAge, dryRun: true)
-    report.staleTemporaries = sweep.swept
+    report.staleTemporaries = try yieldPartials(policy: policy, dryRun: true) + sweep.swept
     let files = try reconcileFiles(dryRun: true)
     (report.orphanFiles, report.missingFiles) = (files.orphans, files.missing)
     report.foreign = Array(Set(sweep.foreign + files.foreign)).sorted()
@@ -216,7 +250,7 @@ extension DiskCache {
       let (found, gone) =
         dryRun
         ? try index.readTransaction(orIfMissing: ([], []), reconcile)
-        : try index.transaction(reconcile)
+        : try freeingRoom { try index.transaction(reconcile) }
       orphans += found
       missing += gone
     }

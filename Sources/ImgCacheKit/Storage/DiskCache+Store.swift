@@ -48,6 +48,7 @@ extension DiskCache {
       _ = try index.writer()
     }
     try layout.prepare()
+    index.keepReserve()
     prepared.store(true, ordering: .releasing)
   }
 
@@ -102,18 +103,13 @@ extension DiskCache {
             allocated: sizes.allocated, metadata: item.metadata, at: time)
         ))
     }
-    try index.transaction { tx in
-      var batch = try tx.storeBatch(counting: counters)
-      for (position, entry) in ready {
-        let item = items[position]
-        do { try moveIntoPlace(item.temporaryPath, file: entry.file) } catch {
-          results[position] = .failure(
-            CacheError.io("cannot store the body", error, url: entry.url))
-          continue
-        }
-        results[position] = .success(try batch.store(entry, link: item.variant))
-      }
-      try batch.finish()
+    do {
+      try commit(ready, of: items, counting: counters, into: &results)
+    } catch  where CacheError.isNoSpace(error) {
+      // Kept partial bodies yield to complete ones (already in tmp/, they need room for
+      // their rows only): given up, oldest first, then the transaction once more.
+      giveUpPartials(needed: Self.indexRoomPerStore * Int64(ready.count))
+      try commit(ready, of: items, counting: counters, into: &results)
     }
     var final = [Result<CacheEntry, CacheError>]()
     for (item, result) in zip(items, results) {
@@ -122,6 +118,44 @@ extension DiskCache {
       final.append(outcome)
     }
     return final
+  }
+
+  /// Room a store's row may take in the index (its pages in the WAL), asked for when kept
+  /// partial bodies are given up for it.
+  static let indexRoomPerStore: Int64 = 64 << 10
+
+  /// One write transaction of ``store(_:counting:)``: each body of `ready` renamed into
+  /// `data/`, then its row written. When the transaction fails, the bodies it placed go back
+  /// to their temporary files (none stays in `data/` without a row) and their results are
+  /// cleared.
+  private func commit(
+    _ ready: [(Int, CacheEntry)], of items: [PendingStore],
+    counting counters: (stored: Counter, bytes: Counter),
+    into results: inout [Result<CacheEntry, CacheError>?]
+  ) throws {
+    var placed = [(position: Int, file: String)]()
+    do {
+      try index.transaction { tx in
+        var batch = try tx.storeBatch(counting: counters)
+        for (position, entry) in ready {
+          let item = items[position]
+          do { try moveIntoPlace(item.temporaryPath, file: entry.file) } catch {
+            results[position] = .failure(
+              CacheError.io("cannot store the body", error, url: entry.url))
+            continue
+          }
+          placed.append((position, entry.file))
+          results[position] = .success(try batch.store(entry, link: item.variant))
+        }
+        try batch.finish()
+      }
+    } catch {
+      for (position, file) in placed {
+        _ = Glibc.rename(layout.dataPath(file), items[position].temporaryPath)
+        results[position] = nil
+      }
+      throw error
+    }
   }
 
   /// Renames a temporary file into `data/`; re-creates the shard once if a clear in another

@@ -151,17 +151,20 @@ public final class DiskCache: Sendable {
       let hasFile = paths.contains(where: FileIO.isFile)
       return entry.map(RemovedEntry.init) ?? (hasFile ? RemovedEntry(key: key, file: file) : nil)
     }
-    let (entry, removedFile) = try index.transactionIfExists(orIfMissing: (nil, false)) {
-      tx -> (CacheEntry?, Bool) in
-      let entry = try tx.entry(forKey: key)
-      // A variant's file is named by the format it was made in, not by its key.
-      let files = Set([file, legacy] + (entry.map { [$0.file] } ?? []))
-      let present = files.contains { FileIO.isFile(layout.dataPath($0)) }
-      if let shard = try unlinkData(Array(files)).first {
-        throw CacheLayout.foreign(layout.root.path + "/" + shard)
+    // The files go before the row, inside the transaction: on a full disk the room the index
+    // needs is there by the commit (and on a retry).
+    let (entry, removedFile) = try freeingRoom {
+      try index.transactionIfExists(orIfMissing: (nil, false)) { tx -> (CacheEntry?, Bool) in
+        let entry = try tx.entry(forKey: key)
+        // A variant's file is named by the format it was made in, not by its key.
+        let files = Set([file, legacy] + (entry.map { [$0.file] } ?? []))
+        let present = files.contains { FileIO.isFile(layout.dataPath($0)) }
+        if let shard = try unlinkData(Array(files)).first {
+          throw CacheLayout.foreign(layout.root.path + "/" + shard)
+        }
+        if let entry { try tx.delete([entry], counting: [.evictionsRemove: 1]) }
+        return (entry, present)
       }
-      if let entry { try tx.delete([entry], counting: [.evictionsRemove: 1]) }
-      return (entry, present)
     }
     if let entry { return RemovedEntry(entry) }
     return removedFile ? RemovedEntry(key: key, file: file) : nil

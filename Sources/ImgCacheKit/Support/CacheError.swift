@@ -68,6 +68,28 @@ public struct CacheError: Error, Equatable, CustomStringConvertible {
       && lhs.httpStatus == rhs.httpStatus
   }
 
+  /// Whether the failure is a full disk (`ENOSPC`, `EDQUOT`), however deeply wrapped: a file
+  /// written in the cache, or the index (whose errors name it so, docs/design.md, A full disk).
+  public var isNoSpace: Bool { Self.isNoSpace(self) }
+
+  /// Whether `error` is a full disk (``isNoSpace``).
+  static func isNoSpace(_ error: any Error) -> Bool {
+    var current: (any Error)? = error
+    while let error = current {
+      if let cacheError = error as? CacheError {
+        current = cacheError.underlying
+        continue
+      }
+      if error is FullDisk { return true }
+      if let posix = error as? POSIXError { return posix.code == .ENOSPC || posix.code == .EDQUOT }
+      let ns = error as NSError
+      if ns.domain == NSPOSIXErrorDomain { return ns.code == Int(ENOSPC) || ns.code == Int(EDQUOT) }
+      if ns.domain == NSCocoaErrorDomain && ns.code == NSFileWriteOutOfSpaceError { return true }
+      current = ns.userInfo[NSUnderlyingErrorKey] as? NSError
+    }
+    return false
+  }
+
   /// This error about `url` (when it names none yet).
   func about(_ url: String) -> CacheError {
     var copy = self
@@ -109,4 +131,10 @@ public struct CacheError: Error, Equatable, CustomStringConvertible {
     let text = "\(error)".split(separator: "\n").first.map(String.init) ?? "unknown error"
     return text.contains("UserInfo=") ? "\(ns.domain) error \(ns.code)" : text
   }
+}
+
+/// A full disk met by a library that says so in its own words (SQLite's "database or disk is
+/// full"): `cause` is its error.
+struct FullDisk: Error {
+  var cause: any Error
 }

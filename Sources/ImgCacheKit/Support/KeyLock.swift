@@ -41,7 +41,17 @@ final class KeyLocks: Sendable {
   /// Takes `key`'s lock without waiting; nil when another process (or another download of
   /// this one) holds its byte.
   func attempt(key: String) throws -> KeyLock? {
-    let offset = Self.offset(forKey: key)
+    try attempt(offset: Self.offset(forKey: key))
+  }
+
+  /// The byte of the key whose MD5 is `hex` (a file name in the cache names its key so).
+  static func offset(forDigest hex: Substring) -> Int64? {
+    guard hex.utf8.count >= 8 else { return nil }
+    return Int64(hex.prefix(8), radix: 16)
+  }
+
+  /// Takes the lock at `offset` without waiting (``attempt(key:)``).
+  func attempt(offset: Int64) throws -> KeyLock? {
     let taken = try state.withLock { state -> Bool in
       guard !state.held.contains(offset) else { return false }
       if state.descriptor < 0 {

@@ -1,0 +1,100 @@
+import Foundation
+
+/// Room on a full disk (docs/design.md, A full disk): kept partial bodies yield to new images,
+/// and the commands that free room get room to start.
+extension DiskCache {
+  /// A kept partial body in `tmp/`: its name, when it was last written, its allocated bytes.
+  struct KeptPartial {
+    var name: String
+    var modified: Double
+    var allocated: Int64
+  }
+
+  /// The partial bodies kept in `tmp/` for resumed downloads, least recently written first.
+  func keptPartials() -> [KeptPartial] {
+    guard let root = try? layout.openRoot(), case .directory(let tmp)? = try? root.child("tmp"),
+      let names = try? tmp.names()
+    else { return [] }
+    return names.filter { $0.hasPrefix(CacheLayout.partialPrefix) }.compactMap { name in
+      guard let info = tmp.status(name), (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+      let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+      return KeptPartial(name: name, modified: modified, allocated: Int64(info.st_blocks) * 512)
+    }.sorted { ($0.modified, $0.name) < ($1.modified, $1.name) }
+  }
+
+  /// Gives up kept partial bodies, least recently written first, until the cache's
+  /// filesystem has `needed` bytes free (every one when `needed` is nil), sparing the one of
+  /// `key` (a download resuming it now) and those being written, at most `limit` of them. Their records go too. Returns the names given up.
+  @discardableResult
+  func giveUpPartials(needed: Int64? = nil, sparing key: String? = nil, atMost limit: Int = .max)
+    -> [String]
+  {
+    let spared = key.map { CacheLayout.partialPrefix + MD5.hex(of: $0) }
+    guard let root = try? layout.openRoot(), case .directory(let tmp)? = try? root.child("tmp")
+    else { return [] }
+    var given = [String]()
+    for partial in keptPartials() where partial.name != spared && given.count < limit {
+      if let needed, let free = freeSpace(), free >= needed { break }
+      // One a download is writing now (here or in another process: it holds its key's lock)
+      // is left alone: unlinked, it would go on taking room until that download ends.
+      let digest = partial.name.dropFirst(CacheLayout.partialPrefix.utf8.count)
+      guard let offset = KeyLocks.offset(forDigest: digest),
+        let lock = try? keyLocks.attempt(offset: offset)
+      else { continue }
+      if (try? tmp.unlink(partial.name)) == true { given.append(partial.name) }
+      lock.release()
+    }
+    guard !given.isEmpty else { return [] }
+    try? index.deletePartials(files: given.map { "tmp/" + $0 })
+    note([.partialsGivenUp: Int64(given.count)])
+    return given
+  }
+
+  /// The bytes an unprivileged writer may still use on the cache's filesystem; nil when the
+  /// system does not say.
+  func freeSpace() -> Int64? {
+    var info = statvfs()
+    guard statvfs(layout.root.path, &info) == 0 else { return nil }
+    let free = Int64(info.f_bavail).multipliedReportingOverflow(by: Int64(info.f_frsize))
+    return free.overflow ? nil : free.partialValue
+  }
+
+  /// Whether the cache's filesystem is full: less free than the index's reserve would take.
+  func isShortOfRoom() -> Bool {
+    var info = statvfs()
+    guard statvfs(layout.root.path, &info) == 0 else { return false }
+    let size = Int64(info.f_frsize)
+    let total = Int64(info.f_blocks).multipliedReportingOverflow(by: size)
+    let free = Int64(info.f_bavail).multipliedReportingOverflow(by: size)
+    guard !total.overflow, !free.overflow else { return false }
+    return free.partialValue < IndexRoom.reserveSize(onFilesystemOf: total.partialValue)
+  }
+
+  /// Runs `body`, which writes `bytes` into the cache; when it fails for lack of room, gives
+  /// up kept partial bodies (oldest first, until there is room for them) and runs it once more.
+  func makingRoom<T>(for bytes: Int64, _ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch  where CacheError.isNoSpace(error) {
+      giveUpPartials(needed: bytes + Self.indexRoomPerStore)
+      return try body()
+    }
+  }
+
+  /// Runs `body`, a write that frees room (`clean`, `clear`, `remove`); when it fails for
+  /// lack of room, gives up the index's reserve and every kept partial body, runs `making`
+  /// (what frees room before the index can be written: `clear` deletes the files it moved
+  /// aside), then runs `body` once more, and takes the reserve again if there is room.
+  func freeingRoom<T>(making: () -> Void = {}, _ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch  where CacheError.isNoSpace(error) {
+      index.releaseReserve()
+      giveUpPartials()
+      making()
+      let result = try body()
+      index.keepReserve()
+      return result
+    }
+  }
+}
