@@ -79,7 +79,7 @@ final class SmallFilesystem: @unchecked Sendable {
     defer { close(descriptor) }
     let chunk = [UInt8](repeating: 0, count: 1024)
     while chunk.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) > 0 {}
-    syncfs(descriptor)
+    fsync(descriptor)
   }
 
   /// Writes a file of `kilobytes` zeros (to free that many blocks later by removing it).
@@ -95,11 +95,12 @@ final class SmallFilesystem: @unchecked Sendable {
     syncFilesystem()
   }
 
-  /// Writes this filesystem's dirty blocks (not every filesystem's, as `sync` would).
+  /// Commits this filesystem's journal (an fsync of its root folder), so that its free
+  /// blocks are counted right; a global `sync` would stall every other test's writes.
   private func syncFilesystem() {
     let descriptor = open(path, O_RDONLY | O_DIRECTORY)
     guard descriptor >= 0 else { return }
-    syncfs(descriptor)
+    fsync(descriptor)
     close(descriptor)
   }
 }
