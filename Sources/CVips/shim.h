@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <time.h>
 
 /*
  * libvips is loaded on first use (dlopen), not at start-up: it pulls in about a hundred shared
@@ -52,6 +53,9 @@ struct imgcache_vips {
   void (*free)(void *);
   void (*object_unref)(void *);
   void (*thread_shutdown)(void);
+  void (*image_set_progress)(VipsImage *, int);
+  void (*image_set_kill)(VipsImage *, int);
+  unsigned long (*signal_connect_data)(void *, const char *, void (*)(void), void *, void *, int);
   VipsImage *(*image_new_from_file)(const char *, ...);
   int (*image_get_width)(const VipsImage *);
   int (*image_get_height)(const VipsImage *);
@@ -74,15 +78,12 @@ struct imgcache_vips {
   int (*gifsave_target)(VipsImage *, VipsObject *, ...);
 };
 
-/* Drops a log message: libvips reports a damaged file as warnings on stderr, and imgcache
- * reports every failure itself, in one line. */
-static inline void imgcache_vips_discard_log(const char *domain, int level, const char *message,
-                                             void *data) {}
-
 /* Fills `api` from libvips.so.42 and starts libvips: no operation cache (every derivation is
- * new), loaders and savers marked untrusted blocked, warnings silenced. On failure returns 0
- * with the reason in `error`. */
-static inline int imgcache_vips_load(struct imgcache_vips *api, char *error, size_t size) {
+ * new), loaders and savers marked untrusted blocked, warnings handed to `log` (libvips reports
+ * a damaged file as warnings on stderr, and some reasons only so; imgcache reports every
+ * failure itself, in one line). On failure returns 0 with the reason in `error`. */
+static inline int imgcache_vips_load(struct imgcache_vips *api, char *error, size_t size,
+                                     imgcache_log_function log) {
   void *lib = dlopen("libvips.so.42", RTLD_LAZY | RTLD_LOCAL);
   if (lib == NULL) {
     const char *why = dlerror();
@@ -107,6 +108,9 @@ static inline int imgcache_vips_load(struct imgcache_vips *api, char *error, siz
   IMGCACHE_VIPS_SYMBOL(free, "g_free")
   IMGCACHE_VIPS_SYMBOL(object_unref, "g_object_unref")
   IMGCACHE_VIPS_SYMBOL(thread_shutdown, "vips_thread_shutdown")
+  IMGCACHE_VIPS_SYMBOL(image_set_progress, "vips_image_set_progress")
+  IMGCACHE_VIPS_SYMBOL(image_set_kill, "vips_image_set_kill")
+  IMGCACHE_VIPS_SYMBOL(signal_connect_data, "g_signal_connect_data")
   IMGCACHE_VIPS_SYMBOL(image_new_from_file, "vips_image_new_from_file")
   IMGCACHE_VIPS_SYMBOL(image_get_width, "vips_image_get_width")
   IMGCACHE_VIPS_SYMBOL(image_get_height, "vips_image_get_height")
@@ -137,10 +141,63 @@ static inline int imgcache_vips_load(struct imgcache_vips *api, char *error, siz
     snprintf(error, size, "vips_init failed");
     return 0;
   }
-  api->log_set_handler("VIPS", IMGCACHE_LOG_CHATTER, imgcache_vips_discard_log, NULL);
+  api->log_set_handler("VIPS", IMGCACHE_LOG_CHATTER, log, NULL);
   api->cache_set_max(0);
   api->block_untrusted_set(1);
   return 1;
+}
+
+/* One derivation's time budget (docs/design.md, Variants): libvips' own cancellation. While
+ * the image it watches is computed, libvips signals "eval" between tiles; past `deadline`
+ * (monotonic seconds; 0: none) or once `cancelled` is set, from any thread, the handler sets
+ * the image's kill flag and libvips stops with an error. `killed` says it did. */
+struct imgcache_vips_budget {
+  double deadline;
+  int cancelled;
+  int killed;
+  void (*set_kill)(VipsImage *, int);
+};
+
+/* Seconds on the monotonic clock. */
+static inline double imgcache_monotonic_seconds(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
+
+/* Starts `budget`: `seconds` from now (0: no deadline), not cancelled. */
+static inline void imgcache_vips_budget_start(struct imgcache_vips_budget *budget, double seconds) {
+  budget->deadline = seconds > 0 ? imgcache_monotonic_seconds() + seconds : 0;
+  __atomic_store_n(&budget->cancelled, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&budget->killed, 0, __ATOMIC_RELAXED);
+}
+
+/* Cancels `budget` from any thread: the next "eval" kills the computation. */
+static inline void imgcache_vips_budget_cancel(struct imgcache_vips_budget *budget) {
+  __atomic_store_n(&budget->cancelled, 1, __ATOMIC_RELAXED);
+}
+
+/* Whether the budget's handler killed a computation. */
+static inline int imgcache_vips_budget_killed(struct imgcache_vips_budget *budget) {
+  return __atomic_load_n(&budget->killed, __ATOMIC_RELAXED);
+}
+
+static void imgcache_vips_budget_eval(VipsImage *image, void *progress, void *data) {
+  struct imgcache_vips_budget *budget = data;
+  int over = budget->deadline > 0 && imgcache_monotonic_seconds() > budget->deadline;
+  if (over || __atomic_load_n(&budget->cancelled, __ATOMIC_RELAXED)) {
+    __atomic_store_n(&budget->killed, 1, __ATOMIC_RELAXED);
+    budget->set_kill(image, 1);
+  }
+}
+
+/* Watches the computation of `image` with `budget`, which must outlive it. */
+static inline void imgcache_vips_watch(const struct imgcache_vips *api, VipsImage *image,
+                                       struct imgcache_vips_budget *budget) {
+  budget->set_kill = api->image_set_kill;
+  api->image_set_progress(image, 1);
+  api->signal_connect_data(image, "eval", (void (*)(void))imgcache_vips_budget_eval, budget,
+                           NULL, 0);
 }
 
 /* The value libvips gives the nickname `nick` of the enum whose type function is `type_name`

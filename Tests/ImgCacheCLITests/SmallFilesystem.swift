@@ -21,6 +21,10 @@ final class SmallFilesystem: @unchecked Sendable {
   init(_ kind: Kind, megabytes: Int = 8) throws {
     self.kind = kind
     path = work.path + "/mnt"
+    // IMGCACHE_TEST_NO_MOUNT=1 takes the path of a machine that cannot mount (to check it).
+    if ProcessInfo.processInfo.environment["IMGCACHE_TEST_NO_MOUNT"] == "1" {
+      try Test.cancel("cannot mount a \(kind.rawValue): IMGCACHE_TEST_NO_MOUNT is set")
+    }
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     let environment = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"]
     var outcome: ProcessOutput

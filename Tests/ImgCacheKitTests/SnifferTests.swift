@@ -66,6 +66,27 @@ struct SnifferTests {
     #expect(ImageSniffer.sniff(data: segments) == nil)
   }
 
+  @Test("stray bytes between JPEG segments are skipped to the next marker, as libjpeg does")
+  func jpegStrayBytes() {
+    let jpeg = Fixtures.bytes("base.jpg")
+    #expect(jpeg.count > 20 && jpeg[2] == 0xFF)
+    // After the first segment (SOI, then FF Ex with its length): stray bytes, a stuffed zero
+    // and fill bytes, as in Pillow's photoshop-200dpi-broken.jpg and truncated_app14.jpg.
+    let first = 4 + (Int(jpeg[4]) << 8 | Int(jpeg[5]))
+    for stray: [UInt8] in [[0x00], [0x12, 0x34, 0x56], [0xFF, 0x00, 0x07], [0x01, 0xFF, 0xFF]] {
+      var damaged = jpeg
+      damaged.insert(contentsOf: stray, at: first)
+      let info = ImageSniffer.sniff(data: damaged)
+      #expect(info?.format == .jpeg, "\(stray)")
+      #expect(info?.width == 37 && info?.height == 21, "\(stray)")
+    }
+    // Past the bound on what is skipped: not an image, at once.
+    var flooded = jpeg
+    flooded.insert(
+      contentsOf: [UInt8](repeating: 0x20, count: JPEGParser.maxSkipped + 2), at: first)
+    #expect(ImageSniffer.sniff(data: flooded) == nil)
+  }
+
   @Test("zero-pixel images are recognised but report no pixels (SDWebImage's 0 pixels)")
   func zeroPixels() {
     var png = Fixtures.bytes("base.png")

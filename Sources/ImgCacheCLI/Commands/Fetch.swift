@@ -46,6 +46,11 @@ extension ImgCacheCommand {
       if (output != nil || key != nil) && (urls.count > 1 || input != nil) {
         throw ValidationError("-o and --key take exactly one URL")
       }
+      if let key, key.contains(VariantSpec.keySeparator) {
+        throw ValidationError(
+          "--key '\(key)': '\(VariantSpec.keySeparator)' separates a variant's spec from its "
+            + "original's key, so no key given may contain it")
+      }
       if link && output == nil { throw ValidationError("--link needs -o FILE") }
     }
 

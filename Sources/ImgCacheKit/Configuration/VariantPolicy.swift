@@ -22,6 +22,12 @@ extension PolicyKey {
     .integer(
       "max_frames", "most frames an animated variant is made from", \.derivation.maxFrames,
       minimum: 1, maximum: 100_000),
+    .integer(
+      "max_scans", "most scans of a JPEG original a variant is made from",
+      \.derivation.maxScans, minimum: 1, maximum: 1_000_000),
+    .duration(
+      "derive_timeout", "time one variant may take to make; 0s: no limit",
+      \.derivation.timeout),
   ]
 
   /// The key of the preset `name` (`variant.<name>`), whose value is a spec as the variant

@@ -20,6 +20,14 @@ public struct VariantLink: Sendable, Equatable {
   }
 }
 
+/// The original a variant was made from: its body's SHA-256 and its size in pixels (as its
+/// headers give it, before any rotation). Travels with a variant's remote object.
+public struct VariantSource: Sendable, Equatable {
+  public var sha256: String
+  public var width: Int
+  public var height: Int
+}
+
 /// The `variant` table (schema v8): one row per variant entry. A trigger deletes the row of
 /// an entry deleted by any statement (`clean`, `remove`, `verify --repair`), so a link never
 /// outlives its variant; an original's deletion leaves its variants (and their links).
@@ -108,6 +116,28 @@ extension Index {
       for link in links where try CacheEntry.exists(db, key: link.key) {
         try VariantLinks.record(link, db)
       }
+    }
+  }
+
+  /// The originals the variants `keys` were made from, for those whose original is stored
+  /// with the very body the link names (a variant out of date has none).
+  func variantSources(forKeys keys: [String]) throws -> [String: VariantSource] {
+    guard !keys.isEmpty else { return [:] }
+    return try read(orIfMissing: [:]) { db in
+      let statement = try db.cachedStatement(
+        sql: """
+          SELECT variant.source_sha256, entry.width, entry.height
+          FROM variant JOIN entry ON entry.key = variant.original
+          WHERE variant.key = ? AND entry.sha256 = variant.source_sha256
+          """)
+      var sources = [String: VariantSource]()
+      for key in keys {
+        guard let row = try Row.fetchOne(statement, arguments: [key]),
+          let sha256: String = row[0], let width: Int = row[1], let height: Int = row[2]
+        else { continue }
+        sources[key] = VariantSource(sha256: sha256, width: width, height: height)
+      }
+      return sources
     }
   }
 

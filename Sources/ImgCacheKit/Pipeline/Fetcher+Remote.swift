@@ -5,15 +5,17 @@ import Foundation
 extension Fetcher {
   /// The remote hits among `keys` (each with the URL asked for it): only for a plain lookup
   /// (`--offline` never touches the network; `--reload` and `--refresh` want the origin).
-  func remoteHits(keys: [String], urls: [String: String], options: FetchOptions) async
-    -> [String: CacheHit]
-  {
+  func remoteHits(
+    keys: [String], urls: [String: String], options: FetchOptions,
+    check: RemoteTier.ObjectCheck? = nil
+  ) async -> [String: CacheHit] {
     guard let remote, options.useRemote, options.mode == .normal, !keys.isEmpty else {
       return [:]
     }
+    // `--any` is for originals: a variant is always an image of its spec.
     return await remote.lookup(
-      keys: keys, urls: urls, acceptAnyBody: options.acceptAnyBody,
-      maxSize: transfer.maxBodySize)
+      keys: keys, urls: urls, acceptAnyBody: options.acceptAnyBody && check == nil,
+      maxSize: transfer.maxBodySize, check: check)
   }
 
   /// Whether what `request` receives could be anyone's: no credentials (in the URL, `-u`,
@@ -31,11 +33,13 @@ extension Fetcher {
 
   /// Writes a downloaded body back to the writable remotes when ``RemoteTier/isShareable(_:)``
   /// says it is for sharing.
-  func writeBack(_ outcome: FetchOutcome, options: FetchOptions) async {
+  func writeBack(
+    _ outcome: FetchOutcome, options: FetchOptions, source: VariantSource? = nil
+  ) async {
     guard let remote, writesBack(options) else { return }
     switch outcome {
     case .downloaded(let entry, let path), .revalidated(let entry, let path):
-      _ = try? await Blocking.run { remote.writeBack(entry, path: path) }
+      _ = try? await Blocking.run { remote.writeBack(entry, path: path, source: source) }
     default: break
     }
   }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The two stages of image variants (docs/architecture.md, How variants become two more
 /// stages): `lookVariant` before the original's lookup, `derive` once the original is done.
@@ -31,18 +32,32 @@ extension Fetcher {
     for (derivedKey, index) in keys where found[derivedKey] == nil {
       if let request = jobs[index].request { urls[derivedKey] = request.stripped }
     }
-    let shared = await remoteHits(keys: Array(urls.keys), urls: urls, options: options)
-    var links = [VariantLink]()
-    for (derivedKey, hit) in shared {
+    // A copy must be this variant (its spec's format and size, its original named), and it
+    // is linked to the original it was made from: served only while that original has not
+    // changed here, derived again when it does.
+    let sources = Mutex<[String: String]>([:])
+    let shared = await remoteHits(keys: Array(urls.keys), urls: urls, options: options) {
+      key, metadata, body in
+      try spec.check(remote: metadata, body: body)
+      sources.withLock { $0[key] = metadata.sourceSHA256?.lowercased() }
+    }
+    let made = sources.withLock { $0 }
+    let links = shared.keys.compactMap { derivedKey -> VariantLink? in
+      guard let index = keys[derivedKey] else { return nil }
+      return VariantLink(
+        key: derivedKey, original: jobs[index].key, spec: canonical,
+        sourceSHA256: made[derivedKey])
+    }
+    guard !links.isEmpty else { return }
+    try? cache.recordVariantLinks(links)
+    let current = try cache.lookUp(keys: links.map(\.key), variants: true)
+    var served = 0
+    for (derivedKey, hit) in shared where !current.outdated.contains(derivedKey) {
       guard let index = keys[derivedKey], case .remote(let entry, _, _) = hit else { continue }
       jobs[index].serve(hit, variant: entry, spec: canonical)
-      links.append(
-        VariantLink(key: derivedKey, original: jobs[index].key, spec: canonical, sourceSHA256: nil))
+      served += 1
     }
-    if !links.isEmpty {
-      try? cache.recordVariantLinks(links)
-      tally.countVariantHits(links.count)
-    }
+    tally.countVariantHits(served)
   }
 
   /// The stored variants among `keys` (distinct) that are current: derived from the body
@@ -90,12 +105,20 @@ extension Fetcher {
     do {
       let threads = derivationThreads
       made = try await derivations.run {
-        // A run cancelled while this job waited for a slot starts no derivation (one that
-        // has started runs to its end: libvips is not interrupted).
+        // A run cancelled while this job waited for a slot starts no derivation.
         guard !Task.isCancelled else { throw CacheError(.cancelled, "cancelled") }
-        return try await Blocking.run { [cache] in
+        // Within its budget (derive_timeout): libvips is stopped between tiles; a decoder
+        // that does not come back is left to finish in the background, its result dropped,
+        // and this job (the rest of a prefetch, a co-process) goes on. A cancel (SIGINT,
+        // SIGTERM) stops it the same way and removes its temporary file at once.
+        let budget = DerivationBudget(seconds: deriver.limits.timeout)
+        let limit = budget.seconds > 0 ? Duration.seconds(budget.seconds + 0.5) : nil
+        return try await Blocking.run(
+          waitingAtMost: limit, timedOut: budget.overBudget, giveUp: budget.abandon
+        ) { [cache] in
           try Deriver.setConcurrency(threads)
-          return try deriver.derive(original: path, spec: spec, into: cache.layout.tmpPath)
+          return try deriver.derive(
+            original: path, spec: spec, into: cache.layout.tmpPath, budget: budget)
         }
       }
     } catch {
@@ -116,7 +139,13 @@ extension Fetcher {
       stored(made, key: derivedKey, spec: spec, job: job, source: source, options: options))
     if case .done(.success(.derived(let entry, let path))) = job.state {
       job.served = VariantInfo(entry, spec: spec.canonical, original: job.key)
-      await writeBack(.downloaded(entry, path: path), options: options)
+      // With the original it was made from, so that other machines check it and link it.
+      let from = source.flatMap { source -> VariantSource? in
+        guard let sha256 = source.sha256, let width = source.width, let height = source.height
+        else { return nil }
+        return VariantSource(sha256: sha256, width: width, height: height)
+      }
+      await writeBack(.downloaded(entry, path: path), options: options, source: from)
     }
     return job
   }

@@ -78,6 +78,13 @@ struct Job: Sendable {
     given = url
     do {
       let request = try RequestURL(url)
+      if let given = options.explicitKey, given.contains(VariantSpec.keySeparator) {
+        // A key with the separator would be a variant's: no original may pose as one.
+        throw CacheError(
+          .invalidInput,
+          "the key '\(given)' contains '\(VariantSpec.keySeparator)', which only variants' keys may"
+        )
+      }
       self.request = request
       key = options.key(for: request.stripped)
       state = .lookup

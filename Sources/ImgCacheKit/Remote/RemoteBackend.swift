@@ -24,11 +24,28 @@ public struct RemoteMetadata: Codable, Sendable, Equatable {
   public var received: Double?
   /// The status of the response the body came with (heuristic freshness depends on it).
   public var status: Int?
+  /// For a variant: the SHA-256, width and height of the original it was made from, so that
+  /// a copy is checked against its spec and re-derived when its original changes.
+  public var sourceSHA256: String?
+  public var sourceWidth: Int?
+  public var sourceHeight: Int?
+
+  /// The original a variant's object says it was made from; nil when it says nothing.
+  public var source: VariantSource? {
+    guard let sourceSHA256, let sourceWidth, let sourceHeight else { return nil }
+    return VariantSource(sha256: sourceSHA256, width: sourceWidth, height: sourceHeight)
+  }
 
   /// The metadata of a stored entry; nil when the entry has no SHA-256 (stored before it was
   /// kept): such a body is not shared, since no one could verify it.
-  init?(_ entry: CacheEntry) {
-    guard let sha256 = entry.sha256 else { return nil }
+  /// A variant's entry is shared only with its `source` (nil for an original).
+  init?(_ entry: CacheEntry, source: VariantSource? = nil) {
+    guard let sha256 = entry.sha256, source != nil || !CacheKey.isVariant(entry.key) else {
+      return nil
+    }
+    sourceSHA256 = source?.sha256
+    sourceWidth = source?.width
+    sourceHeight = source?.height
     key = entry.key
     url = entry.url
     size = entry.size
@@ -54,6 +71,9 @@ public struct RemoteMetadata: Codable, Sendable, Equatable {
     case lastModified = "last_modified"
     case cacheControl = "cache_control"
     case expires, date, age, received, status
+    case sourceSHA256 = "source_sha256"
+    case sourceWidth = "source_width"
+    case sourceHeight = "source_height"
   }
 }
 

@@ -70,6 +70,8 @@ extension RemoteTier {
   public func push(_ entries: [CacheEntry], parallel: Int = 8) async -> RemotePushReport {
     var report = RemotePushReport()
     let layout = cache.layout
+    // A variant goes with the original it was made from, or not at all.
+    let sources = cache.variantSources(forKeys: entries.map(\.key).filter(CacheKey.isVariant))
     await withTaskGroup(of: (Int, Int64).self) { group in
       var next = entries.makeIterator()
       func add() -> Bool {
@@ -78,7 +80,7 @@ extension RemoteTier {
           guard Self.isShareable(entry) else { return (-1, 0) }
           do {
             let written = try await Blocking.run {
-              self.writeBack(entry, path: layout.dataPath(entry.file))
+              self.writeBack(entry, path: layout.dataPath(entry.file), source: sources[entry.key])
             }
             guard let written else { return (-1, 0) }
             return (written, written > 0 ? entry.size : 0)

@@ -123,12 +123,17 @@ public final class RemoteTier: Sendable {
 
   // MARK: Lookup
 
-  /// The hits among `keys` (`urls[key]` is the URL asked for each), each verified and copied
-  /// into the local cache; at most `parallel` objects are fetched at once, and the copies are
-  /// stored in one transaction.
+  /// A check of a verified object beyond the one every object passes (a variant's, against
+  /// its spec): its key, its metadata and what its body measured; throws
+  /// ``RemoteObjectRefusal``.
+  typealias ObjectCheck = @Sendable (String, RemoteMetadata, EntryMetadata) throws -> Void
+
+  /// The hits among `keys` (`urls[key]` is the URL asked for each), each verified (and passed
+  /// by `check`) and copied into the local cache; at most `parallel` objects are fetched at
+  /// once, and the copies are stored in one transaction.
   func lookup(
     keys: [String], urls: [String: String], acceptAnyBody: Bool, maxSize: Int64,
-    parallel: Int = 8
+    check: ObjectCheck? = nil, parallel: Int = 8
   ) async -> [String: CacheHit] {
     guard !backends.isEmpty, !keys.isEmpty else { return [:] }
     let fetched = await withTaskGroup(of: Fetched?.self) { group in
@@ -139,7 +144,8 @@ public final class RemoteTier: Sendable {
         let url = urls[key] ?? key
         group.addTask {
           let copy = try? await Blocking.run {
-            try self.fetch(key: key, url: url, acceptAnyBody: acceptAnyBody, maxSize: maxSize)
+            try self.fetch(
+              key: key, url: url, acceptAnyBody: acceptAnyBody, maxSize: maxSize, check: check)
           }
           return copy ?? nil
         }
@@ -179,9 +185,9 @@ public final class RemoteTier: Sendable {
   /// cannot be taken is a miss of that backend (counted `remote_corrupt` when damaged, and
   /// replaced by the write-back of the download that follows); only a failing server is
   /// marked failed.
-  private func fetch(key: String, url: String, acceptAnyBody: Bool, maxSize: Int64) throws
-    -> Fetched?
-  {
+  private func fetch(
+    key: String, url: String, acceptAnyBody: Bool, maxSize: Int64, check: ObjectCheck?
+  ) throws -> Fetched? {
     let name = Self.objectName(key)
     for backend in backends {
       let server = backend.server(for: name)
@@ -199,6 +205,7 @@ public final class RemoteTier: Sendable {
         }
         var checked = try metadata.validated(
           forKey: key, body: path, maxSize: maxSize, acceptAnyBody: acceptAnyBody, now: Date())
+        try check?(key, metadata, checked)
         // From the shared store: anyone's, by definition.
         checked.shareable = true
         return Fetched(
@@ -239,9 +246,12 @@ public final class RemoteTier: Sendable {
   /// Writes the body of `entry` at `path` (opened without following a link) to every
   /// writable backend that works; returns how many took it, nil when it is not for sharing
   /// (``isShareable(_:)``).
+  /// A variant's entry goes only with its `source`, the original it was made from.
   @discardableResult
-  func writeBack(_ entry: CacheEntry, path: String) -> Int? {
-    guard Self.isShareable(entry), let metadata = RemoteMetadata(entry) else { return nil }
+  func writeBack(_ entry: CacheEntry, path: String, source: VariantSource? = nil) -> Int? {
+    guard Self.isShareable(entry), let metadata = RemoteMetadata(entry, source: source) else {
+      return nil
+    }
     let name = Self.objectName(entry.key)
     var written = 0
     for backend in backends where !backend.spec.readOnly {

@@ -1,3 +1,5 @@
+import Glibc
+
 /// JPEG: walks the marker segments to the first start-of-frame.
 enum JPEGParser {
   /// SOF markers that carry the frame size (C4 DHT, C8 JPG and CC DAC are not frames).
@@ -5,18 +7,15 @@ enum JPEGParser {
     0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF,
   ]
 
+  /// The most bytes skipped looking for one marker: stray bytes between segments, fill bytes
+  /// and stuffed zeros. libjpeg skips any number (warning "extraneous bytes before marker");
+  /// a bound keeps a hostile body's walk short.
+  static let maxSkipped = 65_536
+
   static func parse(_ s: some ByteSource) -> ImageInfo? {
     var position = 2
     for _ in 0..<4_096 {
-      guard s.u8(position) == 0xFF else { return nil }
-      var markerAt = position + 1
-      var padding = 0
-      while s.u8(markerAt) == 0xFF && padding < 64 {
-        markerAt += 1
-        padding += 1
-      }
-      guard let marker = s.u8(markerAt) else { return nil }
-      let segment = markerAt + 1
+      guard let (marker, segment) = nextMarker(s, from: position) else { return nil }
       if marker == 0x01 || (0xD0...0xD7).contains(marker) {
         position = segment
         continue
@@ -32,5 +31,52 @@ enum JPEGParser {
       position = segment + length
     }
     return nil
+  }
+
+  /// The next marker at or after `position`, found as libjpeg's `next_marker` finds it: stray
+  /// bytes skipped, then fill bytes (`FF`), and a stuffed zero (`FF 00`) taken as stray too.
+  /// Returns its code and where its segment starts; nil at the end or past ``maxSkipped``.
+  static func nextMarker(_ s: some ByteSource, from position: Int) -> (Int, Int)? {
+    var at = position
+    while at - position <= maxSkipped {
+      guard let byte = s.u8(at) else { return nil }
+      guard byte == 0xFF else {
+        at += 1
+        continue
+      }
+      var markerAt = at + 1
+      while s.u8(markerAt) == 0xFF && markerAt - position <= maxSkipped { markerAt += 1 }
+      guard markerAt - position <= maxSkipped, let marker = s.u8(markerAt) else { return nil }
+      if marker != 0x00 { return (marker, markerAt + 1) }
+      at = markerAt + 1
+    }
+    return nil
+  }
+}
+
+extension JPEGParser {
+  /// How many scans (start-of-scan markers, `FF DA`) the JPEG file at `path` holds, counted
+  /// up to `limit + 1` (a count over `limit` is all a caller needs), without decoding: a
+  /// progressive JPEG's decoder runs over every block once per scan, so thousands of scans make
+  /// a small file cost minutes (libjpeg-turbo's tools bound them: `djpeg -maxscans`). Nil when
+  /// the file cannot be read. An `FF DA` inside a segment (an embedded thumbnail's) counts
+  /// too: an upper bound.
+  static func scanCount(path: String, limit: Int) -> Int? {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    var count = 0
+    var previousWasFF = false
+    while count <= limit {
+      let read = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+      if read < 0 && errno == EINTR { continue }
+      guard read > 0 else { return read == 0 ? count : nil }
+      for byte in buffer[0..<read] {
+        if previousWasFF && byte == 0xDA { count += 1 }
+        previousWasFF = byte == 0xFF
+      }
+    }
+    return count
   }
 }

@@ -14,6 +14,14 @@ public enum CacheKey {
   /// SDWebImage's limit on an extension: `NAME_MAX - 32 - 1`, counted here in UTF-8 bytes.
   public static let maxExtensionLength = 222
 
+  /// What separates an original's key from a variant's spec in a variant's key (docs/design.md,
+  /// Variants): never in an original's key (a URL's fragment is not part of its key, and a key
+  /// given with `--key` may not hold it), so no original can pose as a variant.
+  public static let variantSeparator = "#"
+
+  /// Whether `key` is a variant's (derived) key.
+  static func isVariant(_ key: String) -> Bool { key.contains(variantSeparator) }
+
   /// Returns the cache key of `url` under `filter`: the URL without its fragment, and without
   /// its query for `.stripQuery`.
   public static func key(for url: String, filter: KeyFilter = .none) -> String {

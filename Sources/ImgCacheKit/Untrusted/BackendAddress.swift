@@ -129,7 +129,7 @@ struct BackendAddress: Sendable, Equatable {
 
 extension UInt8 {
   /// Whether the byte is an ASCII hexadecimal digit.
-  fileprivate var isHexDigit: Bool {
+  var isHexDigit: Bool {
     (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self)
   }
 }

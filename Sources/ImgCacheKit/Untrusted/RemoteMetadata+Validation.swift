@@ -32,6 +32,15 @@ extension RemoteMetadata {
     }
     guard stored == key else { throw RemoteObjectRefusal.corrupt("stored for another key") }
     guard size <= maxSize else { throw RemoteObjectRefusal.unsuitable("larger than max_filesize") }
+    if let sourceSHA256,
+      sourceSHA256.utf8.count != 64 || !sourceSHA256.utf8.allSatisfy({ $0.isHexDigit })
+    {
+      throw RemoteObjectRefusal.corrupt("its original's SHA-256 is not one")
+    }
+    for side in [sourceWidth, sourceHeight].compactMap({ $0 }) where !(1...1_000_000).contains(side)
+    {
+      throw RemoteObjectRefusal.corrupt("its original's size is not one")
+    }
     let texts = [etag, lastModified, contentType, cacheControl, expires, date, age]
     guard !texts.contains(where: { $0?.containsControlCharacters == true }) else {
       throw RemoteObjectRefusal.corrupt("a header value holds a control character")

@@ -13,7 +13,7 @@ extension Deriver {
   /// Renders `spec` of the original at `original` (sniffed as `info`) into `descriptor`.
   func render(
     _ vips: VipsLibrary, original: String, info: ImageInfo, spec: VariantSpec,
-    into descriptor: Int32
+    into descriptor: Int32, budget: DerivationBudget
   ) throws -> Rendering {
     // Loader options ride on the name in brackets, always there, so a `[` in the path is
     // never read as options. Every frame is loaded only for an animation kept as one.
@@ -34,6 +34,10 @@ extension Deriver {
     var (width, height) = (header.width, header.pageHeight)
     if !spec.noRotate, header.orientationSwapsSides { swap(&width, &height) }
     let plan = ThumbnailPlan(spec: spec, originalWidth: width, originalHeight: height)
+    // The variant's own size is bounded too, before anything is decoded: an enlargement (or a
+    // shared preset) may ask for more pixels than any original may have.
+    let output = ThumbnailPlan.outputSize(spec: spec, width: width, height: height)
+    try checkPixels(width: output.width, height: output.height, frames: frames, of: "the variant")
     // Pixels go to sRGB through the embedded profile unless the profile is kept with them
     // (a CMYK image cannot keep its pixels in a web format, so it is converted anyway).
     let profile = header.hasProfile && (!spec.keepMetadata || header.isCMYK) ? "srgb" : nil
@@ -59,6 +63,8 @@ extension Deriver {
       }
     }
     let saver = Self.savers[format] ?? IMGCACHE_SAVER_PNG
+    // The pixels are decoded, resized and written as the saver pulls them: watched here.
+    imgcache_vips_watch(vips.api, image.pointer, budget.budget)
     let status = imgcache_vips_save(
       vips.api, image.pointer, descriptor, saver, Int32(spec.quality(for: format) ?? 0),
       spec.keepMetadata ? 0 : 1)
@@ -141,6 +147,42 @@ struct ThumbnailPlan {
         compass = Self.directions[spec.gravity]
       }
     }
+  }
+
+  /// The size of the variant `spec` makes of an upright original of `width` × `height`, as
+  /// libvips' thumbnail gives it (rounded up): what `max_pixels` bounds before decoding.
+  static func outputSize(spec: VariantSpec, width: Int, height: Int) -> (width: Int, height: Int) {
+    guard let box = spec.geometry, width > 0, height > 0 else { return (width, height) }
+    let (originalWidth, originalHeight) = (Double(width), Double(height))
+    let (boxWidth, boxHeight) = (box.width.map(Double.init), box.height.map(Double.init))
+    let scale: Double
+    switch box.fit {
+    case .fill:
+      let (fillWidth, fillHeight) = (boxWidth ?? originalWidth, boxHeight ?? originalHeight)
+      return spec.enlarge
+        ? (clamped(fillWidth), clamped(fillHeight))
+        : (clamped(min(fillWidth, originalWidth)), clamped(min(fillHeight, originalHeight)))
+    case .inside:
+      scale = min(
+        boxWidth.map { $0 / originalWidth } ?? .greatestFiniteMagnitude,
+        boxHeight.map { $0 / originalHeight } ?? .greatestFiniteMagnitude)
+    case .cover:
+      scale = max(
+        boxWidth.map { $0 / originalWidth } ?? 0, boxHeight.map { $0 / originalHeight } ?? 0)
+    }
+    let applied = spec.enlarge ? scale : min(scale, 1)
+    var (outputWidth, outputHeight) = (originalWidth * applied, originalHeight * applied)
+    if box.fit == .cover {
+      outputWidth = min(outputWidth, boxWidth ?? outputWidth)
+      outputHeight = min(outputHeight, boxHeight ?? outputHeight)
+    }
+    return (clamped(outputWidth), clamped(outputHeight))
+  }
+
+  /// A side in pixels, rounded up, at least 1 and at most libvips' largest coordinate.
+  private static func clamped(_ side: Double) -> Int {
+    guard side.isFinite else { return freeSide }
+    return Int(min(max(side.rounded(.up), 1), Double(freeSide)))
   }
 
   private static let interest: [Gravity: imgcache_vips_interesting] = [

@@ -13,13 +13,30 @@ public struct DerivationLimits: Sendable, Hashable {
 
   /// The most pixels an original may have (of every frame loaded, with `animated`).
   public var maxPixels: Int64
+  /// 100 scans: ten times what libjpeg's own progressive script writes (and mozjpeg's
+  /// optimised ones are shorter still); a decoder goes over every block once per scan.
+  public static let defaultMaxScans = 100
+  /// 30 seconds: a thumbnail of a 50-megapixel original takes a second or two.
+  public static let defaultTimeout: TimeInterval = 30
+
   /// The most frames an animated original may have, with `animated`.
   public var maxFrames: Int
+  /// The most scans a JPEG original may have (progressive JPEGs; libjpeg-turbo's
+  /// `-maxscans`), counted before anything is decoded.
+  public var maxScans: Int
+  /// How long one derivation may take, in seconds; 0: no limit (`derive_timeout`).
+  public var timeout: TimeInterval
 
-  /// Limits of `maxPixels` pixels and `maxFrames` frames.
-  public init(maxPixels: Int64 = defaultMaxPixels, maxFrames: Int = defaultMaxFrames) {
+  /// Limits of `maxPixels` pixels, `maxFrames` frames, `maxScans` scans and `timeout`
+  /// seconds.
+  public init(
+    maxPixels: Int64 = defaultMaxPixels, maxFrames: Int = defaultMaxFrames,
+    maxScans: Int = defaultMaxScans, timeout: TimeInterval = defaultTimeout
+  ) {
     self.maxPixels = maxPixels
     self.maxFrames = maxFrames
+    self.maxScans = maxScans
+    self.timeout = timeout
   }
 }
 
@@ -78,8 +95,19 @@ public struct Deriver: Sendable {
   public func derive(
     original: String, spec: VariantSpec, into directory: String
   ) throws -> DerivedVariant {
+    try derive(
+      original: original, spec: spec, into: directory,
+      budget: DerivationBudget(seconds: limits.timeout))
+  }
+
+  /// ``derive(original:spec:into:)`` within `budget`: libvips is stopped when it is spent or
+  /// cancelled (``DerivationBudget``), and nothing is left behind when its waiter gave up.
+  func derive(
+    original: String, spec: VariantSpec, into directory: String, budget: DerivationBudget
+  ) throws -> DerivedVariant {
     let info = try check(original: original)
     let vips = try VipsLibrary.loaded()
+    vips.forgetWarnings()
     // libvips keeps per-thread buffers for threads it did not create; freed here.
     defer { vips.endThread() }
     let (path, descriptor) = try FileIO.makeTemporaryFile(
@@ -89,17 +117,21 @@ public struct Deriver: Sendable {
       close(descriptor)
       if !done { unlink(path) }
     }
+    guard budget.adopt(path) else { throw CacheError(.cancelled, "cancelled") }
     let rendered: Rendering
     do {
       rendered = try render(
-        vips, original: original, info: info, spec: spec, into: descriptor)
+        vips, original: original, info: info, spec: spec, into: descriptor, budget: budget)
     } catch let failure as VipsFailure {
+      if budget.killed && !budget.isAbandoned { throw budget.overBudget }
       throw CacheError(
         .cannotDerive, "cannot derive a variant: \(failure.what): \(failure.message)")
     }
     guard let size = FileIO.sizes(of: path)?.size, size > 0 else {
       throw CacheError(.cannotDerive, "cannot derive a variant: libvips wrote nothing")
     }
+    // A waiter that gave up has removed the file (or will not take it): nothing to keep.
+    guard !budget.isAbandoned else { throw CacheError(.cancelled, "cancelled") }
     done = true
     return DerivedVariant(
       path: path, width: rendered.width, height: rendered.height, format: rendered.format,
@@ -119,15 +151,25 @@ public struct Deriver: Sendable {
         .cannotDerive, "cannot derive a variant: the original's headers give no width or height")
     }
     try checkPixels(width: width, height: height, frames: 1)
+    if info.format == .jpeg,
+      let scans = JPEGParser.scanCount(path: original, limit: limits.maxScans),
+      scans > limits.maxScans
+    {
+      throw CacheError(
+        .cannotDerive,
+        "cannot derive a variant: the original JPEG has more than \(limits.maxScans) scans "
+          + "(max_scans); each costs a pass over every block")
+    }
     return info
   }
 
-  /// Throws ``CacheError/Kind/tooLarge`` when `frames` of `width` × `height` are over a limit.
-  func checkPixels(width: Int, height: Int, frames: Int) throws {
+  /// Throws ``CacheError/Kind/tooLarge`` when `frames` of `width` × `height` are over a limit;
+  /// `image` names the image in the message (the original, or the variant it would make).
+  func checkPixels(width: Int, height: Int, frames: Int, of image: String = "the original") throws {
     if frames > limits.maxFrames {
       throw CacheError(
         .tooLarge,
-        "the original has \(frames) frames, over the limit of \(limits.maxFrames) (max_frames)")
+        "\(image) has \(frames) frames, over the limit of \(limits.maxFrames) (max_frames)")
     }
     let (area, overflow) = Int64(width).multipliedReportingOverflow(by: Int64(height))
     let (pixels, overflowFrames) = area.multipliedReportingOverflow(by: Int64(frames))
@@ -135,7 +177,7 @@ public struct Deriver: Sendable {
     let what = frames == 1 ? "" : "\(frames) frames of "
     throw CacheError(
       .tooLarge,
-      "the original is \(what)\(width)x\(height) pixels (\(Self.megapixels(pixels, overflow || overflowFrames))), "
+      "\(image) is \(what)\(width)x\(height) pixels (\(Self.megapixels(pixels, overflow || overflowFrames))), "
         + "over the limit of \(Self.megapixels(limits.maxPixels, false)) (max_pixels)")
   }
 

@@ -121,8 +121,12 @@ public struct VariantSpec: Sendable, Hashable {
   /// The key of this variant of the original stored under `originalKey`: the original's key,
   /// `#`, then ``canonical`` (a fragment never reaches a server, so no URL's key has one).
   public func derivedKey(for originalKey: String) -> String {
-    originalKey + "#" + canonical
+    originalKey + Self.keySeparator + canonical
   }
+
+  /// What separates an original's key from a variant's spec in a derived key
+  /// (``CacheKey/variantSeparator``).
+  public static let keySeparator = CacheKey.variantSeparator
 
   /// The file name of a variant: the lowercase hex MD5 of its derived key and the extension
   /// of the format produced (`jpg`, `png`, `webp`, `avif`, `gif`), not one taken from the

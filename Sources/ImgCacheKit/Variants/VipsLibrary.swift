@@ -1,4 +1,5 @@
 import CVips
+import Foundation
 import Synchronization
 
 /// libvips, loaded and started on first use, once for the process (docs/architecture.md,
@@ -24,7 +25,7 @@ struct VipsLibrary: @unchecked Sendable {
     let table = UnsafeMutablePointer<imgcache_vips>.allocate(capacity: 1)
     table.initialize(to: imgcache_vips())
     var reason = [CChar](repeating: 0, count: 256)
-    guard imgcache_vips_load(table, &reason, reason.count) != 0 else {
+    guard imgcache_vips_load(table, &reason, reason.count, noteVipsLog) != 0 else {
       table.deallocate()
       let text = String(
         decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -37,16 +38,39 @@ struct VipsLibrary: @unchecked Sendable {
   /// Guards the reading and clearing of libvips' error buffer; held only around that call.
   private static let errorBuffer = Mutex(())
 
+  /// The last warning libvips logged on each thread (a loader's reason for refusing a file,
+  /// such as libpng's "Invalid color type in IHDR", often reaches only the log), by thread.
+  private static let warnings = Mutex<[UInt: String]>([:])
+
+  /// Keeps `message`, logged on the calling thread (``noteVipsLog``).
+  fileprivate static func noteWarning(_ message: String) {
+    let thread = UInt(pthread_self())
+    warnings.withLock { warnings in
+      if warnings.count >= 256 { warnings.removeAll() }
+      warnings[thread] = message
+    }
+  }
+
+  /// Forgets what libvips logged on the calling thread (before a derivation starts).
+  func forgetWarnings() {
+    let thread = UInt(pthread_self())
+    _ = Self.warnings.withLock { $0.removeValue(forKey: thread) }
+  }
+
   /// What libvips reported since it was last asked, as one line (its lines joined by `; `,
-  /// control characters dropped, at most 300 characters), and the buffer cleared; "unknown
-  /// error" when it holds nothing.
+  /// control characters dropped, at most 300 characters), and the buffer cleared; when the
+  /// buffer holds nothing, the last warning it logged on this thread; "unknown error" when
+  /// there is neither.
   func takeError() -> String {
     let text: String? = Self.errorBuffer.withLock { _ in
       guard let copy = imgcache_vips_take_error(api) else { return nil }
       defer { imgcache_vips_free(api, copy) }
       return String(cString: copy)
     }
-    let lines = (text ?? "").split(whereSeparator: \.isNewline)
+    let thread = UInt(pthread_self())
+    let warning = Self.warnings.withLock { $0.removeValue(forKey: thread) }
+    let reported = (text ?? "").isEmpty ? (warning ?? "") : (text ?? "")
+    let lines = reported.split(whereSeparator: \.isNewline)
       .map { String($0.unicodeScalars.filter { !$0.isControlOrLineBreak }) }
       .filter { !$0.isEmpty }
     let line = lines.joined(separator: "; ")
@@ -128,4 +152,11 @@ final class VipsImageReference {
 struct VipsFailure: Error {
   var what: String
   var message: String
+}
+
+/// libvips' log handler: a warning is kept for the thread that logged it (``VipsLibrary``),
+/// never printed.
+private let noteVipsLog: imgcache_log_function = { _, _, message, _ in
+  guard let message else { return }
+  VipsLibrary.noteWarning(String(cString: message))
 }
