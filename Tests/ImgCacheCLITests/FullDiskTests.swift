@@ -128,6 +128,14 @@ struct FullDiskTests {
       let read = env.run(arguments)
       #expect(read.status == 0, "\(arguments[0]): status \(read.status), \(read.stderr)")
     }
+    // No room at all, not even the reserve's: reads without shared memory.
+    unlink(cache + "/index.sqlite-reserve")
+    unlink(cache + "/index.sqlite-shm")
+    disk.fill(named: "filler-all")
+    for arguments in [["size"], ["query", urls[1]], ["fetch", urls[1]]] {
+      let read = env.run(arguments)
+      #expect(read.status == 0, "\(arguments[0]) with no room: \(read.status), \(read.stderr)")
+    }
     // With the reserve given up and the disk full, a store fails with one line.
     disk.fill(named: "filler2")
     let store = env.run(["fetch", "--any", servers.nginx("\(folder)/medium1")])

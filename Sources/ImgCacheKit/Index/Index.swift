@@ -103,18 +103,19 @@ final class Index: Sendable {
   /// Runs `body` in a read transaction; returns `empty` when the cache does not exist.
   func read<T>(orIfMissing empty: T, _ body: (Database) throws -> T) throws -> T {
     do {
-      if let pool = connections.withLock({ $0.pool }) { return try pool.read(body) }
-      if access(path, F_OK) != 0 { return empty }
-      // An index older than this program cannot be read as it is (a table or column missing,
-      // however many reads succeeded before): open the pool to migrate, then read again.
-      if let direct = directQueue(),
-        case .success(let value) = Result(catching: { try direct.read(body) })
-      {
-        return value
+      return try makingRoomForSharedMemory(writing: false, body) {
+        if let pool = connections.withLock({ $0.pool }) { return try pool.read(body) }
+        if access(path, F_OK) != 0 { return empty }
+        // An index older than this program cannot be read as it is (a table or column
+        // missing, however many reads succeeded before): open the pool to migrate, then read
+        // again.
+        if let direct = directQueue(),
+          case .success(let value) = Result(catching: { try direct.read(body) })
+        {
+          return value
+        }
+        return try writer().read(body)
       }
-      return try writer().read(body)
-    } catch  where Self.sharedMemoryRefused(in: error) {
-      return try withoutSharedMemory(writing: false, body)
     } catch {
       throw failure("cannot read the index", error)
     }
@@ -126,17 +127,17 @@ final class Index: Sendable {
   /// after this process has written. Returns `empty` when the cache does not exist.
   func peek<T>(orIfMissing empty: T, _ body: (Database) throws -> T) throws -> T {
     do {
-      let opened = connections.withLock { $0.direct }
-      if opened == nil && access(path, F_OK) != 0 { return empty }
-      // As in ``read(orIfMissing:_:)``: an older index is migrated by the pool, then read.
-      if let direct = opened ?? directQueue(),
-        case .success(let value) = Result(catching: { try direct.inDatabase(body) })
-      {
-        return value
+      return try makingRoomForSharedMemory(writing: false, body) {
+        let opened = connections.withLock { $0.direct }
+        if opened == nil && access(path, F_OK) != 0 { return empty }
+        // As in ``read(orIfMissing:_:)``: an older index is migrated by the pool, then read.
+        if let direct = opened ?? directQueue(),
+          case .success(let value) = Result(catching: { try direct.inDatabase(body) })
+        {
+          return value
+        }
+        return try writer().unsafeRead(body)
       }
-      return try writer().unsafeRead(body)
-    } catch  where Self.sharedMemoryRefused(in: error) {
-      return try withoutSharedMemory(writing: false, body)
     } catch {
       throw failure("cannot read the index", error)
     }
@@ -144,18 +145,32 @@ final class Index: Sendable {
 
   /// Runs `body` in an IMMEDIATE write transaction, creating the cache when needed. The
   /// counts noted so far are added in the same transaction (and noted again if it fails).
-  func write<T>(_ body: (Database) throws -> T) throws -> T {
+  /// When the transaction fails, `undo` runs before it is rolled back, while the write lock is
+  /// still held: file work done inside it (a body renamed into `data/`) is undone before
+  /// another process may look.
+  func write<T>(undoing undo: @escaping () -> Void = {}, _ body: (Database) throws -> T) throws
+    -> T
+  {
     do {
       return try withNoted { pending in
-        let run = { (db: Database) throws -> T in
-          // The waiting uses first: a clean in this transaction merges them (``EntryUses``).
-          try pending.write(db)
-          return try body(db)
-        }
-        do {
-          return try writer().write(run)
-        } catch  where Self.sharedMemoryRefused(in: error) {
-          return try withoutSharedMemory(writing: true, run)
+        try withoutActuallyEscaping(body) { body in
+          let run = { (db: Database) throws -> T in
+            try db.execute(sql: "BEGIN IMMEDIATE")
+            do {
+              // The waiting uses first: a clean in this transaction merges them (EntryUses).
+              try pending.write(db)
+              let value = try body(db)
+              try db.execute(sql: "COMMIT")
+              return value
+            } catch {
+              undo()
+              if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK") }
+              throw error
+            }
+          }
+          return try makingRoomForSharedMemory(writing: true, run) {
+            try writer().writeWithoutTransaction(run)
+          }
         }
       }
     } catch {

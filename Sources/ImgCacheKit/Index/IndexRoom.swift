@@ -10,7 +10,7 @@ import Synchronization
 /// page stay holes, and the first touch of one through the mapping on a full disk is a SIGBUS.
 /// The guard installed here on SQLite's unix VFS (its `mmap` system call, through
 /// `xSetSystemCall`) allocates every block of a shared, writable mapping with
-/// `posix_fallocate` before mapping it: a full disk is then an error SQLite reports
+/// `fallocate` before mapping it: a full disk is then an error SQLite reports
 /// (`SQLITE_IOERR_SHMMAP`), never a signal.
 ///
 /// So that reads and the commands that free room still work on a full disk, each index keeps
@@ -20,7 +20,8 @@ import Synchronization
 enum IndexRoom {
   /// The reserves of the indexes this process opened.
   private static let reserves = Mutex<Set<String>>([])
-  /// Whether a mapping was refused for lack of room (an `SQLITE_IOERR_SHMMAP` then means it).
+  /// Whether the last mapping was refused for lack of room (an `SQLITE_IOERR_SHMMAP` then
+  /// means it).
   static let refusedMapping = Atomic<Bool>(false)
 
   /// Installs the guard on SQLite's default VFS, once, before the first connection opens.
@@ -31,16 +32,31 @@ enum IndexRoom {
     return setSystemCall(vfs, "mmap", replacement) == SQLITE_OK
   }()
 
+  /// Linux's `fallocate(2)` (mode 0), looked up once: glibc's `posix_fallocate` falls back on
+  /// a filesystem that cannot allocate ahead to reading and writing back a byte a block, which
+  /// on a mapping other processes are writing could undo their writes. Nil when absent.
+  private static let fallocate: (@convention(c) (Int32, Int32, off_t, off_t) -> Int32)? = {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "fallocate") else {
+      return nil
+    }
+    return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32, off_t, off_t) -> Int32).self)
+  }()
+
   /// Allocates `length` bytes of `descriptor` from `offset`, giving up the reserves once when
   /// the disk is full. Returns 0, or the `errno` of a full disk (`ENOSPC`, `EDQUOT`); a
-  /// filesystem that cannot allocate ahead is left to SQLite's own way.
+  /// filesystem that cannot allocate ahead (`EOPNOTSUPP`) is left to SQLite's own way.
   fileprivate static func allocate(_ descriptor: Int32, offset: off_t, length: Int) -> Int32 {
-    let full = { (status: Int32) in status == ENOSPC || status == EDQUOT }
-    var status = posix_fallocate(descriptor, offset, off_t(length))
-    if full(status) && releaseReserves() {
-      status = posix_fallocate(descriptor, offset, off_t(length))
+    guard let fallocate else { return 0 }
+    let attempt = { () -> Int32 in
+      fallocate(descriptor, 0, offset, off_t(length)) == 0 ? 0 : errno
     }
-    guard full(status) else { return 0 }
+    let full = { (status: Int32) in status == ENOSPC || status == EDQUOT }
+    var status = attempt()
+    if full(status) && releaseReserves() { status = attempt() }
+    guard full(status) else {
+      refusedMapping.store(false, ordering: .relaxed)
+      return 0
+    }
     refusedMapping.store(true, ordering: .relaxed)
     return status
   }
@@ -98,40 +114,3 @@ private let guardedMap:
       }
       return mmap(address, length, protection, flags, descriptor, offset)
     }
-
-extension Index {
-  /// Whether `error` says SQLite could not get room for the index's shared memory.
-  static func sharedMemoryRefused(in error: any Error) -> Bool {
-    var current: (any Error)? = error
-    while let error = current {
-      if let database = error as? DatabaseError {
-        let code = database.extendedResultCode
-        return code == .SQLITE_IOERR_SHMSIZE
-          || (code == .SQLITE_IOERR_SHMMAP && IndexRoom.refusedMapping.load(ordering: .relaxed))
-      }
-      current = (error as? CacheError)?.underlying ?? (error as? FullDisk)?.cause
-    }
-    return false
-  }
-
-  /// Runs `body` on a connection of its own that needs no shared memory, for when there is no
-  /// room for it (docs/design.md, A full disk): in the EXCLUSIVE locking mode set before its
-  /// first access, SQLite keeps the WAL's index in heap memory, and other processes wait for
-  /// this one until it closes, right after `body` (in a transaction when `writing`).
-  func withoutSharedMemory<T>(writing: Bool, _ body: (Database) throws -> T) throws -> T {
-    do {
-      var config = GRDB.Configuration()
-      config.busyMode = .timeout(Self.busyTimeout)
-      config.label = "imgcache.index.exclusive"
-      config.prepareDatabase { db in
-        try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
-        try db.execute(sql: Self.synchronousNormal)
-      }
-      let queue = try DatabaseQueue(path: path, configuration: config)
-      defer { try? queue.close() }
-      return try writing ? queue.write(body) : queue.read(body)
-    } catch {
-      throw failure(writing ? "cannot update the index" : "cannot read the index", error)
-    }
-  }
-}

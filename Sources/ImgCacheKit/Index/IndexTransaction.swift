@@ -123,8 +123,10 @@ struct IndexTransaction {
 extension Index {
   /// Runs `body` in an IMMEDIATE write transaction (``write(_:)``: the cache created when
   /// needed, the noted counts and uses added), handing it the transaction.
-  func transaction<T>(_ body: (IndexTransaction) throws -> T) throws -> T {
-    try write { db in try body(IndexTransaction(db: db)) }
+  func transaction<T>(
+    undoing undo: @escaping () -> Void = {}, _ body: (IndexTransaction) throws -> T
+  ) throws -> T {
+    try write(undoing: undo) { db in try body(IndexTransaction(db: db)) }
   }
 
   /// Runs `body` in a write transaction when the cache exists; returns `empty` when it does not.

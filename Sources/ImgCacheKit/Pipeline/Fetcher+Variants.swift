@@ -104,22 +104,28 @@ extension Fetcher {
     let made: DerivedVariant
     do {
       let threads = derivationThreads
-      made = try await derivations.run {
-        // A run cancelled while this job waited for a slot starts no derivation.
-        guard !Task.isCancelled else { throw CacheError(.cancelled, "cancelled") }
-        // Within its budget (derive_timeout): libvips is stopped between tiles; a decoder
-        // that does not come back is left to finish in the background, its result dropped,
-        // and this job (the rest of a prefetch, a co-process) goes on. A cancel (SIGINT,
-        // SIGTERM) stops it the same way and removes its temporary file at once.
-        let budget = DerivationBudget(seconds: deriver.limits.timeout)
-        let limit = budget.seconds > 0 ? Duration.seconds(budget.seconds + 0.5) : nil
-        return try await Blocking.run(
-          waitingAtMost: limit, timedOut: budget.overBudget, giveUp: budget.abandon
-        ) { [cache] in
-          try Deriver.setConcurrency(threads)
-          return try deriver.derive(
-            original: path, spec: spec, into: cache.layout.tmpPath, budget: budget)
-        }
+      // The slot is held until the derivation's thread returns, even when this job stopped
+      // waiting for it: a derivation given up still takes a core.
+      await derivations.acquire()
+      // A run cancelled while this job waited for a slot starts no derivation.
+      guard !Task.isCancelled else {
+        derivations.release()
+        throw CacheError(.cancelled, "cancelled")
+      }
+      // Within its budget (derive_timeout): libvips is stopped between tiles; a decoder that
+      // does not come back is left to finish in the background, its result dropped, and this
+      // job (the rest of a prefetch, a co-process) goes on. A cancel (SIGINT, SIGTERM) stops it
+      // the same way and removes its temporary file at once.
+      let budget = DerivationBudget(seconds: deriver.limits.timeout)
+      let waits = budget.seconds > 0 && budget.seconds < PolicyValue.maxDuration
+      made = try await Blocking.run(
+        waitingAtMost: waits ? Duration.seconds(budget.seconds + 0.5) : nil,
+        timedOut: budget.overBudget, giveUp: budget.abandon
+      ) { [cache, derivations] in
+        defer { derivations.release() }
+        try Deriver.setConcurrency(threads)
+        return try deriver.derive(
+          original: path, spec: spec, into: cache.layout.tmpPath, budget: budget)
       }
     } catch {
       let failure = CacheError.io("cannot derive the variant", error)

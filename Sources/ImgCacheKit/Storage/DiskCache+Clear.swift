@@ -28,16 +28,19 @@ extension DiskCache {
     let trash = Self.trashPrefix + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     // One transaction: data/ is swapped for an empty folder while the rows go, so no process
     // sees rows without files or files without rows.
-    // On a full disk the index may have no room to forget the rows: the files moved aside go
-    // first (their rows are going anyway, and a reader takes a row without its file for a
-    // miss), then the transaction runs once more.
-    let (removed, failures) = try freeingRoom(making: { try? root.removeTree(trash) }) {
-      try index.transaction { tx in
+    // A failed transaction puts data/ back before it is rolled back. On a full disk the index
+    // may have no room to forget the rows: the files go first (their rows are going anyway, and
+    // a reader takes a row without its file for a miss), then the transaction runs once more.
+    let undo = {
+      guard root.status(trash) != nil else { return }
+      try? root.removeTree("data")
+      try? root.rename(trash, to: "data")
+    }
+    let (removed, failures) = try freeingRoom(making: { try? root.removeTree("data") }) {
+      try index.transaction(undoing: undo) { tx in
         let failures = includingFailedURLs ? try tx.deleteAllFailures() : 0
         // A rename never follows the link it renames; the trash stays inside $DIR.
-        if root.status("data") != nil, root.status(trash) == nil {
-          try root.rename("data", to: trash)
-        }
+        if root.status("data") != nil { try root.rename("data", to: trash) }
         try CacheLayout.makeDirectory(layout.dataDirectory.path)
         return (try tx.deleteAllEntries(), failures)
       }

@@ -41,11 +41,15 @@ extension DiskCache {
       guard let offset = KeyLocks.offset(forDigest: digest),
         let lock = try? keyLocks.attempt(offset: offset)
       else { continue }
-      if (try? tmp.unlink(partial.name)) == true { given.append(partial.name) }
+      if (try? tmp.unlink(partial.name)) == true {
+        given.append(partial.name)
+        // Its record too, before the lock is let go: a download of that key starting now
+        // keeps its own.
+        try? index.deletePartials(files: ["tmp/" + partial.name])
+      }
       lock.release()
     }
     guard !given.isEmpty else { return [] }
-    try? index.deletePartials(files: given.map { "tmp/" + $0 })
     note([.partialsGivenUp: Int64(given.count)])
     return given
   }

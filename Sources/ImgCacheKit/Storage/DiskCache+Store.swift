@@ -126,35 +126,43 @@ extension DiskCache {
 
   /// One write transaction of ``store(_:counting:)``: each body of `ready` renamed into
   /// `data/`, then its row written. When the transaction fails, the bodies it placed go back
-  /// to their temporary files (none stays in `data/` without a row) and their results are
-  /// cleared.
+  /// to their temporary files before it is rolled back, under its write lock (none stays in
+  /// `data/` without a row, and no other process's body is taken back), and their results are
+  /// cleared; so it may run again. A body that replaced an earlier one of its key leaves that
+  /// entry without its file: a miss.
   private func commit(
     _ ready: [(Int, CacheEntry)], of items: [PendingStore],
     counting counters: (stored: Counter, bytes: Counter),
     into results: inout [Result<CacheEntry, CacheError>?]
   ) throws {
-    var placed = [(position: Int, file: String)]()
-    do {
-      try index.transaction { tx in
-        var batch = try tx.storeBatch(counting: counters)
-        for (position, entry) in ready {
-          let item = items[position]
-          do { try moveIntoPlace(item.temporaryPath, file: entry.file) } catch {
-            results[position] = .failure(
-              CacheError.io("cannot store the body", error, url: entry.url))
-            continue
-          }
-          placed.append((position, entry.file))
-          results[position] = .success(try batch.store(entry, link: item.variant))
-        }
-        try batch.finish()
-      }
-    } catch {
-      for (position, file) in placed {
+    final class Attempt: @unchecked Sendable {
+      // @unchecked: used by the calling thread only, inside one write of the index.
+      var placed = [(position: Int, file: String)]()
+      var results: [Result<CacheEntry, CacheError>?]
+      init(_ results: [Result<CacheEntry, CacheError>?]) { self.results = results }
+    }
+    let attempt = Attempt(results)
+    defer { results = attempt.results }
+    let undo = { [layout] in
+      for (position, file) in attempt.placed {
         _ = Glibc.rename(layout.dataPath(file), items[position].temporaryPath)
-        results[position] = nil
+        attempt.results[position] = nil
       }
-      throw error
+      attempt.placed = []
+    }
+    try index.transaction(undoing: undo) { tx in
+      var batch = try tx.storeBatch(counting: counters)
+      for (position, entry) in ready {
+        let item = items[position]
+        do { try moveIntoPlace(item.temporaryPath, file: entry.file) } catch {
+          attempt.results[position] = .failure(
+            CacheError.io("cannot store the body", error, url: entry.url))
+          continue
+        }
+        attempt.placed.append((position, entry.file))
+        attempt.results[position] = .success(try batch.store(entry, link: item.variant))
+      }
+      try batch.finish()
     }
   }
 

@@ -24,7 +24,9 @@ final class Slots: Sendable {
     return try await work()
   }
 
-  private func acquire() async {
+  /// Waits for a slot and takes it; ``release()`` gives it back (for a holder whose work
+  /// outlives the task that waited, such as a derivation given up but still running).
+  func acquire() async {
     await withCheckedContinuation { waiter in
       let now = state.withLock { state -> Bool in
         guard state.free > 0 else {
@@ -38,7 +40,8 @@ final class Slots: Sendable {
     }
   }
 
-  private func release() {
+  /// Gives back a slot taken by ``acquire()``.
+  func release() {
     let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
       guard !state.waiters.isEmpty else {
         state.free += 1

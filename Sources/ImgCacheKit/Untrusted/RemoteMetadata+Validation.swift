@@ -37,8 +37,9 @@ extension RemoteMetadata {
     {
       throw RemoteObjectRefusal.corrupt("its original's SHA-256 is not one")
     }
-    for side in [sourceWidth, sourceHeight].compactMap({ $0 }) where !(1...1_000_000).contains(side)
-    {
+    // Any side an original may have (one of 10,000,000 pixels by 1 is under max_pixels).
+    for side in [sourceWidth, sourceHeight].compactMap({ $0 })
+    where !(1...10_000_000).contains(side) {
       throw RemoteObjectRefusal.corrupt("its original's size is not one")
     }
     let texts = [etag, lastModified, contentType, cacheControl, expires, date, age]

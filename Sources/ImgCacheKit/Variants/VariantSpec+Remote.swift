@@ -6,8 +6,8 @@ extension VariantSpec {
   /// Throws ``RemoteObjectRefusal`` unless the object whose metadata is `metadata` and whose
   /// body measured `body` is this variant: it names the original it was made from (SHA-256
   /// and size), it is in the format this spec writes, and its size is the one this spec gives
-  /// for that original (a pixel either way for libvips' rounding; sides swapped for an
-  /// original whose orientation turns it).
+  /// for that original (two pixels or 1 % either way for libvips' rounding; sides swapped for
+  /// an original whose orientation turns it).
   func check(remote metadata: RemoteMetadata, body: EntryMetadata) throws {
     guard let source = metadata.source else {
       throw RemoteObjectRefusal.unsuitable(
@@ -21,8 +21,13 @@ extension VariantSpec {
       throw RemoteObjectRefusal.corrupt(
         "a \(format.rawValue) body, not the format this variant is written in")
     }
+    // libvips rounds its own way (and a JPEG's shrink-on-load skews the free side): two
+    // pixels, or 1 %, either way.
+    let near = { (expected: Int, actual: Int) in
+      abs(expected - actual) <= max(2, expected / 100)
+    }
     let fits = { (expected: (width: Int, height: Int)) in
-      abs(expected.width - width) <= 1 && abs(expected.height - height) <= 1
+      near(expected.width, width) && near(expected.height, height)
     }
     let upright = ThumbnailPlan.outputSize(spec: self, width: source.width, height: source.height)
     let turned = ThumbnailPlan.outputSize(spec: self, width: source.height, height: source.width)

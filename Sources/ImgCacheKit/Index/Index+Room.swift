@@ -1,0 +1,81 @@
+import Foundation
+import GRDB
+
+/// Reads and writes when SQLite finds no room for the index's shared memory (docs/design.md, A
+/// full disk): the reserves given up and one more try, then a connection without shared
+/// memory.
+extension Index {
+  /// Whether `error` says SQLite could not get room for the index's shared memory: its
+  /// one-byte writes that grow the file failed, or ``IndexRoom`` refused the mapping.
+  static func sharedMemoryRefused(in error: any Error) -> Bool {
+    var current: (any Error)? = error
+    while let error = current {
+      if let database = error as? DatabaseError {
+        let code = database.extendedResultCode
+        return code == .SQLITE_IOERR_SHMSIZE
+          || (code == .SQLITE_IOERR_SHMMAP && IndexRoom.refusedMapping.load(ordering: .relaxed))
+      }
+      current = (error as? CacheError)?.underlying ?? (error as? FullDisk)?.cause
+    }
+    return false
+  }
+
+  /// Runs `attempt`; when SQLite found no room for the index's shared memory, gives up the
+  /// reserves and runs it once more, and when there is still none, runs `body` on a connection
+  /// of its own without shared memory (``withoutSharedMemory(writing:_:)``). A write's `body`
+  /// undoes its own file work when its transaction fails, so running it again is safe.
+  func makingRoomForSharedMemory<T>(
+    writing: Bool, _ body: (Database) throws -> T, _ attempt: () throws -> T
+  ) throws -> T {
+    do {
+      return try attempt()
+    } catch  where Self.sharedMemoryRefused(in: error) {
+      if IndexRoom.releaseReserves() {
+        do {
+          return try attempt()
+        } catch  where Self.sharedMemoryRefused(in: error) {}
+      }
+      return try withoutSharedMemory(writing: writing, body)
+    }
+  }
+
+  /// How long the connection without shared memory waits for the other connections to the
+  /// index to close: it needs the file to itself.
+  static let exclusiveBusyTimeout: TimeInterval = 1
+
+  /// Runs `body` on a connection of its own that needs no shared memory, for when there is no
+  /// room for it: in the EXCLUSIVE locking mode set before its first access, SQLite keeps the
+  /// WAL's index in heap memory. It needs the index to itself: this process's connections are
+  /// closed first, and when another process has the index open it gives up after
+  /// ``exclusiveBusyTimeout`` (busy). It closes right after `body` (which begins and ends its
+  /// own transaction when `writing`).
+  func withoutSharedMemory<T>(writing: Bool, _ body: (Database) throws -> T) throws -> T {
+    dropConnections()
+    var config = GRDB.Configuration()
+    config.busyMode = .timeout(Self.exclusiveBusyTimeout)
+    config.label = "imgcache.index.exclusive"
+    config.prepareDatabase { db in
+      try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
+      try db.execute(sql: Self.synchronousNormal)
+    }
+    let queue = try DatabaseQueue(path: path, configuration: config)
+    defer { try? queue.close() }
+    return try writing ? queue.writeWithoutTransaction(body) : queue.read(body)
+  }
+
+  /// Closes this process's connections (their statements first); the next use opens them
+  /// again.
+  func dropConnections() {
+    let (pool, direct) = connections.withLock { state in
+      defer { state = Connections() }
+      return (state.pool, state.direct)
+    }
+    let statements = prepared.withLock { prepared in
+      defer { prepared = PreparedStatements() }
+      return prepared
+    }
+    withExtendedLifetime(statements) {}
+    try? direct?.close()
+    try? pool?.close()
+  }
+}
