@@ -113,8 +113,9 @@ struct JSONContractTests {
     made["remove --json"] = records(["remove", "--json", png])
     #expect(env.run(["fetch", png]).status == 0)
     made["clean --json"] =
-      records(["clean", "--json", "--dry-run", "--max-age", "0"])
-      + records(["clean", "--json", "--dry-run", "--max-age", "never", "--max-entries", "1"])
+      records(["clean", "--json", "-v", "--dry-run", "--max-age", "0"])
+      + records(
+        ["clean", "--json", "-v", "--dry-run", "--max-age", "never", "--max-entries", "1"])
     made["clear --json"] =
       records(["clear", "--json", "--dry-run"])
       + records(["clear", "--json", "--failed", "--dry-run"])

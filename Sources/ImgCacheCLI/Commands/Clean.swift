@@ -41,37 +41,42 @@ extension ImgCacheCommand {
 
     func run(in context: CommandContext) async throws -> Int32 {
       let policy = context.configuration.clean
-      let report = try context.cache.clean(policy: policy, dryRun: dryRun)
+      let console = context.console
+      // Each entry removed is printed (-v) as it goes; the JSON report lists them only with -v.
+      let streams = console.verbose && !console.quiet && !context.json
+      let verb = dryRun ? "would remove" : "removed"
+      let report = try context.cache.clean(
+        policy: policy, dryRun: dryRun, listing: context.json && console.verbose
+      ) { removal in
+        guard streams else { return }
+        switch removal {
+        case .expired(let entry): console.detail("\(verb) (expired): \(entry.url ?? entry.key)")
+        case .trimmed(let entry): console.detail("\(verb) (trimmed): \(entry.url ?? entry.key)")
+        }
+      }
       render(report, policy: policy, context: context)
       return ExitStatus.ok
     }
 
     private func render(_ report: CleanReport, policy: CleanPolicy, context: CommandContext) {
-      let sum = { (entries: [RemovedEntry]) in entries.reduce(Int64(0)) { $0 + $1.size } }
       for path in report.foreign {
         context.console.warning(
           "\(context.cacheDirectory.path)/\(path) is a symlink, not a folder of the cache: "
             + "left alone")
       }
       if context.json {
-        context.emit(CleanRecord(report, policy: policy))
+        context.emit(CleanRecord(report, policy: policy, listed: context.console.verbose))
         return
       }
       // -q: cron runs stay silent; --json (above) still reports.
       if context.console.quiet { return }
-      let verb = report.dryRun ? "would remove" : "removed"
-      for entry in report.expired {
-        context.console.detail("\(verb) (expired): \(entry.url ?? entry.key)")
-      }
-      for entry in report.trimmed {
-        context.console.detail("\(verb) (trimmed): \(entry.url ?? entry.key)")
-      }
       let console = context.console
+      let (expired, trimmed) = (report.expiredTotal, report.trimmedTotal)
       console.data(
-        "expired:  \(report.expired.count) entries, \(Units.formatBytes(sum(report.expired)))  (unused for \(Units.formatDuration(policy.maxAge)))"
+        "expired:  \(expired.entries) entries, \(Units.formatBytes(expired.bytes))  (unused for \(Units.formatDuration(policy.maxAge)))"
       )
       console.data(
-        "trimmed:  \(report.trimmed.count) entries, \(Units.formatBytes(sum(report.trimmed)))")
+        "trimmed:  \(trimmed.entries) entries, \(Units.formatBytes(trimmed.bytes))")
       console.data(
         "swept:    \(report.staleTemporaries.count) temporary files, \(report.orphanFiles.count) orphans, \(report.missingFiles.count) missing"
       )

@@ -57,12 +57,13 @@ struct CleanRecord: Codable {
   struct Group: Codable {
     var count: Int
     var size: Int64
-    var entries: [RemovedRecord]
+    /// Each entry, only when listed (`-v`): a clean of millions stays in flat memory.
+    var entries: [RemovedRecord]?
 
-    init(_ entries: [RemovedEntry], dryRun: Bool) {
-      count = entries.count
-      size = entries.reduce(0) { $0 + $1.size }
-      self.entries = entries.map { RemovedRecord($0, dryRun: dryRun) }
+    init(_ total: RemovalTotal, _ entries: [RemovedEntry], listed: Bool, dryRun: Bool) {
+      count = total.entries
+      size = total.bytes
+      self.entries = listed ? entries.map { RemovedRecord($0, dryRun: dryRun) } : nil
     }
   }
 
@@ -84,9 +85,9 @@ struct CleanRecord: Codable {
   var dryRun: Bool
   var limits: Limits
 
-  init(_ report: CleanReport, policy: CleanPolicy) {
-    expired = Group(report.expired, dryRun: report.dryRun)
-    trimmed = Group(report.trimmed, dryRun: report.dryRun)
+  init(_ report: CleanReport, policy: CleanPolicy, listed: Bool) {
+    expired = Group(report.expiredTotal, report.expired, listed: listed, dryRun: report.dryRun)
+    trimmed = Group(report.trimmedTotal, report.trimmed, listed: listed, dryRun: report.dryRun)
     orphans = report.orphanFiles.count
     missing = report.missingFiles.count
     temporaries = report.staleTemporaries.count

@@ -17,18 +17,22 @@ extension Index {
     return Columns.lastAccess <= moment - maxAge || ownExpiry
   }
 
-  /// The entries a clean at `time` would expire, and the others in LRU order.
-  func cleanPlan(maxAge: TimeInterval, at time: Date) throws
-    -> (expired: [CacheEntry], survivors: [CacheEntry])
-  {
+  /// Walks, in one read transaction and in a clean's order, the entries a clean at `time`
+  /// would expire (`expiring`: least recently used first) or the others (in LRU order, the
+  /// oldest stored first among equal uses), handing each to `body` until it returns false.
+  /// One row at a time: memory stays flat whatever the number of entries.
+  func walkCleanCandidates(
+    maxAge: TimeInterval, at time: Date, expiring: Bool, _ body: (CacheEntry) throws -> Bool
+  ) throws {
     let condition = Self.expired(maxAge: maxAge, at: time)
     try mergeUses()
-    return try read(orIfMissing: ([], [])) { db in
-      (
-        try CacheEntry.filter(condition).order(Columns.lastAccess).fetchAll(db),
-        try CacheEntry.filter(!condition).order(Columns.lastAccess, Columns.created)
-          .fetchAll(db)
-      )
+    try read(orIfMissing: ()) { db in
+      let request =
+        expiring
+        ? CacheEntry.filter(condition).order(Columns.lastAccess)
+        : CacheEntry.filter(!condition).order(Columns.lastAccess, Columns.created)
+      let cursor = try request.fetchCursor(db)
+      while let entry = try cursor.next(), try body(entry) {}
     }
   }
 }

@@ -22,10 +22,15 @@ public struct CleanPolicy: Sendable, Equatable {
 
 /// What `clean` removed (or, in a dry run, would remove) and what remains.
 public struct CleanReport: Sendable, Equatable {
-  /// Entries removed by age (or per-entry expiry).
+  /// Entries removed by age (or per-entry expiry), when the clean was asked to list them.
   public var expired: [RemovedEntry] = []
-  /// Entries removed, least recently used first, to get under the size or count limit.
+  /// Entries removed, least recently used first, to get under the size or count limit, when
+  /// the clean was asked to list them.
   public var trimmed: [RemovedEntry] = []
+  /// How many entries expired, and their bytes (listed or not).
+  public var expiredTotal = RemovalTotal()
+  /// How many entries were trimmed, and their bytes (listed or not).
+  public var trimmedTotal = RemovalTotal()
   /// Files in `data/` without a row, removed.
   public var orphanFiles: [String] = []
   /// Rows whose file was missing, dropped.
@@ -51,4 +56,28 @@ public struct ClearReport: Sendable, Equatable {
   public var dryRun: Bool
   /// Where a damaged index was moved aside, when it was.
   public var damagedIndex: String? = nil
+}
+
+/// How many entries a step of `clean` removed, and their bytes.
+public struct RemovalTotal: Sendable, Equatable {
+  /// Entries removed.
+  public var entries = 0
+  /// Their bytes.
+  public var bytes: Int64 = 0
+
+  /// No entries.
+  public init() {}
+
+  mutating func add(_ entry: RemovedEntry) {
+    entries += 1
+    bytes += entry.size
+  }
+}
+
+/// One entry a `clean` removed (or would remove), handed over as it goes.
+public enum CleanRemoval: Sendable {
+  /// Expired by age (or its own expiry).
+  case expired(RemovedEntry)
+  /// Trimmed, least recently used first, to get under a limit.
+  case trimmed(RemovedEntry)
 }

@@ -10,7 +10,14 @@ extension DiskCache {
   /// Cleans the cache with SDWebImage's semantics: expire by age, trim least recently used
   /// entries to strictly below `target × limit`, then sweep stale temporaries and orphans.
   /// Throws a `.busy` error at once when another clean or clear holds the lock.
-  public func clean(policy: CleanPolicy, dryRun: Bool = false) throws -> CleanReport {
+  ///
+  /// Memory stays flat whatever it removes: it works in batches, hands each entry removed to
+  /// `onRemoved` as it goes (after its batch commits; in a dry run, as it is planned), and
+  /// counts them in the report's totals; the report lists them too only with `listing`.
+  public func clean(
+    policy: CleanPolicy, dryRun: Bool = false, listing: Bool = true,
+    onRemoved: (CleanRemoval) -> Void = { _ in }
+  ) throws -> CleanReport {
     guard index.exists else {
       // No index at all (deleted?) while data/ holds files: say so rather than do nothing.
       try checkIndexMatchesData()
@@ -20,26 +27,36 @@ extension DiskCache {
     defer { withExtendedLifetime(lock) {} }
     let time = now()
     try checkIndexMatchesData()
-    if dryRun { return try planClean(policy: policy, at: time) }
-    var report = CleanReport()
-    report.staleTemporaries = try yieldPartials(policy: policy, dryRun: false)
-    report.expired = try expire(policy: policy, at: time, foreign: &report.foreign)
-    report.trimmed = try trim(policy: policy, foreign: &report.foreign)
-    let sweep = try sweepTemporaries(
-      before: time.timeIntervalSince1970 - policy.staleTemporaryAge,
-      partialsBefore: time.timeIntervalSince1970 - resume.maxAge, dryRun: false)
-    report.staleTemporaries += sweep.swept
-    // Per-key lock files of earlier versions (a lock a key is now a byte of locks/keys).
-    _ = KeyLocks.sweepLegacyFiles(layout.locksDirectory.path)
-    let files = try reconcileFiles(dryRun: false)
-    (report.orphanFiles, report.missingFiles) = (files.orphans, files.missing)
-    report.foreign = Array(Set(report.foreign + sweep.foreign + files.foreign)).sorted()
-    report.remaining = try totals()
-    try freeingRoom {
-      try index.increment([.cleans: 1, .temporariesSwept: Int64(sweep.swept.count)])
+    return try withoutActuallyEscaping(onRemoved) { onRemoved in
+      let tally = CleanTally(dryRun: dryRun, listing: listing, onRemoved: onRemoved)
+      if dryRun {
+        try planClean(policy: policy, at: time, into: tally)
+        return tally.report
+      }
+      tally.report.staleTemporaries = try yieldPartials(policy: policy, dryRun: false)
+      try expire(policy: policy, at: time, into: tally)
+      try trim(policy: policy, into: tally)
+      var report = tally.report
+      let sweep = try sweepTemporaries(
+        before: time.timeIntervalSince1970 - policy.staleTemporaryAge,
+        partialsBefore: time.timeIntervalSince1970 - resume.maxAge, dryRun: false)
+      report.staleTemporaries += sweep.swept
+      // Per-key lock files of earlier versions (a lock a key is now a byte of locks/keys).
+      _ = KeyLocks.sweepLegacyFiles(layout.locksDirectory.path)
+      let files = try reconcileFiles(dryRun: false)
+      (report.orphanFiles, report.missingFiles) = (files.orphans, files.missing)
+      report.foreign = Array(Set(report.foreign + sweep.foreign + files.foreign)).sorted()
+      report.remaining = try totals()
+      do {
+        try freeingRoom {
+          try index.increment([.cleans: 1, .temporariesSwept: Int64(sweep.swept.count)])
+        }
+      } catch  where CacheError.isNoSpace(error) {
+        // No room even for two counters on a full disk: the clean is done all the same.
+      }
+      index.keepReserve()
+      return report
     }
-    index.keepReserve()
-    return report
   }
 
   /// Refuses to go on when the index is empty while `data/` holds files: the index was lost
@@ -81,10 +98,7 @@ extension DiskCache {
 
   /// Deletes the expired entries, a batch per write transaction (least recently used first),
   /// each batch's files unlinked inside its transaction before its rows are deleted.
-  private func expire(policy: CleanPolicy, at time: Date, foreign: inout [String]) throws
-    -> [RemovedEntry]
-  {
-    var removed = [RemovedEntry]()
+  private func expire(policy: CleanPolicy, at time: Date, into tally: CleanTally) throws {
     while true {
       var skipped = [String]()
       // The files go inside the transaction, before their rows: on a full disk, the room the
@@ -98,55 +112,17 @@ extension DiskCache {
           return rows
         }
       }
-      foreign += skipped
-      removed += batch.map(RemovedEntry.init)
-      if batch.count < Self.cleanBatchSize { return removed }
+      tally.report.foreign += skipped
+      for row in batch { tally.note(.expired(RemovedEntry(row))) }
+      if batch.count < Self.cleanBatchSize { return }
     }
   }
 
-  /// The bounds a trim works to: it starts only above a limit and stops strictly below
-  /// `target × limit`.
-  private struct TrimGoal {
-    var size: Double?
-    var entries: Double?
-
-    init(policy: CleanPolicy, totals: CacheTotals) {
-      if policy.maxSize > 0 && totals.allocated > policy.maxSize {
-        size = policy.target * Double(policy.maxSize)
-      }
-      if policy.maxEntries > 0 && totals.entries > policy.maxEntries {
-        entries = policy.target * Double(policy.maxEntries)
-      }
-    }
-
-    func isMet(by totals: CacheTotals) -> Bool {
-      if let size, Double(totals.allocated) >= size { return false }
-      if let entries, Double(totals.entries) >= entries { return false }
-      return true
-    }
-
-    /// The first of `rows` (in LRU order) to remove until the goal is met, from `totals`, each
-    /// with its cause: the size limit while it is exceeded, else the entry limit.
-    func victims(of rows: [CacheEntry], from totals: CacheTotals) -> [(CacheEntry, Counter)] {
-      var remaining = totals
-      var victims = [(CacheEntry, Counter)]()
-      for row in rows where !isMet(by: remaining) {
-        let overSize = size.map { Double(remaining.allocated) >= $0 } ?? false
-        victims.append((row, overSize ? .evictionsSize : .evictionsCount))
-        remaining.entries -= 1
-        remaining.bytes -= row.size
-        remaining.allocated -= row.allocated
-      }
-      return victims
-    }
-  }
-
-  /// Deletes least recently used entries until `goal` is met, a batch of rows considered per
-  /// write transaction against the totals inside it; the victims' files are unlinked inside
-  /// the transaction before their rows are deleted.
-  private func trim(policy: CleanPolicy, foreign: inout [String]) throws -> [RemovedEntry] {
+  /// Deletes least recently used entries until the goal is met, a batch of rows considered
+  /// per write transaction against the totals inside it; the victims' files are unlinked
+  /// inside the transaction before their rows are deleted.
+  private func trim(policy: CleanPolicy, into tally: CleanTally) throws {
     let goal = TrimGoal(policy: policy, totals: try totals())
-    var removed = [RemovedEntry]()
     while true {
       var skipped = [String]()
       let (batch, exhausted) = try freeingRoom {
@@ -161,65 +137,16 @@ extension DiskCache {
           return (victims, rows.count < Self.cleanBatchSize)
         }
       }
-      foreign += skipped
-      removed += batch.map(RemovedEntry.init)
-      if batch.isEmpty || exhausted { return removed }
+      tally.report.foreign += skipped
+      for row in batch { tally.note(.trimmed(RemovedEntry(row))) }
+      if batch.isEmpty || exhausted { return }
     }
-  }
-
-  /// The kept partial bodies a clean gives up before it trims (a partial body is worth less
-  /// than any stored image): every one on a full filesystem; else, when the entries and the
-  /// partial bodies together exceed the size limit, the least recently written first until
-  /// they are under `target × limit` or none is left. Returns their names in `tmp/`.
-  private func yieldPartials(policy: CleanPolicy, dryRun: Bool) throws -> [String] {
-    let partials = keptPartials()
-    guard !partials.isEmpty else { return [] }
-    var count = 0
-    if isShortOfRoom() {
-      count = partials.count
-    } else if policy.maxSize > 0 {
-      let entries = try totals().allocated
-      var kept = partials.reduce(Int64(0)) { $0 + $1.allocated }
-      guard entries + kept > policy.maxSize else { return [] }
-      let goal = policy.target * Double(policy.maxSize)
-      for partial in partials where Double(entries + kept) >= goal {
-        kept -= partial.allocated
-        count += 1
-      }
-    }
-    guard count > 0 else { return [] }
-    return dryRun ? partials.prefix(count).map(\.name) : giveUpPartials(atMost: count)
-  }
-
-  /// What a clean would do, computed without changing anything.
-  private func planClean(policy: CleanPolicy, at time: Date) throws -> CleanReport {
-    var report = CleanReport(dryRun: true)
-    let (expired, survivors) = try index.cleanPlan(maxAge: policy.maxAge, at: time)
-    report.expired = expired.map(RemovedEntry.init)
-    let totals = CacheTotals(
-      entries: survivors.count, bytes: survivors.reduce(0) { $0 + $1.size },
-      allocated: survivors.reduce(0) { $0 + $1.allocated })
-    let goal = TrimGoal(policy: policy, totals: totals)
-    let victims = goal.victims(of: survivors, from: totals).map(\.0)
-    report.trimmed = victims.map(RemovedEntry.init)
-    report.remaining = CacheTotals(
-      entries: totals.entries - victims.count,
-      bytes: totals.bytes - victims.reduce(0) { $0 + $1.size },
-      allocated: totals.allocated - victims.reduce(0) { $0 + $1.allocated })
-    let sweep = try sweepTemporaries(
-      before: time.timeIntervalSince1970 - policy.staleTemporaryAge,
-      partialsBefore: time.timeIntervalSince1970 - resume.maxAge, dryRun: true)
-    report.staleTemporaries = try yieldPartials(policy: policy, dryRun: true) + sweep.swept
-    let files = try reconcileFiles(dryRun: true)
-    (report.orphanFiles, report.missingFiles) = (files.orphans, files.missing)
-    report.foreign = Array(Set(sweep.foreign + files.foreign)).sorted()
-    return report
   }
 
   /// Makes rows equal files, one shard at a time under the write lock: files without a row are
   /// removed, rows without a file are dropped. A shard that is a link is reported, never
   /// entered (its rows stay). A dry run reads in a read transaction and changes nothing.
-  private func reconcileFiles(dryRun: Bool) throws
+  func reconcileFiles(dryRun: Bool) throws
     -> (orphans: [String], missing: [String], foreign: [String])
   {
     var orphans = [String]()

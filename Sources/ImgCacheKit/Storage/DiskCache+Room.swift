@@ -101,4 +101,28 @@ extension DiskCache {
       return result
     }
   }
+
+  /// The kept partial bodies a clean gives up before it trims (a partial body is worth less
+  /// than any stored image): every one on a full filesystem; else, when the entries and the
+  /// partial bodies together exceed the size limit, the least recently written first until
+  /// they are under `target × limit` or none is left. Returns their names in `tmp/`.
+  func yieldPartials(policy: CleanPolicy, dryRun: Bool) throws -> [String] {
+    let partials = keptPartials()
+    guard !partials.isEmpty else { return [] }
+    var count = 0
+    if isShortOfRoom() {
+      count = partials.count
+    } else if policy.maxSize > 0 {
+      let entries = try totals().allocated
+      var kept = partials.reduce(Int64(0)) { $0 + $1.allocated }
+      guard entries + kept > policy.maxSize else { return [] }
+      let goal = policy.target * Double(policy.maxSize)
+      for partial in partials where Double(entries + kept) >= goal {
+        kept -= partial.allocated
+        count += 1
+      }
+    }
+    guard count > 0 else { return [] }
+    return dryRun ? partials.prefix(count).map(\.name) : giveUpPartials(atMost: count)
+  }
 }

@@ -1,0 +1,86 @@
+import Foundation
+import ImgCacheKit
+import ImgCacheTestSupport
+import Testing
+
+/// Memory that stays flat as the list and the cache grow (docs/design.md, Flat memory at
+/// scale): the peak resident memory of a child process, read by the kernel's accounting
+/// (`getrusage` of children, through Python), on inputs ten times apart.
+@Suite("imgcache in flat memory: long lists, large cleans", .serialized)
+struct FlatMemoryTests {
+  let env = CLIEnvironment()
+
+  /// Runs `imgcache arguments...` and returns its peak resident memory in KiB.
+  private func peakKiB(_ arguments: [String]) throws -> Int {
+    let script = """
+      import resource, subprocess, sys
+      done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+      print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+      """
+    let output = run(
+      "/usr/bin/env", ["python3", "-c", script, imgcacheBinary] + arguments,
+      environment: env.environment.merging(["PATH": "/usr/bin:/bin"]) { $1 })
+    let fields = output.stdout.split(separator: " ").compactMap {
+      Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+    try #require(fields.count == 2, "\(output.stdout) \(output.stderr)")
+    return fields[1]
+  }
+
+  /// A list of `count` distinct URLs (a port nothing listens on: `--offline` never asks).
+  private func list(_ count: Int) throws -> String {
+    let path = env.root.path + "/list-\(count).txt"
+    var text = ""
+    text.reserveCapacity(count * 40)
+    for index in 0..<count { text += "http://127.0.0.1:9/flat/\(index).png\n" }
+    try text.write(toFile: path, atomically: false, encoding: .utf8)
+    return path
+  }
+
+  @Test("prefetch of a list ten times longer holds the same memory (the de-duplication window)")
+  func prefetchListFlat() throws {
+    let short = try peakKiB(["prefetch", "--offline", "-i", try list(50_000)])
+    let long = try peakKiB(["prefetch", "--offline", "-i", try list(500_000)])
+    // Every URL seen kept in memory (the previous de-duplication) took ≈ 40 bytes a URL:
+    // 18 MB more for the 450,000 more lines.
+    #expect(long < short + 6 * 1024, "peak \(short) KiB for 50,000 lines, \(long) KiB for 500,000")
+  }
+}
+
+extension FlatMemoryTests {
+  /// A cache of `count` entries with empty files, made by `Tests/Fixtures/populate.py`.
+  fileprivate func populated(_ count: Int, in folder: String) throws -> String {
+    let directory = folder + "/populated-\(count)"
+    let stress = URL(fileURLWithPath: imgcacheBinary).deletingLastPathComponent()
+      .appendingPathComponent("imgcache-stress").path
+    let script = repositoryRoot.appendingPathComponent("Tests/Fixtures/populate.py").path
+    let made = run(
+      "/usr/bin/env", ["python3", script, stress, directory, String(count), "--empty"])
+    try #require(made.status == 0, "\(made.stderr)")
+    return directory
+  }
+
+  @Test("clean (and its dry run) of three times the entries holds the same memory")
+  func cleanFlat() throws {
+    // On a tmpfs: 240,000 files are made and removed in seconds there.
+    let disk = try SmallFilesystem(.tmpfs, megabytes: 1_024)
+    // Both indexes outgrow the page caches (16 and 32 MiB): what grows after is the clean's.
+    let small = try populated(80_000, in: disk.path)
+    let large = try populated(240_000, in: disk.path)
+    var peaks = [String: Int]()
+    for (name, directory) in [("small", small), ("large", large)] {
+      peaks[name + " --dry-run"] = try peakKiB(
+        ["--dir", directory, "clean", "--dry-run", "--max-age", "0"])
+      peaks[name] = try peakKiB(["--dir", directory, "clean", "--max-age", "0"])
+      let left = run(imgcacheBinary, ["--dir", directory, "size", "--bytes"])
+      #expect(left.stdout == "0\n", "everything expired: \(left.stdout)")
+    }
+    // Every entry removed kept for the report took hundreds of bytes: 60 MB more for 160,000.
+    for kind in ["", " --dry-run"] {
+      let (short, long) = (peaks["small" + kind] ?? 0, peaks["large" + kind] ?? 0)
+      #expect(
+        long < short + 8 * 1024,
+        "clean\(kind): peak \(short) KiB for 80,000 entries, \(long) KiB for 240,000")
+    }
+  }
+}
