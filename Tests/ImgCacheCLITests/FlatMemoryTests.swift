@@ -37,6 +37,26 @@ struct FlatMemoryTests {
     return path
   }
 
+  @Test("failures stream to --save-failed: ten times as many hold the same memory")
+  func failuresFlat() throws {
+    var peaks = [Int]()
+    for count in [50_000, 500_000] {
+      let path = env.root.path + "/failing-\(count).txt"
+      var text = ""
+      for index in 0..<count { text += "ftp://127.0.0.1/flat/\(index).png\n" }
+      try text.write(toFile: path, atomically: false, encoding: .utf8)
+      let saved = env.root.path + "/retry-\(count).txt"
+      peaks.append(try peakKiB(["prefetch", "-q", "-i", path, "--save-failed", saved]))
+      let lines = try String(contentsOfFile: saved, encoding: .utf8).split(separator: "\n")
+      #expect(lines.count == 2 * count, "a reason and a URL for each")
+      #expect(lines.last == "ftp://127.0.0.1/flat/\(count - 1).png")
+    }
+    // Every failure kept with its error took ≈ 800 bytes: 360 MB more for 450,000 more.
+    #expect(
+      peaks[1] < peaks[0] + 6 * 1024, "peak \(peaks[0]) KiB for 50,000, \(peaks[1]) KiB for 500,000"
+    )
+  }
+
   @Test("prefetch of a list ten times longer holds the same memory (the de-duplication window)")
   func prefetchListFlat() throws {
     let short = try peakKiB(["prefetch", "--offline", "-i", try list(50_000)])

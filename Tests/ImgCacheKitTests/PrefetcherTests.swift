@@ -245,14 +245,19 @@ struct PrefetcherTests {
   }
 
   @Test("a cancelled run saves the unread input past one 'nothing yet' (a drained pipe's answer)")
-  func unreadAfterNotYet() async {
+  func unreadAfterNotYet() async throws {
     let source = ScriptedSource([.notYet, .url("http://a.example/1"), .url("http://a.example/2")])
-    let run = prefetcher().start(source, options: FetchOptions(), collectUnread: true)
+    let folder = TemporaryDirectory("imgcache-retry")
+    let retryList = try RetryList(path: folder.path + "/retry.txt")
+    let run = prefetcher().start(source, options: FetchOptions(), retryList: retryList)
     run.cancel()
     for await _ in run {}
     let summary = await run.summary
     #expect(summary.cancelled)
     #expect(summary.unfinished == ["http://a.example/1", "http://a.example/2"])
+    try retryList.finish()
+    let saved = try String(contentsOfFile: folder.path + "/retry.txt", encoding: .utf8)
+    #expect(saved == "http://a.example/1\nhttp://a.example/2\n", "streamed to the list")
   }
 }
 

@@ -50,8 +50,8 @@ extension ImgCacheCommand {
         remote: options.useRemote)
       defer { context.warnAboutRemote(fetcher) }
       let prefetcher = Prefetcher(fetcher: fetcher)
-      let run = prefetcher.start(
-        try list.source(), options: options, collectUnread: saveFailed != nil)
+      let retryList = try saveFailed.map { try RetryList(path: $0) }
+      let run = prefetcher.start(try list.source(), options: options, retryList: retryList)
       let interrupts = Interrupts { run.cancel() }
       var display = PrefetchDisplay(
         console: context.console, json: context.json,
@@ -62,26 +62,27 @@ extension ImgCacheCommand {
       let summary = await run.summary
       let signal = interrupts.status
       display.finish(summary, interrupted: signal != nil)
-      return save(summary, signal: signal, context: context)
+      return save(summary, to: retryList, signal: signal, context: context)
     }
 
-    /// Writes `--save-failed` and returns the exit status.
-    private func save(_ summary: PrefetchSummary, signal: Int32?, context: CommandContext)
-      -> Int32
-    {
-      var status = summary.failures.reduce(ExitStatus.ok) {
-        ExitStatus.worst($0, ExitStatus.code(for: $1.error.kind))
+    /// Puts `--save-failed` in its place and returns the exit status.
+    private func save(
+      _ summary: PrefetchSummary, to retryList: RetryList?, signal: Int32?,
+      context: CommandContext
+    ) -> Int32 {
+      var status = summary.failureKinds.reduce(ExitStatus.ok) {
+        ExitStatus.worst($0, ExitStatus.code(for: $1))
       }
       if summary.progress.misses > 0 { status = ExitStatus.worst(status, ExitStatus.negative) }
       if let error = summary.inputError {
         status = ExitStatus.worst(status, context.report(error))
       }
       if let signal { status = signal }
-      guard let saveFailed else { return status }
+      guard let retryList else { return status }
       do {
-        try summary.saveRetryList(to: saveFailed)
+        try retryList.finish()
       } catch {
-        let failure = error as? CacheError ?? CacheError(.localIO, "cannot write \(saveFailed)")
+        let failure = error as? CacheError ?? CacheError(.localIO, "cannot write \(retryList.path)")
         return ExitStatus.worst(status, context.report(failure))
       }
       return status

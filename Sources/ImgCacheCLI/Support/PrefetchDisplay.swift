@@ -69,7 +69,7 @@ struct PrefetchDisplay {
     console.info(
       "\(head) \(p.total) URLs in \(Units.formatDuration(p.elapsed)): "
         + parts.joined(separator: ", "))
-    if !summary.unfinished.isEmpty { console.info("unfinished: \(summary.unfinished.count) URLs") }
+    if summary.unfinishedCount > 0 { console.info("unfinished: \(summary.unfinishedCount) URLs") }
     guard !summary.failures.isEmpty else { return }
     console.info("failed:")
     for (_, error) in summary.failures.prefix(50) {
@@ -78,6 +78,6 @@ struct PrefetchDisplay {
         ? error.httpStatus.map(String.init) ?? "http" : error.kind.rawValue
       console.info("  \(code.padding(toLength: 13, withPad: " ", startingAt: 0)) \(error.message)")
     }
-    if summary.failures.count > 50 { console.info("  ... and \(summary.failures.count - 50) more") }
+    if summary.failureCount > 50 { console.info("  ... and \(summary.failureCount - 50) more") }
   }
 }

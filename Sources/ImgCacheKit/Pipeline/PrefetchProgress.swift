@@ -39,13 +39,23 @@ public struct PrefetchProgress: Sendable, Equatable {
 public struct PrefetchSummary: Sendable {
   /// The final counts.
   public var progress: PrefetchProgress
-  /// Every failure, in the order they happened.
+  /// The first failures (at most ``kept``), in the order they happened; all of them go to the
+  /// run's ``RetryList``.
   public var failures: [(url: String, error: CacheError)]
-  /// URLs read but not finished because of a cancel, then (when asked for) the input left
-  /// unread.
+  /// How many URLs failed.
+  public var failureCount = 0
+  /// The classes of every failure (the exit status folds them).
+  public var failureKinds = Set<CacheError.Kind>()
+  /// The first URLs (at most ``kept``) read but not finished because of a cancel, then (with a
+  /// retry list) the input left unread; all of them go to the run's ``RetryList``.
   public var unfinished: [String]
+  /// How many URLs were not finished.
+  public var unfinishedCount = 0
   /// Whether the run was cancelled.
   public var cancelled: Bool
+  /// How many failures and unfinished URLs a summary keeps (memory stays flat however many
+  /// there are).
+  public static let kept = 1_000
   /// Why reading the input stopped early, when it did (a line too long, a read error).
   public var inputError: CacheError?
 }

@@ -5,8 +5,30 @@ struct RunState {
   let start = Date()
   var progress = PrefetchProgress()
   var failures = [(url: String, error: CacheError)]()
+  var failureCount = 0
+  var failureKinds = Set<CacheError.Kind>()
   var unfinished = [String]()
+  var unfinishedCount = 0
   var seen = RecentDigests()
+  /// Where every failure and unfinished URL goes as it happens, when the run keeps a list.
+  let retryList: RetryList?
+
+  init(retryList: RetryList? = nil) { self.retryList = retryList }
+
+  /// Notes a URL the run did not finish.
+  mutating func noteUnfinished(_ url: String) {
+    unfinishedCount += 1
+    if unfinished.count < PrefetchSummary.kept { unfinished.append(url) }
+    retryList?.add(unfinished: url)
+  }
+
+  /// Notes a failure.
+  mutating func noteFailure(_ url: String, _ error: CacheError) {
+    failureCount += 1
+    failureKinds.insert(error.kind)
+    if failures.count < PrefetchSummary.kept { failures.append((url, error)) }
+    retryList?.add(url, failure: error)
+  }
 
   var inputError: CacheError?
   var inputEnded = false
@@ -54,9 +76,12 @@ struct RunState {
     progress.inputFinished = inputEnded && inputError == nil && !cancelled
     if cancelled, let unread { collectUnread(unread) }
     progress.elapsed = Date().timeIntervalSince(start)
-    return PrefetchSummary(
+    var summary = PrefetchSummary(
       progress: progress, failures: failures, unfinished: unfinished, cancelled: cancelled,
       inputError: inputError)
+    (summary.failureCount, summary.failureKinds) = (failureCount, failureKinds)
+    summary.unfinishedCount = unfinishedCount
+    return summary
   }
 
   /// Appends what `unread` holds now to the unfinished list, without waiting: it ends at the
@@ -67,7 +92,7 @@ struct RunState {
     while idle < 2, let item = try? unread.next(wait: false) {
       switch item {
       case .url(let url):
-        unfinished.append(CacheKey.redacted(url))
+        noteUnfinished(CacheKey.redacted(url))
         idle = 0
       case .notYet: idle += 1
       case .blank: continue
@@ -96,10 +121,10 @@ struct RunState {
       unlink(body)
       progress.notStored += 1
     case .failure(let error) where error.kind == .cancelled:
-      unfinished.append(result.url)
+      noteUnfinished(result.url)
     case .failure(let error):
       progress.failed += 1
-      failures.append((result.url, error))
+      noteFailure(result.url, error)
     }
     return PrefetchEvent(result: result, progress: progress)
   }

@@ -61,16 +61,17 @@ public struct Prefetcher: Sendable {
     self.batchSize = batchSize
   }
 
-  /// Starts fetching every URL `input` yields. With `collectUnread`, a cancelled run reads
-  /// what is left of the input (without waiting) into its summary's unfinished list.
+  /// Starts fetching every URL `input` yields. With a `retryList`, every failure and
+  /// unfinished URL goes to it as the run goes, and a cancelled run reads what is left of the
+  /// input (without waiting) into it.
   public func start(
-    _ input: sending any URLSource, options: FetchOptions, collectUnread: Bool = false
+    _ input: sending any URLSource, options: FetchOptions, retryList: RetryList? = nil
   ) -> PrefetchRun {
     let channel = AsyncChannel<[PrefetchEvent]>()
     let task = Task { [self] in
-      var run = RunState()
+      var run = RunState(retryList: retryList)
       await produce(input, into: &run, options: options, channel: channel)
-      let summary = run.summary(collecting: collectUnread ? input : nil)
+      let summary = run.summary(collecting: retryList != nil ? input : nil)
       channel.finish()
       return summary
     }
@@ -227,7 +228,7 @@ public struct Prefetcher: Sendable {
             continue
           }
           guard !Task.isCancelled else {
-            for job in next { run.unfinished.append(job.display) }
+            for job in next { run.noteUnfinished(job.display) }
             break
           }
           // Started here, in input order, as many as the window has room for.

@@ -1,0 +1,83 @@
+import Foundation
+import Synchronization
+
+/// The URL list to run again (`prefetch --save-failed`), written as the run goes: each failure
+/// after a `#` line that says why, then the URLs never finished (a cancelled run's, and the
+/// input it left unread). A run of a hundred million URLs keeps none of them in memory. The
+/// file appears whole or not at all: it is written beside its place and renamed there by
+/// ``finish()``. A prefetch reads it back as it is (comments skipped).
+///
+/// Lock rule: `state` guards the descriptor and the first error; `write(2)` runs inside it (a
+/// system call, no callback), so lines never interleave.
+public final class RetryList: Sendable {
+  /// Where the list goes.
+  public let path: String
+  private let temporary: String
+  private let state: Mutex<State>
+
+  private struct State {
+    var descriptor: Int32
+    var error: CacheError?
+  }
+
+  /// Starts the list that ``finish()`` puts at `path`; throws `.localIO` naming the file when
+  /// its folder cannot be written.
+  public init(path: String) throws {
+    self.path = path
+    do {
+      let (temporary, descriptor) = try FileIO.makeTemporaryFile(
+        in: FileIO.folder(of: path), prefix: "retry-\(ProcessTag.current)-")
+      self.temporary = temporary
+      state = Mutex(State(descriptor: descriptor))
+    } catch {
+      throw CacheError.io("cannot write \(path)", error)
+    }
+  }
+
+  deinit {
+    let descriptor = state.withLock { $0.descriptor }
+    if descriptor >= 0 {
+      close(descriptor)
+      unlink(temporary)
+    }
+  }
+
+  /// Adds a failure: a `#` line with its message, then the URL.
+  func add(_ url: String, failure: CacheError) {
+    append("# \(failure.message)\n\(url)\n")
+  }
+
+  /// Adds a URL the run did not finish.
+  func add(unfinished url: String) { append(url + "\n") }
+
+  private func append(_ text: String) {
+    let bytes = Array(text.utf8)
+    state.withLock { state in
+      guard state.descriptor >= 0, state.error == nil else { return }
+      do {
+        try bytes.withUnsafeBytes { try FileIO.writeAll(state.descriptor, $0, display: path) }
+      } catch {
+        state.error = CacheError.io("cannot write \(path)", error)
+      }
+    }
+  }
+
+  /// Puts the list in its place; throws `.localIO` naming the file when it could not be
+  /// written (then nothing replaces what was there).
+  public func finish() throws {
+    let (descriptor, failure) = state.withLock { state in
+      defer { state.descriptor = -1 }
+      return (state.descriptor, state.error)
+    }
+    guard descriptor >= 0 else { return }
+    close(descriptor)
+    if let failure {
+      unlink(temporary)
+      throw failure
+    }
+    do { try FileIO.rename(temporary, to: path) } catch {
+      unlink(temporary)
+      throw CacheError.io("cannot write \(path)", error)
+    }
+  }
+}
