@@ -10,8 +10,9 @@ import Testing
 struct FlatMemoryTests {
   let env = CLIEnvironment()
 
-  /// Runs `imgcache arguments...` and returns its peak resident memory in KiB.
-  private func peakKiB(_ arguments: [String]) throws -> Int {
+  /// Runs `imgcache arguments...`, expecting exit `status`, and returns its peak resident
+  /// memory in KiB.
+  private func peakKiB(_ arguments: [String], status: Int32 = 0) throws -> Int {
     let script = """
       import resource, subprocess, sys
       done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -24,6 +25,8 @@ struct FlatMemoryTests {
       Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
     }
     try #require(fields.count == 2, "\(output.stdout) \(output.stderr)")
+    #expect(
+      fields[0] == Int(status), "imgcache \(arguments.joined(separator: " ")): exit \(fields[0])")
     return fields[1]
   }
 
@@ -46,7 +49,8 @@ struct FlatMemoryTests {
       for index in 0..<count { text += "ftp://127.0.0.1/flat/\(index).png\n" }
       try text.write(toFile: path, atomically: false, encoding: .utf8)
       let saved = env.root.path + "/retry-\(count).txt"
-      peaks.append(try peakKiB(["prefetch", "-q", "-i", path, "--save-failed", saved]))
+      peaks.append(
+        try peakKiB(["prefetch", "-q", "-i", path, "--save-failed", saved], status: 2))
       let lines = try String(contentsOfFile: saved, encoding: .utf8).split(separator: "\n")
       #expect(lines.count == 2 * count, "a reason and a URL for each")
       #expect(lines.last == "ftp://127.0.0.1/flat/\(count - 1).png")
@@ -59,8 +63,9 @@ struct FlatMemoryTests {
 
   @Test("prefetch of a list ten times longer holds the same memory (the de-duplication window)")
   func prefetchListFlat() throws {
-    let short = try peakKiB(["prefetch", "--offline", "-i", try list(50_000)])
-    let long = try peakKiB(["prefetch", "--offline", "-i", try list(500_000)])
+    // Offline: each URL is an offline miss (exit 1), looked up in an empty cache.
+    let short = try peakKiB(["prefetch", "--offline", "-i", try list(50_000)], status: 1)
+    let long = try peakKiB(["prefetch", "--offline", "-i", try list(500_000)], status: 1)
     // Every URL seen kept in memory (the previous de-duplication) took ≈ 40 bytes a URL:
     // 18 MB more for the 450,000 more lines.
     #expect(long < short + 6 * 1024, "peak \(short) KiB for 50,000 lines, \(long) KiB for 500,000")
@@ -88,15 +93,23 @@ extension FlatMemoryTests {
     let small = try populated(80_000, in: disk.path)
     let large = try populated(240_000, in: disk.path)
     var peaks = [String: Int]()
+    let runs: [(String, [String])] = [
+      (" --dry-run", ["--dry-run", "--max-age", "0"]),
+      // The dry run's pages, handed over one entry a line.
+      (" --dry-run -v", ["--dry-run", "-v", "--max-age", "0"]),
+      // The dry run's trim: the least recently used walked to below 50 entries.
+      (" --dry-run (trim)", ["--dry-run", "--max-age", "never", "--max-entries", "100"]),
+      ("", ["--max-age", "0"]),
+    ]
     for (name, directory) in [("small", small), ("large", large)] {
-      peaks[name + " --dry-run"] = try peakKiB(
-        ["--dir", directory, "clean", "--dry-run", "--max-age", "0"])
-      peaks[name] = try peakKiB(["--dir", directory, "clean", "--max-age", "0"])
-      let left = run(imgcacheBinary, ["--dir", directory, "size", "--bytes"])
-      #expect(left.stdout == "0\n", "everything expired: \(left.stdout)")
+      for (kind, arguments) in runs {
+        peaks[name + kind] = try peakKiB(["--dir", directory, "clean"] + arguments)
+      }
+      let left = run(imgcacheBinary, ["--dir", directory, "size"])
+      #expect(left.stdout.hasPrefix("0 entries"), "everything expired: \(left.stdout)")
     }
     // Every entry removed kept for the report took hundreds of bytes: 60 MB more for 160,000.
-    for kind in ["", " --dry-run"] {
+    for (kind, _) in runs {
       let (short, long) = (peaks["small" + kind] ?? 0, peaks["large" + kind] ?? 0)
       #expect(
         long < short + 8 * 1024,

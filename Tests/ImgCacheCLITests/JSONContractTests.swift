@@ -114,6 +114,7 @@ struct JSONContractTests {
     #expect(env.run(["fetch", png]).status == 0)
     made["clean --json"] =
       records(["clean", "--json", "-v", "--dry-run", "--max-age", "0"])
+      + records(["clean", "--json", "--dry-run", "--max-age", "0"])
       + records(
         ["clean", "--json", "-v", "--dry-run", "--max-age", "never", "--max-entries", "1"])
     made["clear --json"] =

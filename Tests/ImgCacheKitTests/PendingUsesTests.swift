@@ -52,6 +52,21 @@ struct PendingUsesTests {
     #expect(stats[.hitsLocal] == Int64(5 * 3 + many.count + 1))
   }
 
+  @Test("uses that cannot be written wait for a bounded number of entries, never more")
+  func boundedWhenUnwritten() {
+    var pending = PendingWrites()
+    let keys = (0...PendingWrites.maxWaiting).map { "https://a.example/\($0).png" }
+    pending.addUses(of: keys, at: 1, now: .now)
+    #expect(pending.uses.count == PendingWrites.maxWaiting, "one more entry's use dropped")
+    pending.addUses(of: [keys[0]], at: 2, now: .now)
+    #expect(pending.uses[keys[0]]?.count == 2, "an entry already waiting still counts")
+    // A failed write's uses come back, within the same bound.
+    var other = PendingWrites()
+    other.addUses(of: ["https://b.example/x.png"], at: 3, now: .now)
+    pending.merge(other)
+    #expect(pending.uses.count == PendingWrites.maxWaiting)
+  }
+
   @Test("uses being written in the background count for this process until they commit")
   func writingInBackground() throws {
     let cache = DiskCache(directory: directory.url, now: clock.function)

@@ -45,15 +45,15 @@ extension ImgCacheCommand {
       // Each entry removed is printed (-v) as it goes; the JSON report lists them only with -v.
       let streams = console.verbose && !console.quiet && !context.json
       let verb = dryRun ? "would remove" : "removed"
-      let report = try context.cache.clean(
-        policy: policy, dryRun: dryRun, listing: context.json && console.verbose
-      ) { removal in
-        guard streams else { return }
+      let print = { (removal: CleanRemoval) in
         switch removal {
         case .expired(let entry): console.detail("\(verb) (expired): \(entry.url ?? entry.key)")
         case .trimmed(let entry): console.detail("\(verb) (trimmed): \(entry.url ?? entry.key)")
         }
       }
+      let report = try context.cache.clean(
+        policy: policy, dryRun: dryRun, listing: context.json && console.verbose,
+        onRemoved: streams ? print : nil)
       render(report, policy: policy, context: context)
       return ExitStatus.ok
     }

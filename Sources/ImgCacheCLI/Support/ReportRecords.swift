@@ -32,7 +32,7 @@ struct SizeRecord: Codable {
 }
 
 /// An entry removed (or that would be) by `remove`, `clean`.
-struct RemovedRecord: Codable {
+struct RemovedRecord: Codable, Equatable {
   @Nullable var url: String?
   var key: String
   var file: String
@@ -57,8 +57,9 @@ struct CleanRecord: Codable {
   struct Group: Codable {
     var count: Int
     var size: Int64
-    /// Each entry, only when listed (`-v`): a clean of millions stays in flat memory.
-    var entries: [RemovedRecord]?
+    /// Each entry, only when listed (`-v`; null otherwise): a clean of millions stays in flat
+    /// memory.
+    @Nullable var entries: [RemovedRecord]?
 
     init(_ total: RemovalTotal, _ entries: [RemovedEntry], listed: Bool, dryRun: Bool) {
       count = total.entries

@@ -17,22 +17,78 @@ extension Index {
     return Columns.lastAccess <= moment - maxAge || ownExpiry
   }
 
-  /// Walks, in one read transaction and in a clean's order, the entries a clean at `time`
-  /// would expire (`expiring`: least recently used first) or the others (in LRU order, the
-  /// oldest stored first among equal uses), handing each to `body` until it returns false.
-  /// One row at a time: memory stays flat whatever the number of entries.
-  func walkCleanCandidates(
-    maxAge: TimeInterval, at time: Date, expiring: Bool, _ body: (CacheEntry) throws -> Bool
-  ) throws {
+  /// Where a page of a clean's candidates ended: the last row's place in a clean's order
+  /// (last access, creation, rowid), as stored.
+  struct CleanPosition: Sendable {
+    var lastAccess: Double
+    var created: Double
+    var rowid: Int64
+  }
+
+  /// The numbers of a clean's plan at `time`, from one read transaction (one snapshot): the
+  /// entries it would expire; then, walking the others in a clean's order while
+  /// `trimsWhile(survivors, remaining)` says so, those it would trim; and what would remain.
+  /// Nothing but numbers leaves the transaction, so it has no side effect to repeat.
+  func cleanPlan(
+    maxAge: TimeInterval, at time: Date,
+    trimsWhile: (_ survivors: CacheTotals, _ remaining: CacheTotals) -> Bool
+  ) throws -> (expired: CacheTotals, trimmed: CacheTotals, remaining: CacheTotals) {
     let condition = Self.expired(maxAge: maxAge, at: time)
     try mergeUses()
-    try read(orIfMissing: ()) { db in
-      let request =
-        expiring
-        ? CacheEntry.filter(condition).order(Columns.lastAccess)
-        : CacheEntry.filter(!condition).order(Columns.lastAccess, Columns.created)
-      let cursor = try request.fetchCursor(db)
-      while let entry = try cursor.next(), try body(entry) {}
+    return try read(orIfMissing: (.zero, .zero, .zero)) { db in
+      let all = try IndexSchema.totals(db)
+      let sums = try Row.fetchOne(
+        db,
+        CacheEntry.filter(condition).select(
+          count(Column.rowID), sum(Columns.size), sum(Columns.allocated)))
+      let expired = CacheTotals(
+        entries: sums?[0] ?? 0, bytes: sums?[1] ?? 0, allocated: sums?[2] ?? 0)
+      let survivors = CacheTotals(
+        entries: all.entries - expired.entries, bytes: all.bytes - expired.bytes,
+        allocated: all.allocated - expired.allocated)
+      var (remaining, trimmed) = (survivors, CacheTotals.zero)
+      if trimsWhile(survivors, remaining) {
+        let rows = try Row.fetchCursor(
+          db, Self.candidates(condition, expiring: false).select(Columns.size, Columns.allocated))
+        while trimsWhile(survivors, remaining), let row = try rows.next() {
+          let (size, allocated): (Int64, Int64) = (row[0], row[1])
+          (remaining.entries, remaining.bytes) = (remaining.entries - 1, remaining.bytes - size)
+          remaining.allocated -= allocated
+          (trimmed.entries, trimmed.bytes) = (trimmed.entries + 1, trimmed.bytes + size)
+          trimmed.allocated += allocated
+        }
+      }
+      return (expired, trimmed, remaining)
     }
+  }
+
+  /// A page of at most `limit` entries a clean at `time` would expire (`expiring`) or would
+  /// consider for trimming, in a clean's order, after `after`; each with its place.
+  func cleanCandidates(
+    maxAge: TimeInterval, at time: Date, expiring: Bool, after: CleanPosition?, limit: Int
+  ) throws -> [(CacheEntry, CleanPosition)] {
+    let condition = Self.expired(maxAge: maxAge, at: time)
+    return try read(orIfMissing: []) { db in
+      var request = Self.candidates(condition, expiring: expiring)
+        .select(CacheEntry.databaseSelection + [Column.rowID])
+      if let after {
+        request = request.filter(
+          sql: "(last_access, created, rowid) > (?, ?, ?)",
+          arguments: [after.lastAccess, after.created, after.rowid])
+      }
+      return try Row.fetchAll(db, request.limit(limit)).map { row in
+        let place = CleanPosition(lastAccess: row[13], created: row[12], rowid: row[24])
+        return (try CacheEntry(row: row), place)
+      }
+    }
+  }
+
+  /// The entries a clean expires (`expiring`) or the others, in a clean's order: least
+  /// recently used first, then the oldest stored, then the first inserted.
+  static func candidates(_ condition: SQLExpression, expiring: Bool) -> QueryInterfaceRequest<
+    CacheEntry
+  > {
+    CacheEntry.filter(expiring ? condition : !condition)
+      .order(Columns.lastAccess, Columns.created, Column.rowID)
   }
 }

@@ -42,15 +42,17 @@ struct IndexTransaction {
   /// larger page cache.
   func expiredEntries(maxAge: TimeInterval, at time: Date, limit: Int) throws -> [CacheEntry] {
     try prepareCleanBatch()
-    return try CacheEntry.filter(Index.expired(maxAge: maxAge, at: time))
-      .order(Columns.lastAccess).limit(limit).fetchAll(db)
+    return try Index.candidates(Index.expired(maxAge: maxAge, at: time), expiring: true)
+      .limit(limit).fetchAll(db)
   }
 
   /// The `limit` least recently used entries (the oldest stored first among equal uses). The
   /// first call of a clean's batch: it merges the recorded uses first, on a larger page cache.
   func leastRecentlyUsed(limit: Int) throws -> [CacheEntry] {
     try prepareCleanBatch()
-    return try CacheEntry.order(Columns.lastAccess, Columns.created).limit(limit).fetchAll(db)
+    // The order of a clean's plan (``Index/candidates(_:expiring:)``): the rowid breaks ties.
+    return try CacheEntry.order(Columns.lastAccess, Columns.created, Column.rowID).limit(limit)
+      .fetchAll(db)
   }
 
   /// The rows whose file is in shard `ab` (`ab/…`), as a range of the `entry_file` index.

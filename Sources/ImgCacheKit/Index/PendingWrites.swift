@@ -13,6 +13,10 @@ struct PendingWrites {
   static let maxUses = 256
   /// Uses waiting at most this long before they are written.
   static let maxDelay: Duration = .seconds(1)
+  /// The most entries whose uses wait when writes keep failing (a read-only index, another
+  /// process's long write): past it a use of one more entry is dropped (LRU precision, never
+  /// an entry), so a warm prefetch of millions stays in flat memory (about 10 MiB).
+  static let maxWaiting = 100_000
 
   /// One entry's waiting uses: the latest time and how many.
   struct Use {
@@ -85,7 +89,9 @@ struct PendingWrites {
   }
 
   mutating func addUses(of keys: [String], at time: Double, now: ContinuousClock.Instant) {
-    for key in keys { uses[key, default: Use(time: time, count: 0)].add(at: time) }
+    for key in keys where uses.count < Self.maxWaiting || uses[key] != nil {
+      uses[key, default: Use(time: time, count: 0)].add(at: time)
+    }
     if oldestUse == nil && !keys.isEmpty { oldestUse = now }
   }
 
@@ -93,7 +99,7 @@ struct PendingWrites {
   mutating func merge(_ other: PendingWrites) {
     add(counts: other.counts)
     named.merge(other.named, uniquingKeysWith: +)
-    for (key, use) in other.uses {
+    for (key, use) in other.uses where uses.count < Self.maxWaiting || uses[key] != nil {
       var merged = uses[key] ?? Use(time: use.time, count: 0)
       merged.count += use.count
       merged.time = max(merged.time, use.time)

@@ -7,8 +7,8 @@ import Synchronization
 /// file appears whole or not at all: it is written beside its place and renamed there by
 /// ``finish()``. A prefetch reads it back as it is (comments skipped).
 ///
-/// Lock rule: `state` guards the descriptor and the first error; `write(2)` runs inside it (a
-/// system call, no callback), so lines never interleave.
+/// Lock rule: `state` guards the descriptor, the lines gathered and the first error; `write(2)`
+/// runs inside it (a system call, no callback), so lines never interleave.
 public final class RetryList: Sendable {
   /// Where the list goes.
   public let path: String
@@ -18,7 +18,13 @@ public final class RetryList: Sendable {
   private struct State {
     var descriptor: Int32
     var error: CacheError?
+    /// Lines not yet written: one `write(2)` per 64 KiB, not per line (a cancelled run reads
+    /// its unread input into the list within the grace before it exits).
+    var buffer = [UInt8]()
   }
+
+  /// How much is gathered before a write.
+  private static let bufferSize = 64 << 10
 
   /// Starts the list that ``finish()`` puts at `path`; throws `.localIO` naming the file when
   /// its folder cannot be written.
@@ -51,15 +57,24 @@ public final class RetryList: Sendable {
   func add(unfinished url: String) { append(url + "\n") }
 
   private func append(_ text: String) {
-    let bytes = Array(text.utf8)
     state.withLock { state in
       guard state.descriptor >= 0, state.error == nil else { return }
-      do {
-        try bytes.withUnsafeBytes { try FileIO.writeAll(state.descriptor, $0, display: path) }
-      } catch {
-        state.error = CacheError.io("cannot write \(path)", error)
-      }
+      state.buffer.append(contentsOf: text.utf8)
+      if state.buffer.count >= Self.bufferSize { Self.flush(&state, path: path) }
     }
+  }
+
+  /// Writes what `state` gathered.
+  private static func flush(_ state: inout State, path: String) {
+    guard !state.buffer.isEmpty, state.error == nil else { return }
+    do {
+      try state.buffer.withUnsafeBytes {
+        try FileIO.writeAll(state.descriptor, $0, display: path)
+      }
+    } catch {
+      state.error = CacheError.io("cannot write \(path)", error)
+    }
+    state.buffer.removeAll(keepingCapacity: true)
   }
 
   /// Puts the list in its place; throws `.localIO` naming the file when it could not be
@@ -67,6 +82,7 @@ public final class RetryList: Sendable {
   public func finish() throws {
     let (descriptor, failure) = state.withLock { state in
       defer { state.descriptor = -1 }
+      if state.descriptor >= 0 { Self.flush(&state, path: path) }
       return (state.descriptor, state.error)
     }
     guard descriptor >= 0 else { return }

@@ -65,8 +65,11 @@ public struct RemovalTotal: Sendable, Equatable {
   /// Their bytes.
   public var bytes: Int64 = 0
 
-  /// No entries.
-  public init() {}
+  /// `entries` entries of `bytes` bytes.
+  public init(entries: Int = 0, bytes: Int64 = 0) {
+    self.entries = entries
+    self.bytes = bytes
+  }
 
   mutating func add(_ entry: RemovedEntry) {
     entries += 1

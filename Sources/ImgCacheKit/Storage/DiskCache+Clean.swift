@@ -12,11 +12,12 @@ extension DiskCache {
   /// Throws a `.busy` error at once when another clean or clear holds the lock.
   ///
   /// Memory stays flat whatever it removes: it works in batches, hands each entry removed to
-  /// `onRemoved` as it goes (after its batch commits; in a dry run, as it is planned), and
-  /// counts them in the report's totals; the report lists them too only with `listing`.
+  /// `onRemoved` as it goes (after its batch commits; in a dry run, page by page after the
+  /// plan), and counts them in the report's totals; the report lists them too only with
+  /// `listing`.
   public func clean(
     policy: CleanPolicy, dryRun: Bool = false, listing: Bool = true,
-    onRemoved: (CleanRemoval) -> Void = { _ in }
+    onRemoved: ((CleanRemoval) -> Void)? = nil
   ) throws -> CleanReport {
     guard index.exists else {
       // No index at all (deleted?) while data/ holds files: say so rather than do nothing.
@@ -27,7 +28,7 @@ extension DiskCache {
     defer { withExtendedLifetime(lock) {} }
     let time = now()
     try checkIndexMatchesData()
-    return try withoutActuallyEscaping(onRemoved) { onRemoved in
+    do {
       let tally = CleanTally(dryRun: dryRun, listing: listing, onRemoved: onRemoved)
       if dryRun {
         try planClean(policy: policy, at: time, into: tally)

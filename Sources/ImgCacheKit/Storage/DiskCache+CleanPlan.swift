@@ -39,34 +39,36 @@ extension DiskCache {
     }
   }
 
-  /// What a clean would do, computed without changing anything: the entries it would expire
-  /// and those it would trim, read in the clean's own order in one read transaction each and
-  /// handed to `tally` one at a time.
+  /// What a clean would do, computed without changing anything. The numbers come from one
+  /// snapshot of the index (``Index/cleanPlan(maxAge:at:trimsWhile:)``); the entries, when the
+  /// caller wants them, are then read in pages of ``cleanBatchSize`` in the same order and
+  /// handed over between reads, never inside one (a snapshot held while a slow reader of `-v`
+  /// takes its lines would keep the WAL from being checkpointed).
   func planClean(policy: CleanPolicy, at time: Date, into tally: CleanTally) throws {
-    let all = try totals()
-    var expired = CacheTotals.zero
-    try index.walkCleanCandidates(maxAge: policy.maxAge, at: time, expiring: true) { entry in
-      expired.entries += 1
-      expired.bytes += entry.size
-      expired.allocated += entry.allocated
-      tally.note(.expired(RemovedEntry(entry)))
-      return true
+    let plan = try index.cleanPlan(maxAge: policy.maxAge, at: time) { survivors, remaining in
+      !TrimGoal(policy: policy, totals: survivors).isMet(by: remaining)
     }
-    var remaining = CacheTotals(
-      entries: all.entries - expired.entries, bytes: all.bytes - expired.bytes,
-      allocated: all.allocated - expired.allocated)
-    let goal = TrimGoal(policy: policy, totals: remaining)
-    if !goal.isMet(by: remaining) {
-      try index.walkCleanCandidates(maxAge: policy.maxAge, at: time, expiring: false) { entry in
-        guard !goal.isMet(by: remaining) else { return false }
-        remaining.entries -= 1
-        remaining.bytes -= entry.size
-        remaining.allocated -= entry.allocated
-        tally.note(.trimmed(RemovedEntry(entry)))
-        return true
+    tally.report.expiredTotal = RemovalTotal(
+      entries: plan.expired.entries, bytes: plan.expired.bytes)
+    tally.report.trimmedTotal = RemovalTotal(
+      entries: plan.trimmed.entries, bytes: plan.trimmed.bytes)
+    tally.report.remaining = plan.remaining
+    if tally.wantsEntries {
+      for (expiring, count) in [(true, plan.expired.entries), (false, plan.trimmed.entries)] {
+        var (handed, after) = (0, Index.CleanPosition?.none)
+        while handed < count {
+          let page = try index.cleanCandidates(
+            maxAge: policy.maxAge, at: time, expiring: expiring, after: after,
+            limit: min(Self.cleanBatchSize, count - handed))
+          guard let last = page.last else { break }
+          for (entry, _) in page {
+            let removed = RemovedEntry(entry)
+            tally.hand(expiring ? .expired(removed) : .trimmed(removed))
+          }
+          (handed, after) = (handed + page.count, last.1)
+        }
       }
     }
-    tally.report.remaining = remaining
     let sweep = try sweepTemporaries(
       before: time.timeIntervalSince1970 - policy.staleTemporaryAge,
       partialsBefore: time.timeIntervalSince1970 - resume.maxAge, dryRun: true)
@@ -83,23 +85,34 @@ extension DiskCache {
 final class CleanTally {
   var report: CleanReport
   private let listing: Bool
-  private let onRemoved: (CleanRemoval) -> Void
+  private let onRemoved: ((CleanRemoval) -> Void)?
 
-  init(dryRun: Bool, listing: Bool, onRemoved: @escaping (CleanRemoval) -> Void) {
+  init(dryRun: Bool, listing: Bool, onRemoved: ((CleanRemoval) -> Void)?) {
     report = CleanReport(dryRun: dryRun)
     self.listing = listing
     self.onRemoved = onRemoved
   }
 
+  /// Whether anyone wants the entries themselves, not only their totals.
+  var wantsEntries: Bool { listing || onRemoved != nil }
+
+  /// Counts `removal` in the totals, then hands it over (``hand(_:)``).
   func note(_ removal: CleanRemoval) {
     switch removal {
-    case .expired(let entry):
-      report.expiredTotal.add(entry)
-      if listing { report.expired.append(entry) }
-    case .trimmed(let entry):
-      report.trimmedTotal.add(entry)
-      if listing { report.trimmed.append(entry) }
+    case .expired(let entry): report.expiredTotal.add(entry)
+    case .trimmed(let entry): report.trimmedTotal.add(entry)
     }
-    onRemoved(removal)
+    hand(removal)
+  }
+
+  /// Hands `removal` to the report's lists (when listing) and to the caller.
+  func hand(_ removal: CleanRemoval) {
+    if listing {
+      switch removal {
+      case .expired(let entry): report.expired.append(entry)
+      case .trimmed(let entry): report.trimmed.append(entry)
+      }
+    }
+    onRemoved?(removal)
   }
 }
