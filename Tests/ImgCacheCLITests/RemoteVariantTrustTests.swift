@@ -24,6 +24,12 @@ struct RemoteVariantTrustTests {
     #expect(redis.redisCLI(0, ["HSET", objectKey(key), "meta", text]) == "0")
   }
 
+  /// A Redis of this test's own, and the flag that names it.
+  private func store() -> (redis: RemoteStores, remote: [String]) {
+    let redis = RemoteStores(redis: 1)
+    return (redis, ["--remote", "redis://127.0.0.1:\(redis.redis[0].port)"])
+  }
+
   /// Machine A derives the variant of a new URL and writes both back; returns the URL, the
   /// original's key and the variant's.
   private func derivedOnA(_ remote: [String]) throws -> (url: String, original: String, key: String)
@@ -40,8 +46,7 @@ struct RemoteVariantTrustTests {
 
   @Test("the original posing as its variant is refused, --any or not; the variant is derived")
   func originalPosingAsVariant() throws {
-    let redis = RemoteStores(redis: 1)
-    let remote = ["--remote", "redis://127.0.0.1:\(redis.redis[0].port)"]
+    let (redis, remote) = store()
     let (url, original, key) = try derivedOnA(remote)
     // The original's object, under the variant's key, with the variant's own source fields.
     var posing = try metadata(redis, original)
@@ -70,8 +75,7 @@ struct RemoteVariantTrustTests {
 
   @Test("a variant's object without its original (an older version's) is a miss: derived here")
   func variantWithoutSource() throws {
-    let redis = RemoteStores(redis: 1)
-    let remote = ["--remote", "redis://127.0.0.1:\(redis.redis[0].port)"]
+    let (redis, remote) = store()
     let (url, _, key) = try derivedOnA(remote)
     var older = try metadata(redis, key)
     for field in ["source_sha256", "source_width", "source_height"] { older[field] = nil }
@@ -83,8 +87,7 @@ struct RemoteVariantTrustTests {
 
   @Test("a variant copied from the remote tier is linked to the original it was made from")
   func copyLinkedToItsSource() throws {
-    let redis = RemoteStores(redis: 1)
-    let remote = ["--remote", "redis://127.0.0.1:\(redis.redis[0].port)"]
+    let (redis, remote) = store()
     let (url, original, key) = try derivedOnA(remote)
     let machine = CLIEnvironment()
     #expect(machine.run(["fetch"] + flags + remote + [url]).status == 0)

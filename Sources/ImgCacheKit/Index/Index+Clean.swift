@@ -63,12 +63,12 @@ extension Index {
   }
 
   /// A page of at most `limit` entries a clean at `time` would expire (`expiring`) or would
-  /// consider for trimming, in a clean's order, after `after`; each with its place.
+  /// consider for trimming, in a clean's order, after `after`; and the place of its last.
   func cleanCandidates(
     maxAge: TimeInterval, at time: Date, expiring: Bool, after: CleanPosition?, limit: Int
-  ) throws -> [(CacheEntry, CleanPosition)] {
+  ) throws -> (entries: [CacheEntry], last: CleanPosition?) {
     let condition = Self.expired(maxAge: maxAge, at: time)
-    return try read(orIfMissing: []) { db in
+    return try read(orIfMissing: ([], nil)) { db in
       var request = Self.candidates(condition, expiring: expiring)
         .select(CacheEntry.databaseSelection + [Column.rowID])
       if let after {
@@ -76,10 +76,9 @@ extension Index {
           sql: "(last_access, created, rowid) > (?, ?, ?)",
           arguments: [after.lastAccess, after.created, after.rowid])
       }
-      return try Row.fetchAll(db, request.limit(limit)).map { row in
-        let place = CleanPosition(lastAccess: row[13], created: row[12], rowid: row[24])
-        return (try CacheEntry(row: row), place)
-      }
+      let rows = try Row.fetchAll(db, request.limit(limit))
+      let last = rows.last.map { CleanPosition(lastAccess: $0[13], created: $0[12], rowid: $0[24]) }
+      return (try rows.map(CacheEntry.init(row:)), last)
     }
   }
 

@@ -16,34 +16,32 @@ extension Index {
   /// Whether `error` says the index file is damaged or not a database.
   static func isCorruption(_ error: any Error) -> Bool { corruption(in: error) != nil }
 
-  /// The SQLite error under `error` (however deeply wrapped) that says the file is damaged.
-  static func corruption(in error: any Error) -> DatabaseError? {
+  /// The SQLite error under `error`, however deeply wrapped (``CacheError/underlying``,
+  /// ``FullDisk/cause``): the one error the checks below read.
+  static func databaseError(in error: any Error) -> DatabaseError? {
     var current: (any Error)? = error
     while let error = current {
-      if let database = error as? DatabaseError {
-        return database.resultCode == .SQLITE_CORRUPT || database.resultCode == .SQLITE_NOTADB
-          ? database : nil
-      }
-      current = (error as? CacheError)?.underlying
+      if let database = error as? DatabaseError { return database }
+      current = (error as? CacheError)?.underlying ?? (error as? FullDisk)?.cause
     }
     return nil
+  }
+
+  /// The SQLite error under `error` that says the file is damaged.
+  static func corruption(in error: any Error) -> DatabaseError? {
+    guard let database = databaseError(in: error),
+      database.resultCode == .SQLITE_CORRUPT || database.resultCode == .SQLITE_NOTADB
+    else { return nil }
+    return database
   }
 
   /// The SQLite error under `error` that says the disk is full: `SQLITE_FULL`, shared memory
   /// that could not grow, or a mapping ``IndexRoom`` refused for lack of room.
   static func fullDisk(in error: any Error) -> DatabaseError? {
-    var current: (any Error)? = error
-    while let error = current {
-      if let database = error as? DatabaseError {
-        let code = database.extendedResultCode
-        let full =
-          database.resultCode == .SQLITE_FULL || code == .SQLITE_IOERR_SHMSIZE
-          || (code == .SQLITE_IOERR_SHMMAP && IndexRoom.refusedMapping.load(ordering: .relaxed))
-        return full ? database : nil
-      }
-      current = (error as? CacheError)?.underlying ?? (error as? FullDisk)?.cause
-    }
-    return nil
+    guard let database = databaseError(in: error),
+      database.resultCode == .SQLITE_FULL || sharedMemoryRefused(in: database)
+    else { return nil }
+    return database
   }
 
   /// Wraps an error of the index, pointing at `clear` when the file is damaged: one line that

@@ -8,16 +8,9 @@ extension Index {
   /// Whether `error` says SQLite could not get room for the index's shared memory: its
   /// one-byte writes that grow the file failed, or ``IndexRoom`` refused the mapping.
   static func sharedMemoryRefused(in error: any Error) -> Bool {
-    var current: (any Error)? = error
-    while let error = current {
-      if let database = error as? DatabaseError {
-        let code = database.extendedResultCode
-        return code == .SQLITE_IOERR_SHMSIZE
-          || (code == .SQLITE_IOERR_SHMMAP && IndexRoom.refusedMapping.load(ordering: .relaxed))
-      }
-      current = (error as? CacheError)?.underlying ?? (error as? FullDisk)?.cause
-    }
-    return false
+    guard let code = databaseError(in: error)?.extendedResultCode else { return false }
+    return code == .SQLITE_IOERR_SHMSIZE
+      || (code == .SQLITE_IOERR_SHMMAP && IndexRoom.refusedMapping.load(ordering: .relaxed))
   }
 
   /// Runs `attempt`; when SQLite found no room for the index's shared memory, gives up the
@@ -66,15 +59,7 @@ extension Index {
   /// Closes this process's connections (their statements first); the next use opens them
   /// again.
   func dropConnections() {
-    let (pool, direct) = connections.withLock { state in
-      defer { state = Connections() }
-      return (state.pool, state.direct)
-    }
-    let statements = prepared.withLock { prepared in
-      defer { prepared = PreparedStatements() }
-      return prepared
-    }
-    withExtendedLifetime(statements) {}
+    let (pool, direct) = takeConnections()
     try? direct?.close()
     try? pool?.close()
   }

@@ -207,18 +207,7 @@ final class Index: Sendable {
     let (empty, due) = noted.withLock { ($0.isEmpty, $0.notBefore.map { .now >= $0 } ?? true) }
     let budget = due ? Self.usesBusyBudget : 0
     if !empty && exists { try? writeNotedBriefly(waitingAtMost: budget) }
-    let (pool, direct) = connections.withLock { state in
-      defer { state = Connections() }
-      return (state.pool, state.direct)
-    }
-    do {
-      // Its statements are finalized first, outside the lock: one left would keep it open.
-      let statements = prepared.withLock { prepared in
-        defer { prepared = PreparedStatements() }
-        return prepared
-      }
-      withExtendedLifetime(statements) {}
-    }
+    let (pool, direct) = takeConnections()
     // The direct connection first: the pool's last connection can then remove the WAL.
     try? direct?.close()
     if let pool {
@@ -229,6 +218,22 @@ final class Index: Sendable {
       pool.releaseMemory()
       try? pool.close()
     }
+  }
+
+  /// Takes this process's connections out of their slots (the next use opens them again),
+  /// the direct connection's statements finalized first, outside the lock: one left would
+  /// keep it open. The caller closes them.
+  func takeConnections() -> (pool: DatabasePool?, direct: DatabaseQueue?) {
+    let taken = connections.withLock { state in
+      defer { state = Connections() }
+      return (state.pool, state.direct)
+    }
+    let statements = prepared.withLock { prepared in
+      defer { prepared = PreparedStatements() }
+      return prepared
+    }
+    withExtendedLifetime(statements) {}
+    return taken
   }
 
   /// The direct connection of a process that has not written, opened once: read-write (read

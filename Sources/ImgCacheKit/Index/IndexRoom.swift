@@ -73,6 +73,18 @@ enum IndexRoom {
     return paths.reduce(false) { released, path in unlink(path) == 0 || released }
   }
 
+  /// The size of the filesystem holding `path` and the bytes an unprivileged writer may still
+  /// use there; nil when the system does not say.
+  static func space(at path: String) -> (total: Int64, free: Int64)? {
+    var info = statvfs()
+    guard statvfs(path, &info) == 0 else { return nil }
+    let blockSize = Int64(info.f_frsize)
+    let total = Int64(info.f_blocks).multipliedReportingOverflow(by: blockSize)
+    let free = Int64(info.f_bavail).multipliedReportingOverflow(by: blockSize)
+    guard !total.overflow, !free.overflow else { return nil }
+    return (total.partialValue, free.partialValue)
+  }
+
   /// The size of the reserve on a filesystem of `total` bytes: 1/64 of it, at least 64 KiB
   /// (two regions of shared memory) and at most 1 MiB.
   static func reserveSize(onFilesystemOf total: Int64) -> Int64 {
@@ -82,17 +94,11 @@ enum IndexRoom {
   /// Takes the reserve at `path` again when it is missing and the filesystem has room for it
   /// four times over; a reserve that cannot be allocated whole is not left half-made.
   static func keepReserve(at path: String) {
-    guard access(path, F_OK) != 0 else { return }
-    var info = statvfs()
-    guard statvfs((path as NSString).deletingLastPathComponent, &info) == 0 else { return }
-    let blockSize = Int64(info.f_frsize)
-    let (total, free) = (
-      Int64(info.f_blocks).multipliedReportingOverflow(by: blockSize),
-      Int64(info.f_bavail).multipliedReportingOverflow(by: blockSize)
-    )
-    guard !total.overflow, !free.overflow else { return }
-    let size = reserveSize(onFilesystemOf: total.partialValue)
-    guard free.partialValue >= 4 * size else { return }
+    guard access(path, F_OK) != 0,
+      let space = space(at: (path as NSString).deletingLastPathComponent)
+    else { return }
+    let size = reserveSize(onFilesystemOf: space.total)
+    guard space.free >= 4 * size else { return }
     let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
     guard descriptor >= 0 else { return }
     if posix_fallocate(descriptor, 0, off_t(size)) != 0 { unlink(path) }

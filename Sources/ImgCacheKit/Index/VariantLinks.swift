@@ -26,6 +26,17 @@ public struct VariantSource: Sendable, Equatable {
   public var sha256: String
   public var width: Int
   public var height: Int
+
+  init(sha256: String, width: Int, height: Int) {
+    (self.sha256, self.width, self.height) = (sha256, width, height)
+  }
+
+  /// The stored `original`, as its variants' source; nil when its SHA-256 or size is unknown.
+  init?(original: CacheEntry) {
+    guard let sha256 = original.sha256, let width = original.width, let height = original.height
+    else { return nil }
+    self.init(sha256: sha256, width: width, height: height)
+  }
 }
 
 /// The `variant` table (schema v8): one row per variant entry. A trigger deletes the row of

@@ -117,7 +117,7 @@ extension Fetcher {
     let url = request.stripped
     var pending: PendingStore
     do {
-      pending = try cache.makingRoom(for: response.bytes) {
+      pending = try cache.makingRoom(needed: response.bytes + DiskCache.indexRoomPerStore) {
         try BodyCheck.validated(
           response, url: url, key: job.key, options: options,
           temporaryDirectory: cache.layout.tmpPath)

@@ -19,7 +19,7 @@ extension Fetcher {
     var keys = [String: Int]()
     // The canonical form made once (``VariantSpec/derivedKey(for:)`` makes it each call).
     let canonical = spec.canonical
-    let suffix = "#" + canonical
+    let suffix = VariantSpec.keySeparator + canonical
     for index in asked { keys[jobs[index].key + suffix] = index }
     let found = try current(variants: Array(keys.keys), touch: options.touch)
     for (derivedKey, index) in keys {
@@ -146,12 +146,9 @@ extension Fetcher {
     if case .done(.success(.derived(let entry, let path))) = job.state {
       job.served = VariantInfo(entry, spec: spec.canonical, original: job.key)
       // With the original it was made from, so that other machines check it and link it.
-      let from = source.flatMap { source -> VariantSource? in
-        guard let sha256 = source.sha256, let width = source.width, let height = source.height
-        else { return nil }
-        return VariantSource(sha256: sha256, width: width, height: height)
-      }
-      await writeBack(.downloaded(entry, path: path), options: options, source: from)
+      await writeBack(
+        .downloaded(entry, path: path), options: options,
+        source: source.flatMap(VariantSource.init(original:)))
     }
     return job
   }

@@ -28,36 +28,44 @@ extension DiskCache {
     defer { withExtendedLifetime(lock) {} }
     let time = now()
     try checkIndexMatchesData()
-    do {
-      let tally = CleanTally(dryRun: dryRun, listing: listing, onRemoved: onRemoved)
-      if dryRun {
-        try planClean(policy: policy, at: time, into: tally)
-        return tally.report
-      }
-      tally.report.staleTemporaries = try yieldPartials(policy: policy, dryRun: false)
-      try expire(policy: policy, at: time, into: tally)
-      try trim(policy: policy, into: tally)
-      var report = tally.report
-      let sweep = try sweepTemporaries(
-        before: time.timeIntervalSince1970 - policy.staleTemporaryAge,
-        partialsBefore: time.timeIntervalSince1970 - resume.maxAge, dryRun: false)
-      report.staleTemporaries += sweep.swept
-      // Per-key lock files of earlier versions (a lock a key is now a byte of locks/keys).
-      _ = KeyLocks.sweepLegacyFiles(layout.locksDirectory.path)
-      let files = try reconcileFiles(dryRun: false)
-      (report.orphanFiles, report.missingFiles) = (files.orphans, files.missing)
-      report.foreign = Array(Set(report.foreign + sweep.foreign + files.foreign)).sorted()
-      report.remaining = try totals()
-      do {
-        try freeingRoom {
-          try index.increment([.cleans: 1, .temporariesSwept: Int64(sweep.swept.count)])
-        }
-      } catch  where CacheError.isNoSpace(error) {
-        // No room even for two counters on a full disk: the clean is done all the same.
-      }
-      index.keepReserve()
-      return report
+    let tally = CleanTally(dryRun: dryRun, listing: listing, onRemoved: onRemoved)
+    if dryRun {
+      try planClean(policy: policy, at: time, into: tally)
+      return tally.report
     }
+    tally.report.staleTemporaries = try yieldPartials(policy: policy, dryRun: false)
+    try expire(policy: policy, at: time, into: tally)
+    try trim(policy: policy, into: tally)
+    var report = tally.report
+    let swept = try sweepAndReconcile(into: &report, policy: policy, at: time, dryRun: false)
+    // Per-key lock files of earlier versions (a lock a key is now a byte of locks/keys).
+    _ = KeyLocks.sweepLegacyFiles(layout.locksDirectory.path)
+    report.remaining = try totals()
+    do {
+      try freeingRoom {
+        try index.increment([.cleans: 1, .temporariesSwept: Int64(swept)])
+      }
+    } catch  where CacheError.isNoSpace(error) {
+      // No room even for two counters on a full disk: the clean is done all the same.
+    }
+    index.keepReserve()
+    return report
+  }
+
+  /// A clean's last steps, for real or (`dryRun`) as a plan: stale temporaries swept, then
+  /// rows and files made equal; what was found added to `report`. Returns how many
+  /// temporaries were swept.
+  func sweepAndReconcile(
+    into report: inout CleanReport, policy: CleanPolicy, at time: Date, dryRun: Bool
+  ) throws -> Int {
+    let sweep = try sweepTemporaries(
+      before: time.timeIntervalSince1970 - policy.staleTemporaryAge,
+      partialsBefore: time.timeIntervalSince1970 - resume.maxAge, dryRun: dryRun)
+    report.staleTemporaries += sweep.swept
+    let files = try reconcileFiles(dryRun: dryRun)
+    (report.orphanFiles, report.missingFiles) = (files.orphans, files.missing)
+    report.foreign = Array(Set(report.foreign + sweep.foreign + files.foreign)).sorted()
+    return sweep.swept.count
   }
 
   /// Refuses to go on when the index is empty while `data/` holds files: the index was lost

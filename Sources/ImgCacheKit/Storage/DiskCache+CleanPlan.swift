@@ -61,22 +61,16 @@ extension DiskCache {
             maxAge: policy.maxAge, at: time, expiring: expiring, after: after,
             limit: min(Self.cleanBatchSize, count - handed))
           guard let last = page.last else { break }
-          for (entry, _) in page {
+          for entry in page.entries {
             let removed = RemovedEntry(entry)
             tally.hand(expiring ? .expired(removed) : .trimmed(removed))
           }
-          (handed, after) = (handed + page.count, last.1)
+          (handed, after) = (handed + page.entries.count, last)
         }
       }
     }
-    let sweep = try sweepTemporaries(
-      before: time.timeIntervalSince1970 - policy.staleTemporaryAge,
-      partialsBefore: time.timeIntervalSince1970 - resume.maxAge, dryRun: true)
-    tally.report.staleTemporaries =
-      try yieldPartials(policy: policy, dryRun: true) + sweep.swept
-    let files = try reconcileFiles(dryRun: true)
-    (tally.report.orphanFiles, tally.report.missingFiles) = (files.orphans, files.missing)
-    tally.report.foreign = Array(Set(sweep.foreign + files.foreign)).sorted()
+    tally.report.staleTemporaries = try yieldPartials(policy: policy, dryRun: true)
+    _ = try sweepAndReconcile(into: &tally.report, policy: policy, at: time, dryRun: true)
   }
 }
 

@@ -24,7 +24,8 @@ extension DiskCache {
 
   /// Gives up kept partial bodies, least recently written first, until the cache's
   /// filesystem has `needed` bytes free (every one when `needed` is nil), sparing the one of
-  /// `key` (a download resuming it now) and those being written, at most `limit` of them. Their records go too. Returns the names given up.
+  /// `key` (a download resuming it now) and those being written, at most `limit` of them.
+  /// Their records go too. Returns the names given up.
   @discardableResult
   func giveUpPartials(needed: Int64? = nil, sparing key: String? = nil, atMost limit: Int = .max)
     -> [String]
@@ -56,31 +57,22 @@ extension DiskCache {
 
   /// The bytes an unprivileged writer may still use on the cache's filesystem; nil when the
   /// system does not say.
-  func freeSpace() -> Int64? {
-    var info = statvfs()
-    guard statvfs(layout.root.path, &info) == 0 else { return nil }
-    let free = Int64(info.f_bavail).multipliedReportingOverflow(by: Int64(info.f_frsize))
-    return free.overflow ? nil : free.partialValue
-  }
+  func freeSpace() -> Int64? { IndexRoom.space(at: layout.root.path)?.free }
 
   /// Whether the cache's filesystem is full: less free than the index's reserve would take.
   func isShortOfRoom() -> Bool {
-    var info = statvfs()
-    guard statvfs(layout.root.path, &info) == 0 else { return false }
-    let size = Int64(info.f_frsize)
-    let total = Int64(info.f_blocks).multipliedReportingOverflow(by: size)
-    let free = Int64(info.f_bavail).multipliedReportingOverflow(by: size)
-    guard !total.overflow, !free.overflow else { return false }
-    return free.partialValue < IndexRoom.reserveSize(onFilesystemOf: total.partialValue)
+    guard let space = IndexRoom.space(at: layout.root.path) else { return false }
+    return space.free < IndexRoom.reserveSize(onFilesystemOf: space.total)
   }
 
-  /// Runs `body`, which writes `bytes` into the cache; when it fails for lack of room, gives
-  /// up kept partial bodies (oldest first, until there is room for them) and runs it once more.
-  func makingRoom<T>(for bytes: Int64, _ body: () throws -> T) throws -> T {
+  /// Runs `body`, a write into the cache that needs `needed` bytes; when it fails for lack of
+  /// room, gives up kept partial bodies (oldest first, until that much is free) and runs it
+  /// once more.
+  func makingRoom<T>(needed: Int64, _ body: () throws -> T) throws -> T {
     do {
       return try body()
     } catch  where CacheError.isNoSpace(error) {
-      giveUpPartials(needed: bytes + Self.indexRoomPerStore)
+      giveUpPartials(needed: needed)
       return try body()
     }
   }

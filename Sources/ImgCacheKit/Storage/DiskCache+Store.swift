@@ -103,12 +103,9 @@ extension DiskCache {
             allocated: sizes.allocated, metadata: item.metadata, at: time)
         ))
     }
-    do {
-      try commit(ready, of: items, counting: counters, into: &results)
-    } catch  where CacheError.isNoSpace(error) {
-      // Kept partial bodies yield to complete ones (already in tmp/, they need room for
-      // their rows only): given up, oldest first, then the transaction once more.
-      giveUpPartials(needed: Self.indexRoomPerStore * Int64(ready.count))
+    // Kept partial bodies yield to complete ones (already in tmp/, they need room for their
+    // rows only): on a full disk, given up, oldest first, then the transaction once more.
+    try makingRoom(needed: Self.indexRoomPerStore * Int64(ready.count)) {
       try commit(ready, of: items, counting: counters, into: &results)
     }
     var final = [Result<CacheEntry, CacheError>]()
