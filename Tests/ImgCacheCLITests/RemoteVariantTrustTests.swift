@@ -97,7 +97,7 @@ struct RemoteVariantTrustTests {
       import sqlite3, sys
       row = sqlite3.connect(sys.argv[1]).execute(
           "SELECT source_sha256 FROM variant WHERE key = ?", (sys.argv[2],)).fetchone()
-      print(row[0] if row and row[0] else "none")
+      print(row[0].hex() if row and row[0] else "none")  # 32 bytes in schema v9
       """
     let linked = run(
       "/usr/bin/env", ["python3", "-c", script, machine.cacheDirectory + "/index.sqlite", key])

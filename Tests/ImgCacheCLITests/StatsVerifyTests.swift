@@ -97,7 +97,7 @@ struct StatsVerifyTests {
     let index = env.cacheDirectory + "/index.sqlite"
     #expect(
       run(
-        "/usr/bin/sqlite3", [index, "UPDATE entry SET size = size + 1 WHERE url LIKE '%base.bmp'"]
+        "/usr/bin/sqlite3", [index, "UPDATE entry SET size = size + 1 WHERE key LIKE '%base.bmp'"]
       ).status == 0)
     let dry = env.run(["verify", "--json"])
     #expect(dry.status == 1)

@@ -40,19 +40,21 @@ struct EntryColumnsTests {
       })
     let expected: [String: DatabaseValue] = [
       "key": key.databaseValue, "url": (key + "?u").databaseValue,
-      "file": stored.file.databaseValue, "size": 3.databaseValue,
+      // The stored forms (StoredForm): the key's own file name, a canonical date as a number,
+      // the SHA-256 and the key's MD5 as bytes.
+      "file": DatabaseValue.null, "size": 3.databaseValue,
       "allocated": stored.allocated.databaseValue, "format": "png".databaseValue,
       "width": 11.databaseValue, "height": 12.databaseValue, "scale": 2.databaseValue,
       "content_type": "image/x-test".databaseValue, "etag": "\"etag-1\"".databaseValue,
-      "last_modified": "Sun, 06 Nov 1994 08:49:37 GMT".databaseValue,
+      "last_modified": 784_111_777.databaseValue,
       "created": stored.created.timeIntervalSince1970.databaseValue,
       "last_access": stored.lastAccess.timeIntervalSince1970.databaseValue,
       "expiry": 2_000_000_001.0.databaseValue, "access_count": 0.databaseValue,
-      "sha256": String(repeating: "ab", count: 32).databaseValue,
+      "sha256": Data(repeating: 0xab, count: 32).databaseValue,
       "cache_control": "max-age=13".databaseValue, "expires": "expires-14".databaseValue,
       "date": "date-15".databaseValue, "age": "16".databaseValue,
       "received": 1_700_000_017.0.databaseValue, "status": 203.databaseValue,
-      "shareable": true.databaseValue,
+      "shareable": true.databaseValue, "digest": Data(MD5.digest(of: key.utf8)).databaseValue,
     ]
     for column in CacheEntry.Columns.all.map(\.name) {
       #expect(row[column] == expected[column], "column \(column)")
@@ -62,6 +64,7 @@ struct EntryColumnsTests {
     // And back: the positional decoder gives every field its own column's value.
     #expect(stored.metadata == metadata)
     #expect(stored.scale == 2 && stored.url == key + "?u" && stored.size == 3)
+    #expect(stored.file == CacheLayout.relativeFile(for: key))
   }
 
   @Test("an entry's copies share their fields until one changes, and then only it changes")

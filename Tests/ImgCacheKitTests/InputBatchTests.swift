@@ -22,16 +22,16 @@ struct InputBatchTests {
   @Test("duplicates are dropped within a window of the last distinct URLs, not beyond it")
   func duplicateWindow() {
     var recent = RecentDigests()
-    var answers = [recent.insert(KeyDigest("first")), recent.insert(KeyDigest("first"))]
+    var answers = [recent.insert(KeyDigest(key: "first")), recent.insert(KeyDigest(key: "first"))]
     #expect(answers == [true, false], "a near duplicate")
     var pushed = true
     for index in 1..<RecentDigests.capacity {
-      pushed = recent.insert(KeyDigest("u\(index)")) && pushed
+      pushed = recent.insert(KeyDigest(key: "u\(index)")) && pushed
     }
     #expect(pushed)
-    answers = [recent.insert(KeyDigest("first")), recent.insert(KeyDigest("one more"))]
+    answers = [recent.insert(KeyDigest(key: "first")), recent.insert(KeyDigest(key: "one more"))]
     #expect(answers == [false, true], "still within the window")
-    answers = [recent.insert(KeyDigest("first")), recent.insert(KeyDigest("u2"))]
+    answers = [recent.insert(KeyDigest(key: "first")), recent.insert(KeyDigest(key: "u2"))]
     #expect(answers == [true, false], "pushed out of the window: looked up again")
   }
 

@@ -4,6 +4,7 @@ extension CacheEntry {
   /// The stored fields of an entry (see ``CacheEntry``), but its use (last access and count).
   struct Fields: Sendable, Equatable {
     var key: String
+    var digest: KeyDigest
     var url: String
     var file: String
     var size: Int64

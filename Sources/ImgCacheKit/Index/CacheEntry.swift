@@ -8,7 +8,7 @@ import GRDB
 /// hit, a job's outcome and an event to the output, and copying its fields, up to nine of
 /// them strings, at each step cost a warm prefetch thousands of instructions a URL in
 /// reference counting.
-public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecord {
+public struct CacheEntry: Sendable, Equatable, FetchableRecord, TableRecord {
   public static let databaseTableName = "entry"
 
   private var box: Box
@@ -16,8 +16,13 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecor
   /// The cache key (the URL without its fragment, unless a filter or explicit key said otherwise).
   public var key: String {
     get { box.fields.key }
-    set { fields.key = newValue }
+    set {
+      fields.key = newValue
+      fields.digest = KeyDigest(key: newValue)
+    }
   }
+  /// The MD5 of the key: its row's identity and its file's name (``KeyDigest``).
+  public var digest: KeyDigest { box.fields.digest }
   /// The URL the body was fetched from.
   public var url: String {
     get { box.fields.url }
@@ -145,12 +150,13 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecor
     public static let received = Column("received")
     public static let status = Column("status")
     public static let shareable = Column("shareable")
+    public static let digest = Column("digest")
 
-    /// Every column, in the order ``CacheEntry/values`` lists them.
+    /// Every column, in the order ``CacheEntry/values`` lists them (the table's own).
     static let all = [
       key, url, file, size, allocated, format, width, height, scale, contentType, etag,
       lastModified, created, lastAccess, expiry, accessCount, sha256, cacheControl, expires,
-      date, age, received, status, shareable,
+      date, age, received, status, shareable, digest,
     ]
   }
 
@@ -164,20 +170,26 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecor
   public init(row: Row) throws { try self.init(columns: row) }
 
   /// Decodes the columns of ``databaseSelection`` by position: by hand and without name
-  /// look-ups, several times faster than `Decodable` or `row[column]` on the hit path.
+  /// look-ups, several times faster than `Decodable` or `row[column]` on the hit path. The
+  /// fields the row keeps in a shorter form (``StoredForm``) are given back whole.
   init(columns row: some ColumnReader) throws {
+    let key: String = try row.value(0)
+    let digest = try StoredForm.digest(stored: row, at: 24)
+    let format: String? = try row.value(5)
     box = Box(
       Fields(
-        key: try row.value(0), url: try row.value(1), file: try row.value(2),
-        size: try row.value(3), allocated: try row.value(4), format: try row.value(5),
+        key: key, digest: digest, url: StoredForm.url(stored: try row.value(1), key: key),
+        file: StoredForm.file(stored: try row.value(2), key: key, digest: digest),
+        size: try row.value(3), allocated: try row.value(4), format: format,
         width: try row.value(6), height: try row.value(7), scale: try row.value(8),
-        contentType: try row.value(9), etag: try row.value(10), lastModified: try row.value(11),
+        contentType: StoredForm.contentType(stored: try row.value(9), format: format),
+        etag: try row.value(10), lastModified: try StoredForm.httpDate(stored: row, at: 11),
         created: Date(timeIntervalSince1970: try row.value(12)),
         expiry: (try row.value(14) as Double?).map(Date.init(timeIntervalSince1970:)),
-        sha256: try row.value(16),
+        sha256: try StoredForm.sha256(stored: row, at: 16),
         freshness: ResponseFreshness(
-          cacheControl: try row.value(17), expires: try row.value(18), date: try row.value(19),
-          age: try row.value(20),
+          cacheControl: try row.value(17), expires: try StoredForm.httpDate(stored: row, at: 18),
+          date: try StoredForm.httpDate(stored: row, at: 19), age: try row.value(20),
           received: (try row.value(21) as Double?).map(Date.init(timeIntervalSince1970:)),
           status: try row.value(22)),
         shareable: try row.value(23)))
@@ -192,34 +204,34 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, PersistableRecor
   ) {
     box = Box(
       Fields(
-        key: key, url: url, file: file, size: size, allocated: allocated,
-        format: metadata.format?.rawValue, width: metadata.width, height: metadata.height,
-        scale: CacheKey.scale(of: key), contentType: metadata.contentType, etag: metadata.etag,
+        key: key, digest: KeyDigest(key: key), url: url, file: file, size: size,
+        allocated: allocated, format: metadata.format?.rawValue, width: metadata.width,
+        height: metadata.height, scale: CacheKey.scale(of: key),
+        contentType: metadata.contentType, etag: metadata.etag,
         lastModified: metadata.lastModified, created: time, expiry: metadata.expiry,
         sha256: metadata.sha256, freshness: metadata.freshness, shareable: metadata.shareable))
     lastAccess = time
     accessCount = 0
   }
 
-  /// The database values, in the order of ``Columns/all``: each made by its own type's
-  /// conversion (no existential box a value, which cost a store ≈800 instructions a column).
+  /// The database values, in the order of ``Columns/all``, in their stored forms
+  /// (``StoredForm``): each made by its own type's conversion (no existential box a value,
+  /// which cost a store ≈800 instructions a column).
   var values: [DatabaseValue] {
     [
-      key.databaseValue, url.databaseValue, file.databaseValue, size.databaseValue,
+      key.databaseValue, StoredForm.url(url, key: key),
+      StoredForm.file(file, key: key, digest: digest), size.databaseValue,
       allocated.databaseValue, format.databaseValue, width.databaseValue, height.databaseValue,
-      scale.databaseValue, contentType.databaseValue, etag.databaseValue,
-      lastModified.databaseValue, created.timeIntervalSince1970.databaseValue,
+      scale.databaseValue, StoredForm.contentType(contentType, format: format),
+      etag.databaseValue, StoredForm.httpDate(lastModified),
+      created.timeIntervalSince1970.databaseValue,
       lastAccess.timeIntervalSince1970.databaseValue,
       (expiry?.timeIntervalSince1970).databaseValue, accessCount.databaseValue,
-      sha256.databaseValue, freshness.cacheControl.databaseValue,
-      freshness.expires.databaseValue, freshness.date.databaseValue,
+      StoredForm.sha256(sha256), freshness.cacheControl.databaseValue,
+      StoredForm.httpDate(freshness.expires), StoredForm.httpDate(freshness.date),
       freshness.age.databaseValue, (freshness.received?.timeIntervalSince1970).databaseValue,
-      freshness.status.databaseValue, shareable.databaseValue,
+      freshness.status.databaseValue, shareable.databaseValue, StoredForm.digest(digest),
     ]
-  }
-
-  public func encode(to container: inout PersistenceContainer) throws {
-    for (column, value) in zip(Columns.all, values) { container[column] = value }
   }
 
   /// The metadata part of the entry.

@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 
 /// Something whose columns are read by position: a GRDB `Row`, or the current row of a
 /// statement read straight from SQLite (``StatementColumns``). ``CacheEntry/init(columns:)``
@@ -8,9 +9,25 @@ protocol ColumnReader {
   /// non-optional, text into a number).
   func value<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ index: Int) throws
     -> Value
+  /// Column `index` when it holds an integer; nil when it holds anything else.
+  func integer(_ index: Int) -> Int64?
+  /// `body` called with the bytes of column `index` when it holds a BLOB; nil otherwise.
+  func withBlob<T>(_ index: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T?
 }
 
 extension Row: ColumnReader {
+  func integer(_ index: Int) -> Int64? {
+    let value: DatabaseValue = self[index]
+    if case .int64(let number) = value.storage { return number }
+    return nil
+  }
+
+  func withBlob<T>(_ index: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T? {
+    let value: DatabaseValue = self[index]
+    guard case .blob(let data) = value.storage else { return nil }
+    return data.withUnsafeBytes(body)
+  }
+
   func value<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ index: Int) throws
     -> Value
   {
@@ -32,5 +49,18 @@ struct StatementColumns: ColumnReader {
         resultCode: .SQLITE_MISMATCH, message: "column \(index) does not hold a \(Value.self)")
     }
     return value
+  }
+
+  func integer(_ index: Int) -> Int64? {
+    guard sqlite3_column_type(statement, CInt(index)) == SQLITE_INTEGER else { return nil }
+    return sqlite3_column_int64(statement, CInt(index))
+  }
+
+  func withBlob<T>(_ index: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T? {
+    guard sqlite3_column_type(statement, CInt(index)) == SQLITE_BLOB else { return nil }
+    // The bytes first, then their count (SQLite's rule for reading a column).
+    let bytes = sqlite3_column_blob(statement, CInt(index))
+    let count = Int(sqlite3_column_bytes(statement, CInt(index)))
+    return body(UnsafeRawBufferPointer(start: bytes, count: bytes == nil ? 0 : count))
   }
 }

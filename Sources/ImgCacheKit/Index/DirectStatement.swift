@@ -5,7 +5,8 @@ import GRDBSQLite
 /// statements every URL pays: the lookup of entries by key, the recording of uses, a store. GRDB's
 /// `StatementArguments` go through a generic map that boxes each value (≈1,400 instructions a
 /// value, three a use) and its cursor adds its own bookkeeping; here a value costs one
-/// `sqlite3_bind_*`. SQLite's C API is used in `Index/` only: here, and for the VFS in `IndexRoom`.
+/// `sqlite3_bind_*`. SQLite's C API is used in `Index/` only: here, in ``StatementColumns``, and
+/// for the VFS in `IndexRoom`.
 struct DirectStatement {
   /// SQLite's "copy the text now" destructor.
   private static let transient = unsafeBitCast(
@@ -32,6 +33,12 @@ struct DirectStatement {
   /// Binds `value` to parameter `index` (from 1).
   func bind(_ value: Int64, at index: Int32) throws {
     try check(sqlite3_bind_int64(handle, index, value))
+  }
+
+  /// Binds the 16 bytes of `digest` to parameter `index` (from 1).
+  func bind(_ digest: KeyDigest, at index: Int32) throws {
+    try check(
+      digest.withBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, 16, Self.transient) })
   }
 
   /// Binds NULL to parameter `index` (from 1).

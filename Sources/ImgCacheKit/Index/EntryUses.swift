@@ -21,10 +21,15 @@ enum EntryUses {
           last_access DOUBLE NOT NULL,
           access_count INTEGER NOT NULL
         );
-        CREATE TRIGGER entry_use_forget AFTER DELETE ON entry
-        BEGIN DELETE FROM entry_use WHERE entry_rowid = OLD.rowid; END;
+        \(forgetTrigger)
         """)
   }
+
+  /// The trigger that deletes the use of a deleted entry (made again with v9's `entry`).
+  static let forgetTrigger = """
+    CREATE TRIGGER entry_use_forget AFTER DELETE ON entry
+    BEGIN DELETE FROM entry_use WHERE entry_rowid = OLD.rowid; END;
+    """
 
   /// `entry` joined with its recorded use, for ``mergedSelectList``.
   static let joined = "entry LEFT JOIN entry_use ON entry_use.entry_rowid = entry.rowid"
@@ -49,11 +54,12 @@ enum EntryUses {
   ) throws {
     let size = PaddedBatch.size(for: uses.count)
     let statement = try db.cachedStatement(
-      sql: "WITH used(key, time, count) AS (VALUES "
-        + PaddedBatch.list(of: "(?, ?, ?)", count: size)
+      sql: "WITH used(digest, key, time, count) AS (VALUES "
+        + PaddedBatch.list(of: "(?, ?, ?, ?)", count: size)
           + """
           ) INSERT INTO entry_use (entry_rowid, last_access, access_count)
-          SELECT entry.rowid, used.time, used.count FROM used, entry WHERE entry.key = used.key
+          SELECT entry.rowid, used.time, used.count FROM used, entry
+          WHERE entry.digest = used.digest AND entry.key = used.key
           ON CONFLICT (entry_rowid) DO UPDATE SET
           last_access = max(last_access, excluded.last_access),
           access_count = access_count + excluded.access_count
@@ -61,12 +67,13 @@ enum EntryUses {
     let direct = DirectStatement(statement)
     var parameter: Int32 = 1
     for (key, use) in uses {
-      try direct.bind(key, at: parameter)
-      try direct.bind(use.time, at: parameter + 1)
-      try direct.bind(use.count, at: parameter + 2)
-      parameter += 3
+      try direct.bind(KeyDigest(key: key), at: parameter)
+      try direct.bind(key, at: parameter + 1)
+      try direct.bind(use.time, at: parameter + 2)
+      try direct.bind(use.count, at: parameter + 3)
+      parameter += 4
     }
-    while parameter <= 3 * size {
+    while parameter <= 4 * size {
       try direct.bindNull(at: parameter)
       parameter += 1
     }
@@ -105,9 +112,11 @@ enum EntryUses {
     selectByKeys(PaddedBatch.list(of: "?", count: 1 << $0))
   }
 
+  /// Bound to the keys' digests (``KeyDigest``): a row whose key is not one asked for (a key
+  /// that shares its digest) is the caller's to drop.
   private static func selectByKeys(_ list: String) -> String {
     "SELECT \(mergedSelectList), EXISTS (SELECT 1 FROM failed_request) FROM \(joined) "
-      + "WHERE entry.key IN (\(list))"
+      + "WHERE entry.digest IN (\(list))"
   }
 
   /// The column of ``selectByKeys(count:)`` after the entry's: whether any failed request is
@@ -117,8 +126,9 @@ enum EntryUses {
   /// The row of `key` with its recorded use folded in (see ``mergedSelectList``).
   static func entry(forKey key: String, _ db: Database) throws -> CacheEntry? {
     let statement = try db.cachedStatement(
-      sql: "SELECT \(mergedSelectList) FROM \(joined) WHERE entry.key = ?")
-    return try CacheEntry.fetchOne(statement, arguments: [key])
+      sql: "SELECT \(mergedSelectList) FROM \(joined) WHERE \(IndexSchema.byKey)")
+    return try CacheEntry.fetchOne(
+      statement, arguments: [StoredForm.digest(KeyDigest(key: key)), key])
   }
 
   /// The row of `key` with its use folded in, the use deleted: for a write transaction that
@@ -132,7 +142,9 @@ enum EntryUses {
   /// Deletes the recorded use of `key`'s entry, in a write transaction that rewrites its row.
   static func forget(key: String, _ db: Database) throws {
     try db.cachedStatement(
-      sql: "DELETE FROM entry_use WHERE entry_rowid = (SELECT rowid FROM entry WHERE key = ?)"
-    ).execute(arguments: [key])
+      sql: """
+        DELETE FROM entry_use WHERE entry_rowid = (SELECT rowid FROM entry WHERE \(IndexSchema.byKey))
+        """
+    ).execute(arguments: [StoredForm.digest(KeyDigest(key: key)), key])
   }
 }

@@ -77,8 +77,14 @@ extension Index {
           arguments: [after.lastAccess, after.created, after.rowid])
       }
       let rows = try Row.fetchAll(db, request.limit(limit))
-      let last = rows.last.map { CleanPosition(lastAccess: $0[13], created: $0[12], rowid: $0[24]) }
-      return (try rows.map(CacheEntry.init(row:)), last)
+      let entries = try rows.map(CacheEntry.init(row:))
+      let last = entries.last.map { entry in
+        CleanPosition(
+          lastAccess: entry.lastAccess.timeIntervalSince1970,
+          created: entry.created.timeIntervalSince1970,
+          rowid: rows[rows.count - 1][CacheEntry.Columns.all.count])
+      }
+      return (entries, last)
     }
   }
 

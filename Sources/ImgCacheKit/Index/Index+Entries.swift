@@ -43,11 +43,18 @@ extension Index {
             try self.statement(.entriesByKey(size: size), db) {
               EntryUses.selectByKeys(count: size)
             })
-          for (index, key) in padded.enumerated() { try statement.bind(key, at: Int32(index + 1)) }
+          for (index, key) in padded.enumerated() {
+            try statement.bind(KeyDigest(key: key), at: Int32(index + 1))
+          }
+          let asked = padded.count > 1 ? Set(padded) : []
           try statement.run { row in
             let columns = StatementColumns(statement: row)
-            entries.append(try CacheEntry(columns: columns))
+            let entry = try CacheEntry(columns: columns)
             failures = try columns.value(EntryUses.failuresColumn) as Bool
+            // Found by its digest: a row of another key that shares it is no hit.
+            if padded.count > 1 ? asked.contains(entry.key) : entry.key == padded.first {
+              entries.append(entry)
+            }
           }
         }
         let outdated = variants && !entries.isEmpty ? try self.outdatedVariants(keys, db) : []
@@ -76,7 +83,7 @@ extension Index {
       entry.freshness = entry.freshness.updated(by: freshness)
       entry.lastAccess = time
       entry.accessCount += 1
-      try entry.update(db)
+      try IndexSchema.rewrite(entry, db)
       try IndexSchema.increment([.notModified: 1], db)
       try db.execute(sql: "DELETE FROM failed_request WHERE url = ?", arguments: [entry.url])
       return entry

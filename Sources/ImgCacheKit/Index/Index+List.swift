@@ -83,7 +83,9 @@ extension Index {
     // a moment (a long clean), is listed as it is: without the uses not merged yet.
     if cursor == nil { try? mergeUses(briefly: true) }
     let column = Self.column(of: order)
-    var request = CacheEntry.select(Columns.all + [Column.rowID]).filter(Self.condition(filter))
+    // The entry's columns, its rowid, then the value it is ordered by (the cursor's).
+    var request = CacheEntry.select(Columns.all + [Column.rowID, column])
+      .filter(Self.condition(filter))
     if let cursor {
       let comparison = reverse ? "<" : ">"
       request = request.filter(
@@ -91,11 +93,12 @@ extension Index {
           ? SQL("rowid \(sql: comparison) \(cursor.rowid)")
           : SQL("(\(column), rowid) \(sql: comparison) (\(cursor.value), \(cursor.rowid))"))
     }
-    let terms = order == .stored ? [Column.rowID] : [column, Column.rowID]
+    let terms =
+      order == .stored ? [Column.rowID.sqlExpression] : [column, Column.rowID.sqlExpression]
     let ordering = terms.map { reverse ? $0.desc : $0.asc }
     // Read by position from the statement (named lookups in copied rows cost more than SQLite).
     let rowidAt = Columns.all.count
-    let valueAt = Columns.all.firstIndex { $0.name == column.name } ?? rowidAt
+    let valueAt = rowidAt + 1
     return try read(orIfMissing: EntryPage(entries: [], next: nil)) { db in
       var entries = [CacheEntry]()
       var next: EntryCursor?
@@ -117,20 +120,23 @@ extension Index {
     }
   }
 
-  private static func column(of order: EntryOrder) -> Column {
+  /// An entry's URL in SQL: its `url`, NULL when it is the key (``StoredForm``).
+  private static let url = SQL("COALESCE(url, key)").sqlExpression
+
+  private static func column(of order: EntryOrder) -> SQLExpression {
     switch order {
-    case .access: Columns.lastAccess
-    case .size: Columns.size
-    case .created: Columns.created
-    case .url: Columns.url
-    case .hits: Columns.accessCount
-    case .stored: Column.rowID
+    case .access: Columns.lastAccess.sqlExpression
+    case .size: Columns.size.sqlExpression
+    case .created: Columns.created.sqlExpression
+    case .url: Self.url
+    case .hits: Columns.accessCount.sqlExpression
+    case .stored: Column.rowID.sqlExpression
     }
   }
 
   private static func condition(_ filter: EntryFilter) -> SQLExpression {
     var parts = [SQLExpression]()
-    if let glob = filter.urlGlob { parts.append(SQL("\(Columns.url) GLOB \(glob)").sqlExpression) }
+    if let glob = filter.urlGlob { parts.append(SQL("\(Self.url) GLOB \(glob)").sqlExpression) }
     if !filter.formats.isEmpty { parts.append(filter.formats.contains(Columns.format)) }
     if let size = filter.largerThan { parts.append(Columns.size > size) }
     if let size = filter.smallerThan { parts.append(Columns.size < size) }
@@ -200,7 +206,8 @@ extension Index {
           groups[row[0]] = CacheTotals(entries: row[1], bytes: row[2], allocated: row[3])
         }
       case .host:
-        let rows = try Row.fetchCursor(db, sql: "SELECT url, size, allocated FROM entry")
+        let rows = try Row.fetchCursor(
+          db, sql: "SELECT COALESCE(url, key), size, allocated FROM entry")
         while let row = try rows.next() {
           let host = URLText.host(of: row[0])
           var totals = groups[host] ?? .zero

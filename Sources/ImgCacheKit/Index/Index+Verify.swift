@@ -30,9 +30,14 @@ extension Index {
   func recordHash(_ sha256: String, of entry: CacheEntry) throws {
     try writeIfExists(orIfMissing: ()) { db in
       try db.execute(
-        sql:
-          "UPDATE entry SET sha256 = ? WHERE key = ? AND file = ? AND size = ? AND sha256 IS NULL",
-        arguments: [sha256, entry.key, entry.file, entry.size])
+        sql: """
+          UPDATE entry SET sha256 = ?
+          WHERE \(IndexSchema.byKey) AND file IS ? AND size = ? AND sha256 IS NULL
+          """,
+        arguments: [
+          StoredForm.sha256(sha256), StoredForm.digest(entry.digest), entry.key,
+          StoredForm.file(entry.file, key: entry.key, digest: entry.digest), entry.size,
+        ])
     }
   }
 }

@@ -123,6 +123,8 @@ enum IndexSchema {
     migrator.registerMigration("v7") { db in try EntryUses.create(db) }
     // Image variants: which original each variant entry was derived from (VariantLinks).
     migrator.registerMigration("v8") { db in try VariantLinks.create(db) }
+    // The lean index: entries found by their key's MD5, no field written twice (StoredForm).
+    migrator.registerMigration("v9") { db in try makeLean(db) }
     return migrator
   }
 
@@ -152,14 +154,24 @@ enum IndexSchema {
     return CacheTotals(entries: row[0], bytes: row[1], allocated: row[2])
   }
 
+  /// The condition that finds an entry by its key: bound to its digest (the index), then its key.
+  static let byKey = "entry.digest = ? AND entry.key = ?"
+
+  /// Writes every column of `entry`'s row (its stored forms, ``StoredForm``), which exists: the
+  /// totals do not change.
+  static func rewrite(_ entry: CacheEntry, _ db: Database) throws {
+    let statement = DirectStatement(try db.cachedStatement(sql: StoreBatch.upsertSQL))
+    try statement.bind(entry.values)
+    try statement.run()
+  }
+
   /// Deletes `entries` from the index and adjusts the totals.
   static func delete(_ entries: [CacheEntry], _ db: Database) throws {
     guard !entries.isEmpty else { return }
     var delta = CacheTotals.zero
-    let statement = try db.cachedStatement(
-      sql: "DELETE FROM entry WHERE \(CacheEntry.Columns.key.name) = ?")
+    let statement = try db.cachedStatement(sql: "DELETE FROM entry WHERE \(byKey)")
     for entry in entries {
-      try statement.execute(arguments: [entry.key])
+      try statement.execute(arguments: [StoredForm.digest(entry.digest), entry.key])
       delta.entries -= 1
       delta.bytes -= entry.size
       delta.allocated -= entry.allocated

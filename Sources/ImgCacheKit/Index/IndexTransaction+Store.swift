@@ -44,7 +44,7 @@ struct StoreBatch {
   mutating func store(_ entry: CacheEntry, link: VariantLink?) throws -> CacheEntry {
     var entry = entry
     let lookup = DirectStatement(previous)
-    try lookup.bind(entry.key, at: 1)
+    try lookup.bind(entry.digest, at: 1)
     var old: (size: Int64, allocated: Int64, uses: Int64)?
     try lookup.run { row in
       let columns = StatementColumns(statement: row)
@@ -74,19 +74,22 @@ struct StoreBatch {
     try IndexSchema.increment([counters.stored: stored, counters.bytes: bytes], db)
   }
 
-  /// The size, allocated size and use count (recorded uses included) of a stored key.
+  /// The size, allocated size and use count (recorded uses included) of the row a store of
+  /// this digest replaces (its key's, or the key that shares its digest and file).
   private static let previousSQL =
     "SELECT entry.size, entry.allocated, entry.access_count + "
-    + "COALESCE(entry_use.access_count, 0) FROM \(EntryUses.joined) WHERE entry.key = ?"
+    + "COALESCE(entry_use.access_count, 0) FROM \(EntryUses.joined) WHERE entry.digest = ?"
 
-  /// Inserts an entry, or replaces every column but its key (built once, not per store).
-  private static let upsertSQL = {
+  /// Inserts an entry, or replaces every column of the row of its digest (built once, not per
+  /// store): ``IndexSchema/upsert(_:_:)``.
+  static let upsertSQL = {
     let names = Columns.all.map(\.name)
     return """
       INSERT INTO entry (\(names.joined(separator: ", ")))
       VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))
-      ON CONFLICT(key) DO UPDATE SET
-      \(names.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
+      ON CONFLICT(digest) DO UPDATE SET
+      \(names.filter { $0 != Columns.digest.name }.map { "\($0) = excluded.\($0)" }
+        .joined(separator: ", "))
       """
   }()
 

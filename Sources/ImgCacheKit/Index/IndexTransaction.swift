@@ -55,9 +55,13 @@ struct IndexTransaction {
       .fetchAll(db)
   }
 
-  /// The rows whose file is in shard `ab` (`ab/…`), as a range of the `entry_file` index.
+  /// The rows whose file is in shard `ab` (`ab/…`): a range of the `entry_digest` index, the
+  /// digests whose first byte is `ab` (none for a name that is not two hexadecimal digits).
   private static func inShard(_ shard: String) -> SQLExpression {
-    Columns.file > shard + "/" && Columns.file < shard + "0"
+    guard shard.utf8.count == 2, let bytes = Hex.decode(shard) else { return false.sqlExpression }
+    let start = Data(bytes)
+    guard bytes[0] < 0xff else { return Columns.digest >= start }
+    return Columns.digest >= start && Columns.digest < Data([bytes[0] + 1])
   }
 
   /// The rows of shard `shard` (`ab`).
@@ -65,14 +69,33 @@ struct IndexTransaction {
     try CacheEntry.filter(Self.inShard(shard)).fetchAll(db)
   }
 
-  /// The files (`ab/<name>`) of the rows of shard `shard`.
+  /// The files (`ab/<name>`) of the rows of shard `shard`, read from their key, stored file
+  /// and digest (``StoredForm``) without decoding the rest of the row.
   func files(inShard shard: String) throws -> Set<String> {
-    try String.fetchSet(db, CacheEntry.select(Columns.file).filter(Self.inShard(shard)))
+    let rows = try Row.fetchCursor(
+      db, CacheEntry.select(Columns.key, Columns.file, Columns.digest).filter(Self.inShard(shard)))
+    var files = Set<String>()
+    while let row = try rows.next() {
+      let key: String = try row.value(0)
+      let digest = try StoredForm.digest(stored: row, at: 2)
+      files.insert(StoredForm.file(stored: try row.value(1), key: key, digest: digest))
+    }
+    return files
   }
 
-  /// The rows whose file is one of `files` (`ab/<name>`).
+  /// The rows whose file is one of `files` (`ab/<name>`): found by the digest each name
+  /// starts with, a few hundred at a time.
   func entries(withFiles files: Set<String>) throws -> [CacheEntry] {
-    try CacheEntry.filter(files.contains(Columns.file)).fetchAll(db)
+    let digests = files.compactMap { file -> Data? in
+      let name = file.split(separator: "/").last ?? ""
+      return KeyDigest(hex: name.prefix(32))?.data
+    }
+    var entries = [CacheEntry]()
+    for start in stride(from: 0, to: digests.count, by: 500) {
+      let chunk = digests[start..<min(start + 500, digests.count)]
+      entries += try CacheEntry.filter(chunk.contains(Columns.digest)).fetchAll(db)
+    }
+    return entries.filter { files.contains($0.file) }
   }
 
   // MARK: Writing
@@ -93,9 +116,9 @@ struct IndexTransaction {
   func recordSizes(_ resized: [(entry: CacheEntry, size: Int64, allocated: Int64)]) throws {
     var delta = CacheTotals.zero
     let update = try db.cachedStatement(
-      sql: "UPDATE entry SET size = ?, allocated = ? WHERE key = ?")
+      sql: "UPDATE entry SET size = ?, allocated = ? WHERE \(IndexSchema.byKey)")
     for (entry, size, allocated) in resized {
-      try update.execute(arguments: [size, allocated, entry.key])
+      try update.execute(arguments: [size, allocated, StoredForm.digest(entry.digest), entry.key])
       delta.bytes += size - entry.size
       delta.allocated += allocated - entry.allocated
     }

@@ -54,16 +54,27 @@ enum VariantLinks {
           source_sha256 TEXT
         );
         CREATE INDEX variant_by_original ON variant(original);
-        CREATE TRIGGER variant_forget AFTER DELETE ON entry
-        BEGIN DELETE FROM variant WHERE key = OLD.key; END;
+        \(forgetTrigger)
         """)
   }
+
+  /// The trigger that deletes the link of a deleted variant (made again with v9's `entry`).
+  static let forgetTrigger = """
+    CREATE TRIGGER variant_forget AFTER DELETE ON entry
+    BEGIN DELETE FROM variant WHERE key = OLD.key; END;
+    """
 
   /// Records `link` (replacing an older one of the same variant), in the caller's transaction.
   static func record(_ link: VariantLink, _ db: Database) throws {
     try db.cachedStatement(
-      sql: "INSERT OR REPLACE INTO variant (key, original, spec, source_sha256) VALUES (?, ?, ?, ?)"
-    ).execute(arguments: [link.key, link.original, link.spec, link.sourceSHA256])
+      sql: """
+        INSERT OR REPLACE INTO variant (key, original, original_digest, spec, source_sha256)
+        VALUES (?, ?, ?, ?, ?)
+        """
+    ).execute(arguments: [
+      link.key, link.original, StoredForm.digest(KeyDigest(key: link.original)), link.spec,
+      StoredForm.sha256(link.sourceSHA256),
+    ])
   }
 
   /// The links of those `keys` that are variants: one query a batch of keys, none when
@@ -77,7 +88,8 @@ enum VariantLinks {
           + PaddedBatch.list(of: "?", count: size) + ")")
       for row in try Row.fetchAll(statement, arguments: StatementArguments(strings: padded)) {
         links[row[0]] = VariantLink(
-          key: row[0], original: row[1], spec: row[2], sourceSHA256: row[3])
+          key: row[0], original: row[1], spec: row[2],
+          sourceSHA256: try StoredForm.sha256(stored: row, at: 3))
       }
     }
     return links
@@ -87,7 +99,8 @@ enum VariantLinks {
   /// from a body its original no longer has (both SHA-256 known and different).
   static func outdatedSQL(count: Int) -> String {
     """
-    SELECT variant.key FROM variant JOIN entry ON entry.key = variant.original
+    SELECT variant.key FROM variant
+    JOIN entry ON entry.digest = variant.original_digest AND entry.key = variant.original
     WHERE variant.key IN (\(PaddedBatch.list(of: "?", count: count)))
     AND variant.source_sha256 != entry.sha256
     """
@@ -124,7 +137,12 @@ extension Index {
     guard !links.isEmpty else { return }
     try write { db in
       // Only of entries there are: a link never points from a missing row.
-      for link in links where try CacheEntry.exists(db, key: link.key) {
+      let exists = try db.cachedStatement(
+        sql: "SELECT EXISTS (SELECT 1 FROM entry WHERE \(IndexSchema.byKey))")
+      for link in links
+      where try Bool.fetchOne(
+        exists, arguments: [StoredForm.digest(KeyDigest(key: link.key)), link.key]) == true
+      {
         try VariantLinks.record(link, db)
       }
     }
@@ -137,14 +155,15 @@ extension Index {
     return try read(orIfMissing: [:]) { db in
       let statement = try db.cachedStatement(
         sql: """
-          SELECT variant.source_sha256, entry.width, entry.height
-          FROM variant JOIN entry ON entry.key = variant.original
+          SELECT variant.source_sha256, entry.width, entry.height FROM variant
+          JOIN entry ON entry.digest = variant.original_digest AND entry.key = variant.original
           WHERE variant.key = ? AND entry.sha256 = variant.source_sha256
           """)
       var sources = [String: VariantSource]()
       for key in keys {
         guard let row = try Row.fetchOne(statement, arguments: [key]),
-          let sha256: String = row[0], let width: Int = row[1], let height: Int = row[2]
+          let sha256 = try StoredForm.sha256(stored: row, at: 0), let width: Int = row[1],
+          let height: Int = row[2]
         else { continue }
         sources[key] = VariantSource(sha256: sha256, width: width, height: height)
       }

@@ -54,7 +54,7 @@ struct RunState {
         switch item {
         case .url(let url):
           progress.total += 1
-          if seen.insert(KeyDigest(url)) {
+          if seen.insert(KeyDigest(key: url)) {
             batch.append(url)
           } else {
             progress.duplicates += 1
@@ -154,17 +154,5 @@ struct RecentDigests {
       next = (next + 1) % Self.capacity
     }
     return true
-  }
-}
-
-/// 128 bits of MD5 of a URL: de-duplicates URLs in little memory.
-struct KeyDigest: Hashable {
-  let high: UInt64
-  let low: UInt64
-
-  init(_ url: String) {
-    let bytes = MD5.digest(of: url.utf8)
-    high = bytes[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
-    low = bytes[8..<16].reduce(0) { $0 << 8 | UInt64($1) }
   }
 }

@@ -11,12 +11,8 @@ private struct FetchedDigest: @unchecked Sendable {
   init(_ pointer: OpaquePointer?) { self.pointer = pointer }
 }
 
-/// MD5 digests through OpenSSL's EVP interface.
+/// MD5 digests through OpenSSL's one-shot MD5 (``imgcache_md5`` in the COpenSSL shim).
 public enum MD5 {
-  /// OpenSSL's MD5, fetched from its provider once. With `EVP_md5()` every digest looked the
-  /// implementation up again: the MD5 of a URL took 5,200 instructions, now 2,800.
-  private static let algorithm = FetchedDigest(EVP_MD_fetch(nil, "MD5", nil) ?? EVP_md5())
-
   /// Returns the 16 bytes of the MD5 of `bytes`.
   public static func digest<Bytes: Sequence>(of bytes: Bytes) -> [UInt8]
   where Bytes.Element == UInt8 {
@@ -28,12 +24,16 @@ public enum MD5 {
     return Array(bytes).withUnsafeBytes(digest)
   }
 
+  /// Writes the MD5 of `input` to `output`, which holds 16 bytes at least.
+  static func digest(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) {
+    precondition(output.count >= 16, "an MD5 needs 16 bytes")
+    imgcache_md5(
+      input.baseAddress, input.count, output.baseAddress?.assumingMemoryBound(to: UInt8.self))
+  }
+
   private static func digest(_ input: UnsafeRawBufferPointer) -> [UInt8] {
-    [UInt8](unsafeUninitializedCapacity: Int(EVP_MAX_MD_SIZE)) { buffer, count in
-      var length: UInt32 = 0
-      let ok = EVP_Digest(
-        input.baseAddress, input.count, buffer.baseAddress, &length, algorithm.pointer, nil)
-      precondition(ok == 1 && length == 16, "OpenSSL EVP_Digest(MD5) failed")
+    [UInt8](unsafeUninitializedCapacity: 16) { buffer, count in
+      digest(input, into: UnsafeMutableRawBufferPointer(buffer))
       count = 16
     }
   }

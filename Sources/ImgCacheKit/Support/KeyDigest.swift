@@ -1,0 +1,77 @@
+import Foundation
+
+/// The MD5 of a cache key's UTF-8 bytes: the stem of its file's name (`ab/<32 hex digits>…`,
+/// sharded by the first byte) and, from schema v9, its entry's identity in the index (the
+/// `digest` column, 16 bytes under a unique index: docs/design.md, On disk). Keys that shared a
+/// digest would share a file, so they share a row: the later store replaces the earlier.
+public struct KeyDigest: Hashable, Sendable {
+  // The 16 bytes as they come, in two words: `withBytes` hands them back in the same order.
+  private var first: UInt64
+  private var second: UInt64
+
+  /// The digest of `key`.
+  public init(key: String) {
+    var key = key
+    (first, second) = (0, 0)
+    key.withUTF8 { bytes in
+      withUnsafeMutableBytes(of: &self) { MD5.digest(UnsafeRawBufferPointer(bytes), into: $0) }
+    }
+  }
+
+  /// The digest whose 16 bytes are `bytes`; nil for any other length.
+  init?(bytes: UnsafeRawBufferPointer) {
+    guard bytes.count == 16 else { return nil }
+    first = bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self)
+    second = bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+  }
+
+  /// The digest written as `hex`: 32 hexadecimal digits, either case; nil otherwise.
+  init?(hex: some StringProtocol) {
+    guard let bytes = Hex.decode(hex), let digest = bytes.withUnsafeBytes(KeyDigest.init(bytes:))
+    else { return nil }
+    self = digest
+  }
+
+  /// Calls `body` with the 16 bytes.
+  func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+    try withUnsafeBytes(of: self, body)
+  }
+
+  /// The 16 bytes.
+  var data: Data { withBytes { Data($0) } }
+
+  /// The first byte: the shard (`data/ab/`) of the file.
+  var shard: UInt8 { withBytes { $0[0] } }
+
+  /// Lowercase hexadecimal, 32 digits.
+  public var hex: String { withBytes { Hex.encode($0) } }
+}
+
+extension Hex {
+  /// The value of one hexadecimal digit, either case; nil for any other byte.
+  static func value(of digit: UInt8) -> UInt8? {
+    switch digit {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+    default: nil
+    }
+  }
+
+  /// The bytes written as `hex` (an even number of digits, either case); nil otherwise.
+  static func decode(_ hex: some StringProtocol) -> [UInt8]? {
+    let units = Array(hex.utf8)
+    guard units.count % 2 == 0 else { return nil }
+    var bytes = [UInt8]()
+    bytes.reserveCapacity(units.count / 2)
+    var index = 0
+    while index < units.count {
+      guard let high = value(of: units[index]), let low = value(of: units[index + 1]) else {
+        return nil
+      }
+      bytes.append(high << 4 | low)
+      index += 2
+    }
+    return bytes
+  }
+}

@@ -1,0 +1,201 @@
+import Foundation
+import GRDB
+import ImgCacheTestSupport
+import Testing
+
+@testable import ImgCacheKit
+
+/// Schema v9 (docs/design.md, On disk): entries found by their key's MD5, fields the row can
+/// give back not written twice (`StoredForm`), and an index of v8 rewritten in that form.
+@Suite("The lean index: stored forms, the size of an entry, the v8 to v9 migration")
+struct LeanIndexTests {
+  let directory = TemporaryDirectory()
+
+  /// Writes `value` through a real table and reads it back as a row.
+  private func roundTrip(_ value: DatabaseValue) throws -> Row {
+    let queue = try DatabaseQueue()
+    return try queue.write { db in
+      try db.execute(sql: "CREATE TABLE t (v)")
+      try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [value])
+      return try #require(try Row.fetchOne(db, sql: "SELECT v FROM t"))
+    }
+  }
+
+  @Test("each stored form gives back exactly what was written, derivable or not")
+  func storedForms() throws {
+    let key = "https://a.example/p/img.png?x=1"
+    let digest = KeyDigest(key: key)
+    let own = CacheLayout.relativeFile(for: key)
+    #expect(StoredForm.url(key, key: key) == .null)
+    #expect(StoredForm.url(stored: nil, key: key) == key)
+    #expect(StoredForm.url(key + "#f", key: key) == (key + "#f").databaseValue)
+    let stem = String(own.prefix(35))
+    for (file, stored) in [
+      (own, DatabaseValue.null), (stem + ".webp", ".webp".databaseValue),
+      (stem, "".databaseValue), ("zz/elsewhere.png", "zz/elsewhere.png".databaseValue),
+    ] {
+      #expect(StoredForm.file(file, key: key, digest: digest) == stored, "\(file)")
+      let read = String.fromDatabaseValue(stored)
+      #expect(StoredForm.file(stored: read, key: key, digest: digest) == file, "\(file)")
+    }
+    for (type, format, stored) in [
+      ("image/png", "png", DatabaseValue.null), (nil, "png", "".databaseValue),
+      ("image/jpg", "png", "image/jpg".databaseValue), (nil, nil, .null),
+      ("text/html", nil, "text/html".databaseValue),
+    ] as [(String?, String?, DatabaseValue)] {
+      #expect(StoredForm.contentType(type, format: format) == stored)
+      let read = String.fromDatabaseValue(stored)
+      #expect(StoredForm.contentType(stored: read, format: format) == type)
+    }
+    let canonical = "Sun, 06 Nov 1994 08:49:37 GMT"
+    for text in [
+      canonical, "Mon, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT",
+      "Sun Nov  6 08:49:37 1994", "0", "", "Wed, 31 Dec 2025 23:59:60 GMT",
+      "Mon, 01 Jan 0001 00:00:00 GMT", "Fri, 31 Dec 9999 23:59:59 GMT",
+    ] {
+      let stored = StoredForm.httpDate(text)
+      let isNumber = if case .int64 = stored.storage { true } else { false }
+      #expect(
+        isNumber
+          == [canonical, "Mon, 01 Jan 0001 00:00:00 GMT", "Fri, 31 Dec 9999 23:59:59 GMT"].contains(
+            text), "\(text)")
+      #expect(try StoredForm.httpDate(stored: try roundTrip(stored), at: 0) == text, "\(text)")
+    }
+    let sha = String(repeating: "0f", count: 32)
+    for (hex, bytes) in [(sha, true), (sha.uppercased(), false), ("0f0f", false)] {
+      let stored = StoredForm.sha256(hex)
+      #expect((stored.storage == Data(repeating: 0x0f, count: 32).databaseValue.storage) == bytes)
+      #expect(try StoredForm.sha256(stored: try roundTrip(stored), at: 0) == hex)
+    }
+    #expect(
+      try StoredForm.digest(stored: try roundTrip(StoredForm.digest(digest)), at: 0) == digest)
+    #expect(
+      KeyDigest(hex: digest.hex) == digest && KeyDigest(hex: digest.hex.uppercased()) == digest)
+    #expect(KeyDigest(hex: "0f") == nil && KeyDigest(hex: String(repeating: "g", count: 32)) == nil)
+  }
+
+  @Test("IMF-fixdates written from seconds: known days, both sides of 1970, and back")
+  func imfFixdates() {
+    #expect(HTTPDate.imfFixdate(seconds: 0) == "Thu, 01 Jan 1970 00:00:00 GMT")
+    #expect(HTTPDate.imfFixdate(seconds: -1) == "Wed, 31 Dec 1969 23:59:59 GMT")
+    #expect(HTTPDate.imfFixdate(seconds: 784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
+    #expect(HTTPDate.imfFixdate(seconds: 951_782_400) == "Tue, 29 Feb 2000 00:00:00 GMT")
+    #expect(HTTPDate.imfFixdate(seconds: 253_402_300_800) == nil)
+    #expect(HTTPDate.imfFixdate(seconds: -62_135_596_801) == nil)
+    var generator = SystemRandomNumberGenerator()
+    for _ in 0..<2_000 {
+      let seconds = Int64.random(in: -62_135_596_800..<253_402_300_800, using: &generator)
+      let text = HTTPDate.imfFixdate(seconds: seconds)
+      #expect(text.flatMap(HTTPDate.canonicalSeconds(of:)) == seconds, "\(seconds)")
+    }
+  }
+
+  @Test("an entry of the benchmark's kind takes at most 260 bytes of index (it took 494 in v8)")
+  func bytesPerEntry() throws {
+    let cache = DiskCache(directory: directory.url)
+    let count = 5_000
+    var metadata = EntryMetadata(
+      format: .png, width: 37, height: 21, contentType: "image/png", etag: "\"6b0951f9-1ae\"",
+      lastModified: "Fri, 27 Nov 2026 09:48:41 GMT",
+      sha256: String(repeating: "2078cf2a", count: 8),
+      freshness: ResponseFreshness(
+        date: "Fri, 27 Nov 2026 09:48:46 GMT",
+        received: Date(timeIntervalSince1970: 1_795_772_926.88), status: 200))
+    metadata.shareable = true
+    try cache.index.transaction { tx in
+      var batch = try tx.storeBatch(counting: (.downloads, .bytesDownloaded))
+      for index in 0..<count {
+        let key = "http://127.0.0.1:43369/one.png?n=\(index)"
+        let entry = CacheEntry(
+          key: key, url: key, file: CacheLayout.relativeFile(for: key), size: 430,
+          allocated: 4096, metadata: metadata,
+          at: Date(timeIntervalSince1970: 1_795_772_926.895 + Double(index) / 1000))
+        _ = try batch.store(entry, link: nil)
+      }
+      try batch.finish()
+    }
+    cache.index.close()
+    let bytes = try DatabaseQueue(path: cache.layout.indexFile.path).read { db in
+      try Int.fetchOne(
+        db,
+        sql: """
+          SELECT SUM(pgsize) FROM dbstat WHERE name = 'entry'
+          OR name IN (SELECT name FROM sqlite_schema WHERE tbl_name = 'entry')
+          """) ?? 0
+    }
+    #expect(bytes / count <= 260, "\(bytes / count) bytes an entry")
+  }
+
+  @Test("a v8 index becomes v9: every field, use, link and total kept, found by digest")
+  func migration() throws {
+    let layout = CacheLayout(root: directory.url)
+    try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+    let (a, b, variant) = (
+      "https://a.example/a.png", "https://a.example/b", "https://a.example/a.png#w=10"
+    )
+    let sha = String(repeating: "5e", count: 32)
+    let variantFile = String(CacheLayout.relativeFile(for: variant).prefix(35)) + ".webp"
+    let queue = try DatabaseQueue(path: layout.indexFile.path)
+    try IndexSchema.migrator.migrate(queue, upTo: "v8")
+    try queue.write { db in
+      let insert = """
+        INSERT INTO entry (key, url, file, size, allocated, format, width, height, scale,
+        content_type, etag, last_modified, created, last_access, access_count, sha256, date,
+        received, status, shareable) VALUES (?, ?, ?, ?, 4096, ?, 1, 2, 1, ?, ?, ?, ?, ?, ?, ?,
+        ?, 5.5, 200, 1)
+        """
+      let rows: [[DatabaseValueConvertible?]] = [
+        [
+          a, a, CacheLayout.relativeFile(for: a), 10, "png", "image/png", "\"e\"",
+          "Sun, 06 Nov 1994 08:49:37 GMT", 1.5, 2.5, 1, sha, "Sun, 06 Nov 1994 08:49:38 GMT",
+        ],
+        [
+          b, b + "?token", CacheLayout.relativeFile(for: b), 20, "png", nil, nil,
+          "Sunday, 06-Nov-94 08:49:37 GMT", 3.5, 4.5, 0, nil, "bad",
+        ],
+        [
+          variant, variant, variantFile, 30, "webp", "image/webp", nil, nil, 5.5, 6.5, 0,
+          String(repeating: "77", count: 32), nil,
+        ],
+      ]
+      for row in rows { try db.execute(sql: insert, arguments: StatementArguments(row)) }
+      try db.execute(
+        sql: "INSERT INTO entry_use VALUES ((SELECT rowid FROM entry WHERE key = ?), 9.5, 2)",
+        arguments: [a])
+      try db.execute(
+        sql: "INSERT INTO variant VALUES (?, ?, 'w=10', ?)", arguments: [variant, a, sha])
+      try db.execute(sql: "UPDATE totals SET entries = 99, bytes = 0, allocated = 0")
+    }
+    try queue.close()
+
+    let cache = DiskCache(directory: directory.url)
+    let found = try cache.index.lookUp([a, b, variant], variants: true)
+    let entries = Dictionary(uniqueKeysWithValues: found.entries.map { ($0.key, $0) })
+    let first = try #require(entries[a])
+    #expect(first.url == a && first.file == CacheLayout.relativeFile(for: a))
+    #expect(first.contentType == "image/png" && first.etag == "\"e\"" && first.sha256 == sha)
+    #expect(first.lastModified == "Sun, 06 Nov 1994 08:49:37 GMT")
+    #expect(first.freshness.date == "Sun, 06 Nov 1994 08:49:38 GMT")
+    #expect(first.accessCount == 3 && first.lastAccess == Date(timeIntervalSince1970: 9.5))
+    let second = try #require(entries[b])
+    #expect(second.url == b + "?token" && second.contentType == nil && second.sha256 == nil)
+    #expect(second.lastModified == "Sunday, 06-Nov-94 08:49:37 GMT")
+    #expect(second.freshness.date == "bad")
+    #expect(entries[variant]?.file == variantFile)
+    #expect(found.outdated.isEmpty, "the variant's original still has its body")
+    #expect(try cache.index.variantSources(forKeys: [variant])[variant]?.sha256 == sha)
+    #expect(try cache.totals() == CacheTotals(entries: 3, bytes: 60, allocated: 3 * 4096))
+    _ = try cache.remove(key: a)
+    #expect(try cache.index.entries(forKeys: [a, b]).map(\.key) == [b])
+    cache.index.close()
+    let names = try DatabaseQueue(path: layout.indexFile.path).read { db in
+      try String.fetchAll(
+        db, sql: "SELECT name FROM sqlite_schema WHERE tbl_name = 'entry' ORDER BY name")
+    }
+    #expect(
+      names == [
+        "entry", "entry_created", "entry_digest", "entry_last_access", "entry_size",
+        "entry_use_forget", "variant_forget",
+      ])
+  }
+}
