@@ -49,6 +49,13 @@ def fresh(path):
 
 
 def main():
+    if os.environ.get("BENCH_ONLY") == "scale":  # its own origin: no corpus, no floor
+        from scale import scale_bench
+        try:
+            scale_bench(sys.modules[__name__])
+            return report(suffix="-scale")
+        finally:
+            shutil.rmtree(WORK, ignore_errors=True)
     subprocess.run(["bash", os.path.join(ROOT, "bench/make-corpus.sh"), CORPUS], check=True)
     floor = os.path.join(WORK, "floor")
     subprocess.run(["swiftc", "-O", "-static-stdlib", os.path.join(ROOT, "bench/floor.swift"), "-o", floor],
@@ -376,7 +383,7 @@ def maintenance(floor_wall):
     report()
 
 
-def report():
+def report(suffix=""):
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     head = (f"imgcache benchmark, {stamp}, {platform.node()}: {os.cpu_count()} cores ({cpu}), "
@@ -393,7 +400,7 @@ def report():
         lines += ["", f"![imgcache speed relative to each peer]({day}.svg)"]
     text = "\n".join(lines) + "\n"
     print(text)
-    with open(os.path.join(results, day + ".md"), "w") as f:
+    with open(os.path.join(results, day + suffix + ".md"), "w") as f:
         f.write(text)
 
 

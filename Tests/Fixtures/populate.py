@@ -11,7 +11,7 @@ the key, the extension of the URL's path), writes each file (the template's body
 running totals, in one transaction: 100,000 entries in about 15 s. With `--empty` the copies'
 files are empty (and their rows say so, SHA-256 included): the index at full size, the disk
 spared. The rows are written in the index's stored forms (schema v9, docs/design.md): the URL
-and the file NULL, as for any entry whose URL is its key and whose file is its key's own name.
+NULL (it is the key), the file by its extension (its name is the key's MD5).
 """
 import hashlib
 import multiprocessing
@@ -27,7 +27,7 @@ def file_name(key):
     """imgcache's name of a key's file, for the keys made here: MD5, then the path's extension."""
     name = hashlib.md5(key.encode()).hexdigest()
     ext = posixpath.splitext(urlsplit(key).path)[1]
-    return name, f"{name[:2]}/{name}{ext}"
+    return name, f"{name[:2]}/{name}{ext}", ext[1:]
 
 
 def keys(template_url, count):
@@ -79,15 +79,17 @@ def main():
     if empty:
         for column, value in (("size", 0), ("allocated", 0), ("sha256", hashlib.sha256(b"").digest())):
             base[columns.index(column)] = value
-    at = {column: columns.index(column) for column in ("key", "url", "file", "digest")}
+    at = {column: columns.index(column) for column in ("key", "url", "file", "digest", "digest_low")}
     times = [columns.index(column) for column in ("last_access", "created") if template[column] is not None]
 
     def rows():
         """Each copy's row: the template's, with its own key, digest and times."""
         for index, key in enumerate(keys(template_url, count), start=1):
             row = base.copy()
-            row[at["key"]], row[at["url"]], row[at["file"]] = key, None, None
-            row[at["digest"]] = hashlib.md5(key.encode()).digest()
+            row[at["key"]], row[at["url"]], row[at["file"]] = key, None, file_name(key)[2]
+            digest = hashlib.md5(key.encode()).digest()  # two big-endian integers (KeyDigest)
+            row[at["digest"]] = int.from_bytes(digest[:8], "big", signed=True)
+            row[at["digest_low"]] = int.from_bytes(digest[8:], "big", signed=True)
             for position in times:
                 row[position] = start + index
             yield row

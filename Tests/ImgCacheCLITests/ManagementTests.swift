@@ -94,9 +94,9 @@ struct ManagementTests {
     let sql = """
       WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200000)
       INSERT INTO entry (key, url, file, size, allocated, format, width, height, scale,
-        created, last_access, access_count, digest)
+        created, last_access, access_count, digest, digest_low)
       SELECT 'http://x/' || i, 'http://x/' || i, printf('%02x/%032x', i % 256, i), i, 4096,
-        'png', 1, 1, 1, i, i, 0, CAST(printf('%016d', i) AS BLOB) FROM n;
+        'png', 1, 1, 1, i, i, 0, i, 0 FROM n;
       """
     #expect(run("/usr/bin/sqlite3", [index, sql]).status == 0)
     let measured = run(

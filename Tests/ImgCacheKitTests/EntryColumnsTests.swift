@@ -40,9 +40,9 @@ struct EntryColumnsTests {
       })
     let expected: [String: DatabaseValue] = [
       "key": key.databaseValue, "url": (key + "?u").databaseValue,
-      // The stored forms (StoredForm): the key's own file name, a canonical date as a number,
-      // the SHA-256 and the key's MD5 as bytes.
-      "file": DatabaseValue.null, "size": 3.databaseValue,
+      // The stored forms (StoredForm): the file's extension (its name is the key's MD5), a
+      // canonical date as a number, the SHA-256 as bytes, the key's MD5 as two integers.
+      "file": "png".databaseValue, "size": 3.databaseValue,
       "allocated": stored.allocated.databaseValue, "format": "png".databaseValue,
       "width": 11.databaseValue, "height": 12.databaseValue, "scale": 2.databaseValue,
       "content_type": "image/x-test".databaseValue, "etag": "\"etag-1\"".databaseValue,
@@ -54,7 +54,8 @@ struct EntryColumnsTests {
       "cache_control": "max-age=13".databaseValue, "expires": "expires-14".databaseValue,
       "date": "date-15".databaseValue, "age": "16".databaseValue,
       "received": 1_700_000_017.0.databaseValue, "status": 203.databaseValue,
-      "shareable": true.databaseValue, "digest": Data(MD5.digest(of: key.utf8)).databaseValue,
+      "shareable": true.databaseValue, "digest": KeyDigest(key: key).high.databaseValue,
+      "digest_low": KeyDigest(key: key).low.databaseValue,
     ]
     for column in CacheEntry.Columns.all.map(\.name) {
       #expect(row[column] == expected[column], "column \(column)")

@@ -56,13 +56,13 @@ struct PendingUsesTests {
   func boundedWhenUnwritten() {
     var pending = PendingWrites()
     let keys = (0...PendingWrites.maxWaiting).map { "https://a.example/\($0).png" }
-    pending.addUses(of: keys, at: 1, now: .now)
+    pending.addUses(of: digested(keys), at: 1, now: .now)
     #expect(pending.uses.count == PendingWrites.maxWaiting, "one more entry's use dropped")
-    pending.addUses(of: [keys[0]], at: 2, now: .now)
+    pending.addUses(of: digested([keys[0]]), at: 2, now: .now)
     #expect(pending.uses[keys[0]]?.count == 2, "an entry already waiting still counts")
     // A failed write's uses come back, within the same bound.
     var other = PendingWrites()
-    other.addUses(of: ["https://b.example/x.png"], at: 3, now: .now)
+    other.addUses(of: digested(["https://b.example/x.png"]), at: 3, now: .now)
     pending.merge(other)
     #expect(pending.uses.count == PendingWrites.maxWaiting)
   }
@@ -120,7 +120,7 @@ struct PendingUsesTests {
   func failedWriteWaits() {
     var noted = PendingWrites()
     let now = ContinuousClock.now
-    noted.addUses(of: (0..<PendingWrites.maxUses).map { "k\($0)" }, at: 1, now: now)
+    noted.addUses(of: digested((0..<PendingWrites.maxUses).map { "k\($0)" }), at: 1, now: now)
     #expect(noted.usesAreDue(at: now))
     let taken = noted.take()
     noted.failed(taken, at: now)
@@ -157,4 +157,9 @@ struct PendingUsesTests {
     let files = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
     #expect(!files.contains("index.sqlite-wal"), "the last connection removed the WAL")
   }
+}
+
+/// `keys` with their digests, as a lookup hands them to the uses.
+private func digested(_ keys: [String]) -> [(key: String, digest: KeyDigest)] {
+  keys.map { ($0, KeyDigest(key: $0)) }
 }

@@ -6,6 +6,8 @@ extension CacheEntry {
     var key: String
     var digest: KeyDigest
     var url: String
+    /// The file as its row keeps it (``StoredForm/file(_:digest:)``): its whole name is made
+    /// when asked for, not for every row read.
     var file: String
     var size: Int64
     var allocated: Int64
@@ -18,7 +20,7 @@ extension CacheEntry {
     var lastModified: String?
     var created: Date
     var expiry: Date?
-    var sha256: String?
+    var sha256: StoredSHA256?
     var freshness: ResponseFreshness
     var shareable: Bool
   }

@@ -30,8 +30,8 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, TableRecord {
   }
   /// The file under `data/`, as `ab/<md5>[.ext]`.
   public var file: String {
-    get { box.fields.file }
-    set { fields.file = newValue }
+    get { StoredForm.file(stored: box.fields.file, digest: digest) }
+    set { fields.file = StoredForm.file(newValue, digest: digest) }
   }
   /// Logical size in bytes.
   public var size: Int64 {
@@ -95,8 +95,8 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, TableRecord {
   public var accessCount: Int
   /// The lowercase hex SHA-256 of the body (nil for entries stored before it was kept).
   public var sha256: String? {
-    get { box.fields.sha256 }
-    set { fields.sha256 = newValue }
+    get { box.fields.sha256?.hex }
+    set { fields.sha256 = newValue.map(StoredSHA256.init) }
   }
   /// What the origin said about reusing the response (schema v4; empty before).
   public var freshness: ResponseFreshness {
@@ -151,12 +151,13 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, TableRecord {
     public static let status = Column("status")
     public static let shareable = Column("shareable")
     public static let digest = Column("digest")
+    public static let digestLow = Column("digest_low")
 
     /// Every column, in the order ``CacheEntry/values`` lists them (the table's own).
     static let all = [
       key, url, file, size, allocated, format, width, height, scale, contentType, etag,
       lastModified, created, lastAccess, expiry, accessCount, sha256, cacheControl, expires,
-      date, age, received, status, shareable, digest,
+      date, age, received, status, shareable, digest, digestLow,
     ]
   }
 
@@ -179,14 +180,14 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, TableRecord {
     box = Box(
       Fields(
         key: key, digest: digest, url: StoredForm.url(stored: try row.value(1), key: key),
-        file: StoredForm.file(stored: try row.value(2), key: key, digest: digest),
+        file: try row.value(2),
         size: try row.value(3), allocated: try row.value(4), format: format,
         width: try row.value(6), height: try row.value(7), scale: try row.value(8),
         contentType: StoredForm.contentType(stored: try row.value(9), format: format),
         etag: try row.value(10), lastModified: try StoredForm.httpDate(stored: row, at: 11),
         created: Date(timeIntervalSince1970: try row.value(12)),
         expiry: (try row.value(14) as Double?).map(Date.init(timeIntervalSince1970:)),
-        sha256: try StoredForm.sha256(stored: row, at: 16),
+        sha256: try StoredSHA256(stored: row, at: 16),
         freshness: ResponseFreshness(
           cacheControl: try row.value(17), expires: try StoredForm.httpDate(stored: row, at: 18),
           date: try StoredForm.httpDate(stored: row, at: 19), age: try row.value(20),
@@ -202,14 +203,17 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, TableRecord {
     key: String, url: String, file: String, size: Int64, allocated: Int64,
     metadata: EntryMetadata, at time: Date
   ) {
+    let digest = KeyDigest(key: key)
     box = Box(
       Fields(
-        key: key, digest: KeyDigest(key: key), url: url, file: file, size: size,
+        key: key, digest: digest, url: url,
+        file: StoredForm.file(file, digest: digest), size: size,
         allocated: allocated, format: metadata.format?.rawValue, width: metadata.width,
         height: metadata.height, scale: CacheKey.scale(of: key),
         contentType: metadata.contentType, etag: metadata.etag,
         lastModified: metadata.lastModified, created: time, expiry: metadata.expiry,
-        sha256: metadata.sha256, freshness: metadata.freshness, shareable: metadata.shareable))
+        sha256: metadata.sha256.map(StoredSHA256.init), freshness: metadata.freshness,
+        shareable: metadata.shareable))
     lastAccess = time
     accessCount = 0
   }
@@ -220,17 +224,18 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, TableRecord {
   var values: [DatabaseValue] {
     [
       key.databaseValue, StoredForm.url(url, key: key),
-      StoredForm.file(file, key: key, digest: digest), size.databaseValue,
+      box.fields.file.databaseValue, size.databaseValue,
       allocated.databaseValue, format.databaseValue, width.databaseValue, height.databaseValue,
       scale.databaseValue, StoredForm.contentType(contentType, format: format),
       etag.databaseValue, StoredForm.httpDate(lastModified),
       created.timeIntervalSince1970.databaseValue,
       lastAccess.timeIntervalSince1970.databaseValue,
       (expiry?.timeIntervalSince1970).databaseValue, accessCount.databaseValue,
-      StoredForm.sha256(sha256), freshness.cacheControl.databaseValue,
+      box.fields.sha256?.databaseValue ?? .null, freshness.cacheControl.databaseValue,
       StoredForm.httpDate(freshness.expires), StoredForm.httpDate(freshness.date),
       freshness.age.databaseValue, (freshness.received?.timeIntervalSince1970).databaseValue,
       freshness.status.databaseValue, shareable.databaseValue, StoredForm.digest(digest),
+      StoredForm.digestLow(digest),
     ]
   }
 

@@ -35,11 +35,8 @@ struct DirectStatement {
     try check(sqlite3_bind_int64(handle, index, value))
   }
 
-  /// Binds the 16 bytes of `digest` to parameter `index` (from 1).
-  func bind(_ digest: KeyDigest, at index: Int32) throws {
-    try check(
-      digest.withBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, 16, Self.transient) })
-  }
+  /// Binds the indexed half of `digest` (``KeyDigest/high``) to parameter `index` (from 1).
+  func bind(_ digest: KeyDigest, at index: Int32) throws { try bind(digest.high, at: index) }
 
   /// Binds NULL to parameter `index` (from 1).
   func bindNull(at index: Int32) throws { try check(sqlite3_bind_null(handle, index)) }

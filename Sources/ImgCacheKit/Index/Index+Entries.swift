@@ -43,18 +43,16 @@ extension Index {
             try self.statement(.entriesByKey(size: size), db) {
               EntryUses.selectByKeys(count: size)
             })
-          for (index, key) in padded.enumerated() {
-            try statement.bind(KeyDigest(key: key), at: Int32(index + 1))
+          let asked = AskedKeys(padded)
+          for (index, digest) in asked.digests.enumerated() {
+            try statement.bind(digest, at: Int32(index + 1))
           }
-          let asked = padded.count > 1 ? Set(padded) : []
           try statement.run { row in
             let columns = StatementColumns(statement: row)
             let entry = try CacheEntry(columns: columns)
             failures = try columns.value(EntryUses.failuresColumn) as Bool
             // Found by its digest: a row of another key that shares it is no hit.
-            if padded.count > 1 ? asked.contains(entry.key) : entry.key == padded.first {
-              entries.append(entry)
-            }
+            if asked.contains(entry) { entries.append(entry) }
           }
         }
         let outdated = variants && !entries.isEmpty ? try self.outdatedVariants(keys, db) : []
@@ -121,5 +119,38 @@ struct IndexLookup {
       keys: keys.filter { !dropped.contains($0) },
       entries: entries.filter { !dropped.contains($0.key) }, failuresRecorded: failuresRecorded,
       outdated: outdated.subtracting(dropped))
+  }
+}
+
+/// The keys of one batch of a lookup, with their digests (bound to its statement): whether a
+/// row found by its digest is one of them, without hashing a string (a row of a key that
+/// shares a digest's indexed half is not).
+private struct AskedKeys {
+  let keys: [String]
+  let digests: [KeyDigest]
+  /// The key of each indexed half; nil when two keys asked share one (then every key is
+  /// compared).
+  private let byHigh: [Int64: String]?
+
+  init(_ keys: [String]) {
+    self.keys = keys
+    // The padding repeats the last key (PaddedBatch): its digest is made once.
+    var digests = [KeyDigest]()
+    digests.reserveCapacity(keys.count)
+    for (index, key) in keys.enumerated() {
+      digests.append(index > 0 && keys[index - 1] == key ? digests[index - 1] : KeyDigest(key: key))
+    }
+    self.digests = digests
+    var byHigh = [Int64: String](minimumCapacity: keys.count)
+    var ambiguous = false
+    for (key, digest) in zip(keys, digests) {
+      if let other = byHigh.updateValue(key, forKey: digest.high), other != key { ambiguous = true }
+    }
+    self.byHigh = ambiguous ? nil : byHigh
+  }
+
+  func contains(_ entry: CacheEntry) -> Bool {
+    guard let byHigh else { return keys.contains(entry.key) }
+    return byHigh[entry.digest.high] == entry.key
   }
 }

@@ -17,7 +17,9 @@ extension Index {
   /// Notes a use of each of `keys` at `time` (with `counts`), written with the next write
   /// transaction, or in the background when the uses waiting are many or old enough
   /// (``PendingWrites``, ``writeNotedInBackground()``).
-  func noteUses(of keys: [String], at time: Date, counts: [Counter: Int64]) {
+  func noteUses(
+    of keys: [(key: String, digest: KeyDigest)], at time: Date, counts: [Counter: Int64]
+  ) {
     let now = ContinuousClock.now
     let due = noted.withLock { noted in
       noted.add(counts: counts)

@@ -32,11 +32,11 @@ extension Index {
       try db.execute(
         sql: """
           UPDATE entry SET sha256 = ?
-          WHERE \(IndexSchema.byKey) AND file IS ? AND size = ? AND sha256 IS NULL
+          WHERE \(IndexSchema.byKey) AND file = ? AND size = ? AND sha256 IS NULL
           """,
         arguments: [
           StoredForm.sha256(sha256), StoredForm.digest(entry.digest), entry.key,
-          StoredForm.file(entry.file, key: entry.key, digest: entry.digest), entry.size,
+          StoredForm.file(entry.file, digest: entry.digest), entry.size,
         ])
     }
   }

@@ -1,24 +1,24 @@
 import GRDB
 
 /// Schema v9, the lean index (docs/design.md, On disk): an entry is found by the MD5 of its key
-/// (`digest`, 16 bytes under a unique index) instead of by its key (a second copy of every key in
-/// `sqlite_autoindex_entry_1`) and its file (a third copy of the name in `entry_file`), and the
-/// fields a row can give back are not written twice (``StoredForm``). 494 bytes an entry became
-/// about 250 for the benchmark's URLs.
+/// (its first 8 bytes, `digest`, an integer under an index; then the key is compared) instead
+/// of by its key (a second copy of every key in `sqlite_autoindex_entry_1`) and its file (a
+/// third copy of the name in `entry_file`), and the fields a row can give back are not written
+/// twice (``StoredForm``). 494 bytes an entry became about 250 for the benchmark's URLs.
 extension IndexSchema {
   /// The `entry` table of v9: v8's columns in v8's order (``CacheEntry/init(columns:)`` reads
-  /// them by position), then `digest`; the dates of HTTP declared without a type, so a number
-  /// stays a number.
+  /// them by position), then `digest` and `digest_low`; the dates of HTTP declared without a
+  /// type, so a number stays a number.
   static let leanEntryTable = """
     CREATE TABLE entry (
-      key TEXT NOT NULL, url TEXT, file TEXT, size INTEGER NOT NULL, allocated INTEGER NOT NULL,
+      key TEXT NOT NULL, url TEXT, file TEXT NOT NULL, size INTEGER NOT NULL, allocated INTEGER NOT NULL,
       format TEXT, width INTEGER, height INTEGER, scale INTEGER NOT NULL DEFAULT 1,
       content_type TEXT, etag TEXT, last_modified, created DOUBLE NOT NULL,
       last_access DOUBLE NOT NULL, expiry DOUBLE, access_count INTEGER NOT NULL DEFAULT 0,
       sha256 BLOB, cache_control TEXT, expires, date, age TEXT, received DOUBLE, status INTEGER,
-      shareable BOOLEAN NOT NULL DEFAULT 0, digest BLOB NOT NULL
+      shareable BOOLEAN NOT NULL DEFAULT 0, digest INTEGER NOT NULL, digest_low INTEGER NOT NULL
     );
-    CREATE UNIQUE INDEX entry_digest ON entry(digest);
+    CREATE INDEX entry_digest ON entry(digest);
     """
 
   /// The indexes of `entry` besides `entry_digest`: the LRU order (`clean`), and `list --sort
@@ -33,21 +33,23 @@ extension IndexSchema {
   /// its original by the index), the source's SHA-256 in 32 bytes.
   static let leanVariantTable = """
     CREATE TABLE variant (
-      key TEXT PRIMARY KEY NOT NULL, original TEXT NOT NULL, original_digest BLOB NOT NULL,
+      key TEXT PRIMARY KEY NOT NULL, original TEXT NOT NULL, original_digest INTEGER NOT NULL,
       spec TEXT NOT NULL, source_sha256 BLOB
     );
     CREATE INDEX variant_by_original ON variant(original);
     """
 
   /// Rewrites v8's `entry` and `variant` tables in v9's form, each row with its rowid (the uses
-  /// recorded in `entry_use` keep their rows), then the totals from the rows. Keys that share
-  /// a digest shared a file already: the latest stored keeps the row.
+  /// recorded in `entry_use` keep their rows), then the totals from the rows.
   static func makeLean(_ db: Database) throws {
     let functions = [
       function("imgcache_v9_digest", 1) { $0[0].map { StoredForm.digest(KeyDigest(key: $0)) } },
+      function("imgcache_v9_digest_low", 1) {
+        $0[0].map { StoredForm.digestLow(KeyDigest(key: $0)) }
+      },
       function("imgcache_v9_file", 2) { arguments in
         guard let file = arguments[0], let key = arguments[1] else { return nil }
-        return StoredForm.file(file, key: key, digest: KeyDigest(key: key))
+        return StoredForm.file(file, digest: KeyDigest(key: key)).databaseValue
       },
       function("imgcache_v9_content_type", 2) { StoredForm.contentType($0[0], format: $0[1]) },
       function("imgcache_v9_date", 1) { StoredForm.httpDate($0[0]) },
@@ -64,6 +66,7 @@ extension IndexSchema {
       case "last_modified", "expires", "date": "imgcache_v9_date(\(name))"
       case "sha256": "imgcache_v9_sha256(sha256)"
       case "digest": "imgcache_v9_digest(key)"
+      case "digest_low": "imgcache_v9_digest_low(key)"
       default: name
       }
     }
@@ -82,7 +85,7 @@ extension IndexSchema {
         DROP TABLE variant_v8;
         ALTER TABLE entry RENAME TO entry_v8;
         \(leanEntryTable)
-        INSERT OR REPLACE INTO entry (rowid, \(columns.joined(separator: ", ")))
+        INSERT INTO entry (rowid, \(columns.joined(separator: ", ")))
         SELECT rowid, \(copied.joined(separator: ", ")) FROM entry_v8 ORDER BY rowid;
         DROP TABLE entry_v8;
         \(entryOrderIndexes)

@@ -160,10 +160,14 @@ enum IndexSchema {
   /// Writes every column of `entry`'s row (its stored forms, ``StoredForm``), which exists: the
   /// totals do not change.
   static func rewrite(_ entry: CacheEntry, _ db: Database) throws {
-    let statement = DirectStatement(try db.cachedStatement(sql: StoreBatch.upsertSQL))
-    try statement.bind(entry.values)
+    let statement = DirectStatement(try db.cachedStatement(sql: rewriteSQL))
+    try statement.bind(entry.values + [StoredForm.digest(entry.digest), entry.key.databaseValue])
     try statement.run()
   }
+
+  private static let rewriteSQL =
+    "UPDATE entry SET \(CacheEntry.Columns.all.map { "\($0.name) = ?" }.joined(separator: ", ")) "
+    + "WHERE \(byKey)"
 
   /// Deletes `entries` from the index and adjusts the totals.
   static func delete(_ entries: [CacheEntry], _ db: Database) throws {

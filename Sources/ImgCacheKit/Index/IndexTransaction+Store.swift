@@ -13,7 +13,8 @@ struct StoreBatch {
   private let db: Database
   private let counters: (stored: Counter, bytes: Counter)
   private let previous: Statement
-  private let upsert: Statement
+  private let insert: Statement
+  private let update: Statement
   /// Deletes a stored URL's failure records; nil when there is none in the table.
   private let forget: Statement?
   /// Deletes a stored key's partial-download record; nil when there is none in the table.
@@ -28,7 +29,8 @@ struct StoreBatch {
     self.db = db
     self.counters = counters
     previous = try db.cachedStatement(sql: Self.previousSQL)
-    upsert = try db.cachedStatement(sql: Self.upsertSQL)
+    insert = try db.cachedStatement(sql: Self.insertSQL)
+    update = try db.cachedStatement(sql: Self.updateSQL)
     // Most stores have no failure record or partial body to forget: two statements per body
     // saved by asking once whether there is any.
     forget = try Self.statement(
@@ -45,18 +47,23 @@ struct StoreBatch {
     var entry = entry
     let lookup = DirectStatement(previous)
     try lookup.bind(entry.digest, at: 1)
-    var old: (size: Int64, allocated: Int64, uses: Int64)?
+    try lookup.bind(entry.key, at: 2)
+    var old: (size: Int64, allocated: Int64, uses: Int64, rowid: Int64)?
     try lookup.run { row in
       let columns = StatementColumns(statement: row)
-      old = (try columns.value(0), try columns.value(1), try columns.value(2))
+      old = (try columns.value(0), try columns.value(1), try columns.value(2), try columns.value(3))
     }
     if let old {
       entry.accessCount = Int(clamping: old.uses)
       try EntryUses.forget(key: entry.key, db)
+      let statement = DirectStatement(update)
+      try statement.bind(entry.values + [old.rowid.databaseValue])
+      try statement.run()
+    } else {
+      let statement = DirectStatement(insert)
+      try statement.bind(entry.values)
+      try statement.run()
     }
-    let insert = DirectStatement(upsert)
-    try insert.bind(entry.values)
-    try insert.run()
     if let link { try VariantLinks.record(link, db) }
     try forget?.execute(arguments: [entry.url])
     try complete?.execute(arguments: [entry.key])
@@ -74,24 +81,25 @@ struct StoreBatch {
     try IndexSchema.increment([counters.stored: stored, counters.bytes: bytes], db)
   }
 
-  /// The size, allocated size and use count (recorded uses included) of the row a store of
-  /// this digest replaces (its key's, or the key that shares its digest and file).
+  /// The size, allocated size, use count (recorded uses included) and rowid of a stored key.
   private static let previousSQL =
     "SELECT entry.size, entry.allocated, entry.access_count + "
-    + "COALESCE(entry_use.access_count, 0) FROM \(EntryUses.joined) WHERE entry.digest = ?"
+    + "COALESCE(entry_use.access_count, 0), entry.rowid FROM \(EntryUses.joined) "
+    + "WHERE \(IndexSchema.byKey)"
 
-  /// Inserts an entry, or replaces every column of the row of its digest (built once, not per
-  /// store): ``IndexSchema/upsert(_:_:)``.
-  static let upsertSQL = {
+  /// Inserts an entry (built once, not per store).
+  private static let insertSQL = {
     let names = Columns.all.map(\.name)
     return """
       INSERT INTO entry (\(names.joined(separator: ", ")))
       VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))
-      ON CONFLICT(digest) DO UPDATE SET
-      \(names.filter { $0 != Columns.digest.name }.map { "\($0) = excluded.\($0)" }
-        .joined(separator: ", "))
       """
   }()
+
+  /// Rewrites every column of the row whose rowid is the last parameter (built once).
+  private static let updateSQL =
+    "UPDATE entry SET \(Columns.all.map { "\($0.name) = ?" }.joined(separator: ", ")) "
+    + "WHERE rowid = ?"
 
   /// The statement `sql` when `table` has any row (in the caller's transaction), else nil.
   private static func statement(ifAnyIn table: String, _ sql: String, _ db: Database) throws

@@ -59,9 +59,10 @@ struct IndexTransaction {
   /// digests whose first byte is `ab` (none for a name that is not two hexadecimal digits).
   private static func inShard(_ shard: String) -> SQLExpression {
     guard shard.utf8.count == 2, let bytes = Hex.decode(shard) else { return false.sqlExpression }
-    let start = Data(bytes)
-    guard bytes[0] < 0xff else { return Columns.digest >= start }
-    return Columns.digest >= start && Columns.digest < Data([bytes[0] + 1])
+    // The top byte of `digest` (an integer, big-endian): one shard's values are contiguous.
+    let low = UInt64(bytes[0]) << 56
+    return Columns.digest >= Int64(bitPattern: low)
+      && Columns.digest <= Int64(bitPattern: low | 0x00ff_ffff_ffff_ffff)
   }
 
   /// The rows of shard `shard` (`ab`).
@@ -69,16 +70,17 @@ struct IndexTransaction {
     try CacheEntry.filter(Self.inShard(shard)).fetchAll(db)
   }
 
-  /// The files (`ab/<name>`) of the rows of shard `shard`, read from their key, stored file
-  /// and digest (``StoredForm``) without decoding the rest of the row.
+  /// The files (`ab/<name>`) of the rows of shard `shard`, read from their stored file and
+  /// digest (``StoredForm``) without decoding the rest of the row.
   func files(inShard shard: String) throws -> Set<String> {
     let rows = try Row.fetchCursor(
-      db, CacheEntry.select(Columns.key, Columns.file, Columns.digest).filter(Self.inShard(shard)))
+      db,
+      CacheEntry.select(Columns.file, Columns.digest, Columns.digestLow)
+        .filter(Self.inShard(shard)))
     var files = Set<String>()
     while let row = try rows.next() {
-      let key: String = try row.value(0)
-      let digest = try StoredForm.digest(stored: row, at: 2)
-      files.insert(StoredForm.file(stored: try row.value(1), key: key, digest: digest))
+      let digest = try StoredForm.digest(stored: row, at: 1)
+      files.insert(StoredForm.file(stored: try row.value(0), digest: digest))
     }
     return files
   }
@@ -86,9 +88,9 @@ struct IndexTransaction {
   /// The rows whose file is one of `files` (`ab/<name>`): found by the digest each name
   /// starts with, a few hundred at a time.
   func entries(withFiles files: Set<String>) throws -> [CacheEntry] {
-    let digests = files.compactMap { file -> Data? in
+    let digests = files.compactMap { file -> Int64? in
       let name = file.split(separator: "/").last ?? ""
-      return KeyDigest(hex: name.prefix(32))?.data
+      return KeyDigest(hex: name.prefix(32))?.high
     }
     var entries = [CacheEntry]()
     for start in stride(from: 0, to: digests.count, by: 500) {

@@ -22,6 +22,8 @@ struct PendingWrites {
   struct Use {
     var time: Double
     var count: Int64
+    /// The key's digest, how `entry_use` finds the entry (from the entry read: no MD5 again).
+    var digest: KeyDigest
 
     /// Counts one more use, at `time` (one dictionary access a use, not two).
     mutating func add(at time: Double) {
@@ -88,9 +90,11 @@ struct PendingWrites {
     counts.merge(more.filter { $0.value != 0 }, uniquingKeysWith: +)
   }
 
-  mutating func addUses(of keys: [String], at time: Double, now: ContinuousClock.Instant) {
-    for key in keys where uses.count < Self.maxWaiting || uses[key] != nil {
-      uses[key, default: Use(time: time, count: 0)].add(at: time)
+  mutating func addUses(
+    of keys: [(key: String, digest: KeyDigest)], at time: Double, now: ContinuousClock.Instant
+  ) {
+    for (key, digest) in keys where uses.count < Self.maxWaiting || uses[key] != nil {
+      uses[key, default: Use(time: time, count: 0, digest: digest)].add(at: time)
     }
     if oldestUse == nil && !keys.isEmpty { oldestUse = now }
   }
@@ -100,7 +104,7 @@ struct PendingWrites {
     add(counts: other.counts)
     named.merge(other.named, uniquingKeysWith: +)
     for (key, use) in other.uses where uses.count < Self.maxWaiting || uses[key] != nil {
-      var merged = uses[key] ?? Use(time: use.time, count: 0)
+      var merged = uses[key] ?? Use(time: use.time, count: 0, digest: use.digest)
       merged.count += use.count
       merged.time = max(merged.time, use.time)
       uses[key] = merged

@@ -7,9 +7,9 @@ import GRDB
 /// and a reading gives back exactly what was written.
 ///
 /// - `url`: NULL when it is the key (most entries).
-/// - `file`: NULL when it is the key's own name (`ab/<digest>.<ext of the key>`); its suffix
-///   after the digest when only that differs (a variant's `.webp`, a legacy name's ``""``);
-///   the whole name otherwise.
+/// - `file`: its extension when it is `ab/<digest>.<ext>` (`png`, a variant's `webp`: a few
+///   bytes, and no parse of the key to read it back), ``""`` for `ab/<digest>` (a legacy
+///   name), the whole name (with its `/`) otherwise.
 /// - `content_type`: NULL when it is the MIME type of the entry's format; `''` when the server
 ///   sent none (or an empty one) for a body of a known format; the text otherwise.
 /// - `last_modified`, `expires`, `date` (declared without a type): an integer, the seconds
@@ -17,7 +17,8 @@ import GRDB
 ///   (``HTTPDate/canonicalSeconds(of:)``); the text otherwise (another form, a bad date).
 /// - `sha256`: its 32 bytes when it is 64 hexadecimal digits, as written by imgcache or checked
 ///   at the boundary (lowercase); the text otherwise.
-/// - `digest`: the 16 bytes of the key's MD5 (``KeyDigest``).
+/// - `digest`, `digest_low`: the key's MD5 (``KeyDigest``) in two integers, the first 8 bytes
+///   (indexed) and the last 8, big-endian.
 enum StoredForm {
   static func url(_ url: String, key: String) -> DatabaseValue {
     url == key ? .null : url.databaseValue
@@ -25,28 +26,41 @@ enum StoredForm {
 
   static func url(stored: String?, key: String) -> String { stored ?? key }
 
-  static func file(_ file: String, key: String, digest: KeyDigest) -> DatabaseValue {
-    let stem = ownStem(digest)
-    guard file.hasPrefix(stem) else { return file.databaseValue }
-    let suffix = file.dropFirst(stem.count)
-    return suffix == ownSuffix(key) ? .null : String(suffix).databaseValue
+  /// `file` as its row keeps it: its extension when it is `ab/<digest>.<ext>` (`png`, a
+  /// variant's `webp`), ``""`` when it is `ab/<digest>` (a legacy name), the whole name (with
+  /// its `/`) otherwise.
+  static func file(_ file: String, digest: KeyDigest) -> String {
+    let stem = self.stem(digest)
+    guard file.utf8.starts(with: stem.utf8) else { return file }
+    let suffix = file.utf8.dropFirst(stem.utf8.count)
+    guard let dot = suffix.first else { return "" }
+    let ext = suffix.dropFirst()
+    guard dot == UInt8(ascii: "."), !ext.isEmpty, !ext.contains(UInt8(ascii: "/")) else {
+      return file
+    }
+    return String(ext) ?? file
   }
 
-  static func file(stored: String?, key: String, digest: KeyDigest) -> String {
-    guard let stored else { return ownStem(digest) + ownSuffix(key) }
-    return stored.isEmpty || stored.hasPrefix(".") ? ownStem(digest) + stored : stored
+  /// The file a row keeps as `stored` (``file(_:digest:)``), written into one string.
+  static func file(stored: String, digest: KeyDigest) -> String {
+    if stored.utf8.contains(UInt8(ascii: "/")) { return stored }
+    let count = stored.isEmpty ? 35 : 36 + stored.utf8.count
+    return String(unsafeUninitializedCapacity: count) { out in
+      digest.withBytes { bytes in
+        Hex.write(bytes.prefix(1), into: UnsafeMutableBufferPointer(rebasing: out[0..<2]))
+        out[2] = UInt8(ascii: "/")
+        Hex.write(bytes, into: UnsafeMutableBufferPointer(rebasing: out[3..<35]))
+      }
+      if count > 35 {
+        out[35] = UInt8(ascii: ".")
+        _ = UnsafeMutableBufferPointer(rebasing: out[36...]).initialize(from: stored.utf8)
+      }
+      return count
+    }
   }
 
-  /// `ab/<32 hex digits>`: a file's name without its extension.
-  private static func ownStem(_ digest: KeyDigest) -> String {
-    let hex = digest.hex
-    return String(hex.prefix(2)) + "/" + hex
-  }
-
-  /// `.ext` of the key's path, or nothing (``CacheKey/fileExtension(of:)``).
-  private static func ownSuffix(_ key: String) -> String {
-    CacheKey.fileExtension(of: key).map { "." + $0 } ?? ""
-  }
+  /// `ab/<32 hex digits>`: the name of a key's file but its extension.
+  static func stem(_ digest: KeyDigest) -> String { file(stored: "", digest: digest) }
 
   static func contentType(_ type: String?, format: String?) -> DatabaseValue {
     guard let mime = format.flatMap(ImageFormat.init(rawValue:))?.mimeType else {
@@ -77,25 +91,77 @@ enum StoredForm {
   }
 
   static func sha256(_ hex: String?) -> DatabaseValue {
-    guard let hex else { return .null }
-    let lowercase = hex.utf8.allSatisfy { Hex.value(of: $0) != nil && !(65...70).contains($0) }
-    guard hex.utf8.count == 64, lowercase, let bytes = Hex.decode(hex) else {
-      return hex.databaseValue
-    }
-    return Data(bytes).databaseValue
+    hex.map { StoredSHA256($0).databaseValue } ?? .null
   }
 
   static func sha256(stored row: some ColumnReader, at index: Int) throws -> String? {
-    if let hex = row.withBlob(index, { Hex.encode($0) }) { return hex }
-    return try row.value(index)
+    try StoredSHA256(stored: row, at: index)?.hex
   }
 
-  static func digest(_ digest: KeyDigest) -> DatabaseValue { digest.data.databaseValue }
+  /// The indexed half of a digest (`digest`); ``digestLow(_:)`` is the other (`digest_low`).
+  static func digest(_ digest: KeyDigest) -> DatabaseValue { digest.high.databaseValue }
 
+  static func digestLow(_ digest: KeyDigest) -> DatabaseValue { digest.low.databaseValue }
+
+  /// The digest in columns `index` (`digest`) and `index + 1` (`digest_low`).
   static func digest(stored row: some ColumnReader, at index: Int) throws -> KeyDigest {
-    guard let digest = row.withBlob(index, { KeyDigest(bytes: $0) }) ?? nil else {
-      throw DatabaseError(resultCode: .SQLITE_MISMATCH, message: "column \(index) is no digest")
+    KeyDigest(high: try row.value(index), low: try row.value(index + 1))
+  }
+}
+
+/// A SHA-256 as a row keeps it (``StoredForm``): its 32 bytes when it is 64 lowercase hex
+/// digits, else its text. Written out in hex only when asked for (a hit reads every row's,
+/// and seldom looks at it).
+struct StoredSHA256: Equatable, Sendable {
+  private enum Storage: Equatable {
+    case bytes(UInt64, UInt64, UInt64, UInt64)
+    case text(String)
+  }
+
+  private let storage: Storage
+
+  init(_ hex: String) {
+    let lowercase = hex.utf8.allSatisfy { Hex.value(of: $0) != nil && !(65...70).contains($0) }
+    guard hex.utf8.count == 64, lowercase, let bytes = Hex.decode(hex) else {
+      storage = .text(hex)
+      return
     }
-    return digest
+    storage = bytes.withUnsafeBytes { Self.words($0) }
+  }
+
+  /// Column `index` of `row`: its bytes when it holds 32, its text otherwise; nil for NULL.
+  init?(stored row: some ColumnReader, at index: Int) throws {
+    if let words = row.withBlob(index, { $0.count == 32 ? Self.words($0) : nil }) ?? nil {
+      storage = words
+    } else if let text: String = try row.value(index) {
+      storage = .text(text)
+    } else {
+      return nil
+    }
+  }
+
+  private static func words(_ bytes: UnsafeRawBufferPointer) -> Storage {
+    .bytes(
+      bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self),
+      bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+      bytes.loadUnaligned(fromByteOffset: 16, as: UInt64.self),
+      bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+  }
+
+  /// Lowercase hexadecimal (or the text kept).
+  var hex: String {
+    switch storage {
+    case .text(let text): return text
+    case .bytes(let a, let b, let c, let d):
+      return withUnsafeBytes(of: (a, b, c, d)) { Hex.encode($0) }
+    }
+  }
+
+  var databaseValue: DatabaseValue {
+    switch storage {
+    case .text(let text): return text.databaseValue
+    case .bytes(let a, let b, let c, let d):
+      return withUnsafeBytes(of: (a, b, c, d)) { Data($0) }.databaseValue
+    }
   }
 }

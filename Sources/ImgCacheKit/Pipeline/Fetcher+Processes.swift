@@ -23,7 +23,8 @@ extension Fetcher {
       case .local(let entry, _) = hit
     else { return nil }
     if options.touch {
-      _ = try? cache.use([key], counting: [.waitedForProcess: 1, .bytesServed: entry.size])
+      _ = try? cache.use(
+        [(key, entry.digest)], counting: [.waitedForProcess: 1, .bytesServed: entry.size])
     } else {
       cache.note([.waitedForProcess: 1])
     }

@@ -60,7 +60,8 @@ public final class DiskCache: Sendable {
     }
     guard touch else { return .local(entry, path: path) }
     var touched = entry
-    touched.lastAccess = try self.touch(keys: [key], served: entry.size)
+    touched.lastAccess = try use(
+      [(key, entry.digest)], counting: [.hitsLocal: 1, .bytesServed: entry.size])
     touched.accessCount += 1
     return .local(touched, path: path)
   }
@@ -89,8 +90,11 @@ public final class DiskCache: Sendable {
     }
     var time: Date?
     if touch && !found.isEmpty {
-      time = try self.touch(
-        keys: found.map { $0.entry.key }, served: found.reduce(0) { $0 + $1.entry.size })
+      time = try use(
+        found.map { ($0.entry.key, $0.entry.digest) },
+        counting: [
+          .hitsLocal: Int64(found.count), .bytesServed: found.reduce(0) { $0 + $1.entry.size },
+        ])
     }
     var hits = [String: CacheHit](minimumCapacity: found.count)
     for (entry, path) in found {
@@ -109,13 +113,17 @@ public final class DiskCache: Sendable {
   /// returns the time recorded.
   @discardableResult
   public func touch(keys: [String], served: Int64 = 0) throws -> Date {
-    try use(keys, counting: [.hitsLocal: Int64(keys.count), .bytesServed: served])
+    try use(
+      keys.map { ($0, KeyDigest(key: $0)) },
+      counting: [.hitsLocal: Int64(keys.count), .bytesServed: served])
   }
 
   /// Records a use of each of `keys` (last access = now, count + 1) with `counts`; returns
   /// the time recorded.
   @discardableResult
-  func use(_ keys: [String], counting counts: [Counter: Int64]) throws -> Date {
+  func use(_ keys: [(key: String, digest: KeyDigest)], counting counts: [Counter: Int64]) throws
+    -> Date
+  {
     let time = now()
     if !keys.isEmpty { index.noteUses(of: keys, at: time, counts: counts) }
     return time

@@ -141,12 +141,29 @@ enum Hex {
   private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 
   static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-    var out = [UInt8]()
-    out.reserveCapacity(64)
-    for byte in bytes {
-      out.append(digits[Int(byte >> 4)])
-      out.append(digits[Int(byte & 0x0f)])
+    if let text = bytes.withContiguousStorageIfAvailable({ encode(UnsafeRawBufferPointer($0)) }) {
+      return text
     }
-    return String(decoding: out, as: UTF8.self)
+    return Array(bytes).withUnsafeBytes { encode($0) }
+  }
+
+  /// `bytes` in lowercase hex, written into one string (a 32-byte SHA-256 read from every row).
+  static func encode(_ bytes: UnsafeRawBufferPointer) -> String {
+    String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+      write(bytes, into: out)
+      return bytes.count * 2
+    }
+  }
+
+  /// Writes `bytes` in lowercase hex to the start of `out` (two bytes each).
+  static func write(
+    _ bytes: some Collection<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>
+  ) {
+    var position = out.startIndex
+    for byte in bytes {
+      out[position] = digits[Int(byte >> 4)]
+      out[position + 1] = digits[Int(byte & 0x0f)]
+      position += 2
+    }
   }
 }

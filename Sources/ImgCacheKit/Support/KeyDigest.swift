@@ -32,6 +32,19 @@ public struct KeyDigest: Hashable, Sendable {
     self = digest
   }
 
+  /// The digest whose first 8 bytes, big-endian, are `high` and last 8 are `low` (``high``,
+  /// ``low``).
+  init(high: Int64, low: Int64) {
+    first = UInt64(bitPattern: high).bigEndian
+    second = UInt64(bitPattern: low).bigEndian
+  }
+
+  /// The first 8 bytes as a big-endian signed integer: what the index keeps and searches
+  /// (SQLite compares integers on its fastest path). Its top byte is the shard.
+  var high: Int64 { Int64(bitPattern: UInt64(bigEndian: first)) }
+  /// The last 8 bytes as a big-endian signed integer.
+  var low: Int64 { Int64(bitPattern: UInt64(bigEndian: second)) }
+
   /// Calls `body` with the 16 bytes.
   func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
     try withUnsafeBytes(of: self, body)
