@@ -7,7 +7,7 @@ the cache is filled by a real cold prefetch. Each figure is one run (a run at a 
 takes minutes); the ratio column compares each figure with the same figure at the first size.
 Writes the rows to the report, and the chart of cost against N to docs/scale.svg.
 """
-import json, os, shutil, sqlite3, struct, subprocess, sys, zlib
+import json, os, shutil, sqlite3, struct, subprocess, sys, time, zlib
 
 
 def tiny_png(path):
@@ -39,6 +39,7 @@ def scale_bench(bench):
     sizes = [int(n) for n in os.environ.get("BENCH_SCALE", "100000,1000000").split(",")]
     root = os.path.join(bench.WORK, "scale-origin")
     os.makedirs(root)
+    os.chmod(bench.WORK, 0o755)  # nginx's workers (nobody) read the origin's file under it
     tiny_png(os.path.join(root, "one.png"))
     servers = subprocess.Popen(
         [sys.executable, os.path.join(bench.ROOT, "Tests/Fixtures/servers.py"), "--root", root,
@@ -62,6 +63,9 @@ def scale_bench(bench):
             cache = bench.unused_directory()
             env = dict(bench.ENV, IMGCACHE_DIR=os.path.join(cache, "cache"))
             data = os.path.join(cache, "cache", "data")
+            # Freed inodes cost the next files' allocation for 5-30 s on this VM's ext4 (see
+            # bench.unused_directory): the last size's removals settle first.
+            time.sleep(30)
             urls = os.path.join(bench.WORK, f"scale-{n}.txt")
             with open(urls, "w") as f:
                 f.writelines(f"http://127.0.0.1:{port}/one.png?n={i}\n" for i in range(n))

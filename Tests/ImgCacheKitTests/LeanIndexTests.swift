@@ -210,3 +210,42 @@ extension String {
   /// Sixteen hexadecimal digits, zeros first.
   fileprivate var leftPadded: String { String(repeating: "0", count: max(0, 16 - count)) + self }
 }
+
+/// `verify` reads a shard's rows a page at a time (flat memory at ten million entries).
+@Suite("verify in pages of a shard's rows")
+struct VerifyPagesTests {
+  let directory = TemporaryDirectory()
+
+  @Test("one row a page finds what whole shards find: missing, resized, orphans; repair fixes")
+  func pagesFindTheSame() throws {
+    let cache = DiskCache(directory: directory.url)
+    let items = try (0..<600).map { index -> PendingStore in
+      let body = directory.url.appendingPathComponent("body-\(index)").path
+      try Data("body \(index)".utf8).write(to: URL(fileURLWithPath: body))
+      let key = "https://pages.example/\(index).png"
+      return PendingStore(temporaryPath: body, key: key, url: key, metadata: EntryMetadata())
+    }
+    #expect(try cache.store(items).allSatisfy { (try? $0.get()) != nil })
+    let files = try cache.entries(matching: EntryFilter(), order: .stored, after: nil, limit: 600)
+      .entries.map { cache.layout.dataPath($0.file) }
+    for path in files[0..<5] { try FileManager.default.removeItem(atPath: path) }
+    for path in files[5..<8] {
+      try Data("longer than it was".utf8).write(to: URL(fileURLWithPath: path))
+    }
+    for index in 0..<4 {
+      let shard = String(files[10 + index].dropLast(37).suffix(2))
+      let orphan = cache.layout.dataPath(
+        shard + "/" + String(repeating: "f", count: 31) + "\(index).png")
+      try Data("stray".utf8).write(to: URL(fileURLWithPath: orphan))
+    }
+    let paged = try cache.verify(full: false, repair: false, pageSize: 1)
+    let whole = try cache.verify(full: false, repair: false, pageSize: 10_000)
+    #expect(paged == whole)
+    #expect(paged.entries == 600 && paged.missing.count == 5)
+    #expect(paged.sizeMismatches.count == 3 && paged.orphans.count == 4)
+    let repaired = try cache.verify(full: false, repair: true, pageSize: 1)
+    #expect(repaired.problems == 12)
+    let after = try cache.verify()
+    #expect(after.problems == 0 && after.entries == 595)
+  }
+}

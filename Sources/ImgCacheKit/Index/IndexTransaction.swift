@@ -65,9 +65,28 @@ struct IndexTransaction {
       && Columns.digest <= Int64(bitPattern: low | 0x00ff_ffff_ffff_ffff)
   }
 
-  /// The rows of shard `shard` (`ab`).
-  func entries(inShard shard: String) throws -> [CacheEntry] {
-    try CacheEntry.filter(Self.inShard(shard)).fetchAll(db)
+  /// Where a page of a shard's rows ended: the last row's digest and rowid.
+  struct ShardPlace {
+    fileprivate let digest: Int64
+    fileprivate let rowid: Int64
+  }
+
+  /// Up to `limit` rows of shard `shard` (`ab`) after `after`, in the index's order (digest,
+  /// rowid), and the place of the last when there may be more.
+  func entries(inShard shard: String, after: ShardPlace?, limit: Int) throws
+    -> (rows: [CacheEntry], last: ShardPlace?)
+  {
+    var request = CacheEntry.select(Columns.all + [Column.rowID]).filter(Self.inShard(shard))
+    if let after {
+      request = request.filter(
+        sql: "(digest, rowid) > (?, ?)", arguments: [after.digest, after.rowid])
+    }
+    let rows = try Row.fetchAll(db, request.order(Columns.digest, Column.rowID).limit(limit))
+    let entries = try rows.map(CacheEntry.init(row:))
+    guard rows.count == limit, let last = entries.last, let row = rows.last else {
+      return (entries, nil)
+    }
+    return (entries, ShardPlace(digest: last.digest.high, rowid: row[Columns.all.count]))
   }
 
   /// The files (`ab/<name>`) of the rows of shard `shard`, read from their stored file and

@@ -14,6 +14,12 @@ public struct VerifyReport: Sendable, Equatable {
       count += 1
       if examples.count < VerifyReport.exampleLimit { examples.append(example) }
     }
+
+    /// Adds `other`'s count and as many of its examples as there is room for.
+    mutating func merge(_ other: Problem) {
+      count += other.count
+      examples += other.examples.prefix(VerifyReport.exampleLimit - examples.count)
+    }
   }
 
   static let exampleLimit = 10
@@ -62,6 +68,11 @@ extension DiskCache {
   /// totals. Takes the maintenance lock (`.busy` while a clean or clear runs); processes
   /// storing meanwhile keep working, and nothing they store is reported or touched.
   public func verify(full: Bool = false, repair: Bool = false) throws -> VerifyReport {
+    try verify(full: full, repair: repair, pageSize: Self.verifyPageSize)
+  }
+
+  /// ``verify(full:repair:)`` reading a shard's rows `pageSize` at a time.
+  func verify(full: Bool, repair: Bool, pageSize: Int) throws -> VerifyReport {
     var report = VerifyReport(full: full, repaired: repair)
     guard index.exists else {
       try checkIndexMatchesData()
@@ -76,7 +87,8 @@ extension DiskCache {
           report.foreign.append("data/" + shard)
           continue
         }
-        try verify(shard: shard, in: directory, repair: repair, into: &report)
+        try verify(
+          shard: shard, in: directory, repair: repair, pageSize: pageSize, into: &report)
       }
     }
     if full { try verifyBodies(repair: repair, into: &report) }
@@ -85,45 +97,60 @@ extension DiskCache {
     return report
   }
 
-  /// Checks one shard in a write transaction: its rows against the files listed inside it;
-  /// with `repair`, the orphans are unlinked, then the rows without a file dropped and the
-  /// sizes recorded, in that transaction.
+  /// Rows of a shard read at once by `verify`.
+  static let verifyPageSize = 1_000
+
+  /// Checks one shard in a write transaction: its rows, a page at a time in the index's order,
+  /// against the files listed inside it; with `repair`, each page's rows without a file are
+  /// dropped and its sizes recorded, then the orphans unlinked, in that transaction. What it
+  /// holds: a page, the shard's file names not matched yet, and counts with a few examples.
   private func verify(
-    shard: String, in directory: OpenDirectory, repair: Bool, into report: inout VerifyReport
+    shard: String, in directory: OpenDirectory, repair: Bool, pageSize: Int,
+    into report: inout VerifyReport
   ) throws {
-    let findings = try index.transactionIfExists(orIfMissing: ShardFindings()) { tx in
-      let rows = try tx.entries(inShard: shard)
-      var findings = ShardFindings(checked: rows.count)
-      let names = Set(try directory.names())
-      var indexed = Set<String>()
-      for row in rows {
-        let name = String(row.file.dropFirst(3))
-        indexed.insert(name)
-        guard names.contains(name), let info = directory.status(name),
-          info.st_mode & S_IFMT == S_IFREG
-        else {
-          findings.missing.append(row)
-          continue
+    // Counted afresh if the transaction runs again: merged into `report` once it committed.
+    let found = try index.transactionIfExists(orIfMissing: VerifyReport()) { tx in
+      var found = VerifyReport()
+      var unmatched = Set(try directory.names())
+      var after: IndexTransaction.ShardPlace?
+      repeat {
+        let (rows, last) = try tx.entries(inShard: shard, after: after, limit: pageSize)
+        after = last
+        var findings = ShardFindings(checked: rows.count)
+        for row in rows {
+          let name = String(row.file.dropFirst(3))
+          unmatched.remove(name)
+          guard let info = directory.status(name), info.st_mode & S_IFMT == S_IFREG
+          else {
+            findings.missing.append(row)
+            continue
+          }
+          let (size, allocated) = (Int64(info.st_size), Int64(info.st_blocks) * 512)
+          if size != row.size || allocated != row.allocated {
+            findings.resized.append((row, size, allocated))
+          }
         }
-        let (size, allocated) = (Int64(info.st_size), Int64(info.st_blocks) * 512)
-        if size != row.size || allocated != row.allocated {
-          findings.resized.append((row, size, allocated))
+        if repair {
+          try tx.delete(findings.missing)
+          try tx.recordSizes(findings.resized)
         }
-      }
-      findings.orphans = names.subtracting(indexed).sorted().map { shard + "/" + $0 }
-      guard repair else { return findings }
-      for orphan in findings.orphans { try directory.unlink(String(orphan.dropFirst(3))) }
-      try tx.delete(findings.missing)
-      try tx.recordSizes(findings.resized)
-      try tx.increment([.orphansSwept: Int64(findings.orphans.count)])
-      return findings
+        found.entries += findings.checked
+        for entry in findings.missing { found.missing.add(entry.url) }
+        for (entry, size, _) in findings.resized {
+          found.sizeMismatches.add("\(entry.url) (\(entry.size) bytes recorded, \(size) on disk)")
+        }
+      } while after != nil
+      let orphans = unmatched.sorted()
+      for orphan in orphans { found.orphans.add("data/" + shard + "/" + orphan) }
+      guard repair else { return found }
+      for orphan in orphans { try directory.unlink(orphan) }
+      try tx.increment([.orphansSwept: Int64(orphans.count)])
+      return found
     }
-    report.entries += findings.checked
-    for entry in findings.missing { report.missing.add(entry.url) }
-    for orphan in findings.orphans { report.orphans.add("data/" + orphan) }
-    for (entry, size, _) in findings.resized {
-      report.sizeMismatches.add("\(entry.url) (\(entry.size) bytes recorded, \(size) on disk)")
-    }
+    report.entries += found.entries
+    report.missing.merge(found.missing)
+    report.orphans.merge(found.orphans)
+    report.sizeMismatches.merge(found.sizeMismatches)
   }
 
   /// Reads every body, a page of rows at a time outside any transaction; a corrupt body is
@@ -189,11 +216,10 @@ extension DiskCache {
 
 /// What `verify` found in one shard: rows without a file, files without a row, and rows whose
 /// recorded sizes differ from their file's.
+/// What one page of a shard's rows showed (``DiskCache/verify(shard:in:repair:pageSize:into:)``).
 private struct ShardFindings {
   var checked = 0
   var missing = [CacheEntry]()
-  /// Files as `ab/<name>`.
-  var orphans = [String]()
   var resized = [(entry: CacheEntry, size: Int64, allocated: Int64)]()
 }
 
