@@ -32,6 +32,7 @@ def file_name(key):
 
 def keys(template_url, count):
     """The copies' keys, in order: `.../populated/N.png`, or the template URL with `n=N`."""
+    separator = "&" if template_url and urlsplit(template_url).query else "?"
     for index in range(1, count):
         yield (f"{template_url}{separator}n={index}" if template_url
                else f"https://bench.example/populated/{index}.png")
@@ -79,14 +80,14 @@ def main():
     if empty:
         for column, value in (("size", 0), ("allocated", 0), ("sha256", hashlib.sha256(b"").digest())):
             base[columns.index(column)] = value
-    at = {column: columns.index(column) for column in ("key", "url", "file", "digest", "digest_low")}
+    at = {column: columns.index(column) for column in ("key", "url", "file_ext", "digest", "digest_low")}
     times = [columns.index(column) for column in ("last_access", "created") if template[column] is not None]
 
     def rows():
         """Each copy's row: the template's, with its own key, digest and times."""
         for index, key in enumerate(keys(template_url, count), start=1):
             row = base.copy()
-            row[at["key"]], row[at["url"]], row[at["file"]] = key, None, file_name(key)[2]
+            row[at["key"]], row[at["url"]], row[at["file_ext"]] = key, None, file_name(key)[2]
             digest = hashlib.md5(key.encode()).digest()  # two big-endian integers (KeyDigest)
             row[at["digest"]] = int.from_bytes(digest[:8], "big", signed=True)
             row[at["digest_low"]] = int.from_bytes(digest[8:], "big", signed=True)

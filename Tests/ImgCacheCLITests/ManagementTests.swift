@@ -93,7 +93,7 @@ struct ManagementTests {
     let index = env.cacheDirectory + "/index.sqlite"
     let sql = """
       WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200000)
-      INSERT INTO entry (key, url, file, size, allocated, format, width, height, scale,
+      INSERT INTO entry (key, url, file_ext, size, allocated, format, width, height, scale,
         created, last_access, access_count, digest, digest_low)
       SELECT 'http://x/' || i, 'http://x/' || i, printf('%02x/%032x', i % 256, i), i, 4096,
         'png', 1, 1, 1, i, i, 0, i, 0 FROM n;

@@ -135,7 +135,7 @@ struct RemoteRedisTests {
     #expect(machineB.run(["fetch", "--any"] + remote + [page]).status == 0)
   }
 
-  @Test("shards: 300 keys spread over 3 servers within 25 % of even")
+  @Test("shards: 300 keys spread over 3 servers within 35 % of even")
   func shards() throws {
     let redis = RemoteStores(redis: 3)
     let ports = redis.redis.map { String($0.port) }
@@ -145,7 +145,9 @@ struct RemoteRedisTests {
     #expect(machineA.run(["prefetch", "-i", "-", "--remote", remote], input: input).status == 0)
     let counts = (0..<3).map { Int(redis.redisCLI($0, ["DBSIZE"])) ?? 0 }
     #expect(counts.reduce(0, +) == 300)
-    #expect(counts.allSatisfy { $0 >= 75 && $0 <= 125 }, "\(counts)")
+    // Binomial: 100 ± 8.2 a server (the keys hold nginx's port, new each run); ±35 is over
+    // four standard deviations, where ±25 failed about one run in a hundred ([72, 113, 115]).
+    #expect(counts.allSatisfy { $0 >= 65 && $0 <= 135 }, "\(counts)")
     let pushed = machineA.run(["remote", "push", "--json", "--all", "--remote", remote])
     #expect(CLIEnvironment.records(pushed).first?["pushed"] as? Int == 300)
     #expect((0..<3).map { Int(redis.redisCLI($0, ["DBSIZE"])) ?? 0 } == counts, "same shards")

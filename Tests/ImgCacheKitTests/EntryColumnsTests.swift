@@ -42,7 +42,7 @@ struct EntryColumnsTests {
       "key": key.databaseValue, "url": (key + "?u").databaseValue,
       // The stored forms (StoredForm): the file's extension (its name is the key's MD5), a
       // canonical date as a number, the SHA-256 as bytes, the key's MD5 as two integers.
-      "file": "png".databaseValue, "size": 3.databaseValue,
+      "file_ext": "png".databaseValue, "size": 3.databaseValue,
       "allocated": stored.allocated.databaseValue, "format": "png".databaseValue,
       "width": 11.databaseValue, "height": 12.databaseValue, "scale": 2.databaseValue,
       "content_type": "image/x-test".databaseValue, "etag": "\"etag-1\"".databaseValue,

@@ -248,4 +248,44 @@ struct VerifyPagesTests {
     let after = try cache.verify()
     #expect(after.problems == 0 && after.entries == 595)
   }
+
+  @Test("a stray upper-case shard folder is foreign: its twin's rows and bodies stay")
+  func upperCaseShard() throws {
+    let cache = DiskCache(directory: directory.url)
+    let body = directory.url.appendingPathComponent("body").path
+    try Data("body".utf8).write(to: URL(fileURLWithPath: body))
+    let key = "https://pages.example/upper.png"
+    let stored = try cache.store(body, key: key, url: key, metadata: EntryMetadata())
+    let shard = String(stored.file.prefix(2))
+    let twin = cache.layout.dataPath(shard.uppercased())
+    try FileManager.default.createDirectory(atPath: twin, withIntermediateDirectories: true)
+    try Data("stray".utf8).write(to: URL(fileURLWithPath: twin + "/stray.png"))
+    _ = try cache.verify(repair: true)
+    #expect(try cache.entry(forKey: key) != nil, "the row of \(shard)/ is kept")
+    #expect(FileManager.default.fileExists(atPath: cache.layout.dataPath(stored.file)))
+  }
+
+  @Test("an index of a newer schema is refused with one line, never read")
+  func newerSchema() throws {
+    let cache = DiskCache(directory: directory.url)
+    let body = directory.url.appendingPathComponent("body").path
+    try Data("body".utf8).write(to: URL(fileURLWithPath: body))
+    _ = try cache.store(
+      body, key: "https://a.example/1.png", url: "https://a.example/1.png",
+      metadata: EntryMetadata())
+    cache.index.close()
+    try DatabaseQueue(path: cache.layout.indexFile.path).write { db in
+      try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99')")
+    }
+    let again = DiskCache(directory: directory.url)
+    try Data("body 2".utf8).write(to: URL(fileURLWithPath: body))
+    let refused = #expect(throws: CacheError.self) {
+      try again.store(
+        body, key: "https://a.example/2.png", url: "https://a.example/2.png",
+        metadata: EntryMetadata())
+    }
+    #expect(
+      refused?.message.contains("written by a newer imgcache") == true,
+      "\(String(describing: refused))")
+  }
 }

@@ -128,7 +128,9 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, TableRecord {
   public enum Columns {
     public static let key = Column("key")
     public static let url = Column("url")
-    public static let file = Column("file")
+    /// `file_ext` from schema v9 (``StoredForm``): a name no older imgcache reads, so that
+    /// one opening this index fails at once instead of misreading it.
+    public static let file = Column("file_ext")
     public static let size = Column("size")
     public static let allocated = Column("allocated")
     public static let format = Column("format")

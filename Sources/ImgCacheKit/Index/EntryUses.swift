@@ -49,8 +49,10 @@ enum EntryUses {
   /// Records `uses` (a key's latest time and count), at most ``PaddedBatch/limit``, with one
   /// statement: a use of a key that has no entry (removed meanwhile) is dropped. Batches are
   /// padded (``PaddedBatch``) with rows whose NULL digest matches nothing. A use finds its
-  /// entry by the key's digest alone, in the index (no read of the row to compare the key): a
-  /// key that shares its digest shares its file and row.
+  /// entry by the indexed half of the key's digest alone (no read of the row to compare the
+  /// key): two keys that share those 8 bytes of MD5 — a pair someone made on purpose, since
+  /// finding a partner for a given key takes 2^64 tries — count each other's uses, and only
+  /// each other's.
   static func record(
     _ uses: some Collection<(key: String, value: PendingWrites.Use)>, _ db: Database
   ) throws {

@@ -32,7 +32,7 @@ extension Index {
       try db.execute(
         sql: """
           UPDATE entry SET sha256 = ?
-          WHERE \(IndexSchema.byKey) AND file = ? AND size = ? AND sha256 IS NULL
+          WHERE \(IndexSchema.byKey) AND file_ext = ? AND size = ? AND sha256 IS NULL
           """,
         arguments: [
           StoredForm.sha256(sha256), StoredForm.digest(entry.digest), entry.key,

@@ -8,10 +8,12 @@ import GRDB
 extension IndexSchema {
   /// The `entry` table of v9: v8's columns in v8's order (``CacheEntry/init(columns:)`` reads
   /// them by position), then `digest` and `digest_low`; the dates of HTTP declared without a
-  /// type, so a number stays a number.
+  /// type, so a number stays a number. `file` is `file_ext`: an older imgcache, which knows no
+  /// v9, fails on the column it misses rather than read every row's file as gone (and delete
+  /// every body as an orphan).
   static let leanEntryTable = """
     CREATE TABLE entry (
-      key TEXT NOT NULL, url TEXT, file TEXT NOT NULL, size INTEGER NOT NULL, allocated INTEGER NOT NULL,
+      key TEXT NOT NULL, url TEXT, file_ext TEXT NOT NULL, size INTEGER NOT NULL, allocated INTEGER NOT NULL,
       format TEXT, width INTEGER, height INTEGER, scale INTEGER NOT NULL DEFAULT 1,
       content_type TEXT, etag TEXT, last_modified, created DOUBLE NOT NULL,
       last_access DOUBLE NOT NULL, expiry DOUBLE, access_count INTEGER NOT NULL DEFAULT 0,
@@ -61,7 +63,7 @@ extension IndexSchema {
     let copied = columns.map { name -> String in
       switch name {
       case "url": "NULLIF(url, key)"
-      case "file": "imgcache_v9_file(file, key)"
+      case "file_ext": "imgcache_v9_file(file, key)"
       case "content_type": "imgcache_v9_content_type(content_type, format)"
       case "last_modified", "expires", "date": "imgcache_v9_date(\(name))"
       case "sha256": "imgcache_v9_sha256(sha256)"

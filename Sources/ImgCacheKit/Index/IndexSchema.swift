@@ -131,7 +131,17 @@ enum IndexSchema {
   /// Brings the index up to date; the caller holds the opening lock (see ``Index/writer()``).
   static func migrate(_ pool: DatabasePool) throws {
     let migrator = self.migrator
-    if try pool.read({ try migrator.hasCompletedMigrations($0) }) { return }
+    let (completed, superseded) = try pool.read { db in
+      (try migrator.hasCompletedMigrations(db), try migrator.hasBeenSuperseded(db))
+    }
+    // An index of a newer schema is never read by rules it does not follow.
+    if superseded {
+      throw CacheError(
+        .localIO,
+        "it was written by a newer imgcache (its schema is unknown to this one): "
+          + "use that version, or 'imgcache clear' to start empty")
+    }
+    if completed { return }
     try migrator.migrate(pool)
   }
 

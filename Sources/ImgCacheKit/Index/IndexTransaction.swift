@@ -56,9 +56,14 @@ struct IndexTransaction {
   }
 
   /// The rows whose file is in shard `ab` (`ab/…`): a range of the `entry_digest` index, the
-  /// digests whose first byte is `ab` (none for a name that is not two hexadecimal digits).
+  /// digests whose first byte is `ab` (none for a name that is not two lowercase hexadecimal
+  /// digits).
   private static func inShard(_ shard: String) -> SQLExpression {
-    guard shard.utf8.count == 2, let bytes = Hex.decode(shard) else { return false.sqlExpression }
+    // Lowercase only, as imgcache names them: a stray `AB/` is foreign, never `ab/`'s rows.
+    let lowercase = shard.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    guard shard.utf8.count == 2, lowercase, let bytes = Hex.decode(shard) else {
+      return false.sqlExpression
+    }
     // The top byte of `digest` (an integer, big-endian): one shard's values are contiguous.
     let low = UInt64(bytes[0]) << 56
     return Columns.digest >= Int64(bitPattern: low)

@@ -4,10 +4,11 @@ import GRDB
 /// How an entry's fields are written in its row from schema v9 (docs/design.md, On disk): what
 /// the row can give back is not written twice, so the index of a million entries is half the
 /// size it was. Each field has its writing (`…(_:)`, a database value) and its reading (`…(stored:)`),
-/// and a reading gives back exactly what was written.
+/// and a reading gives back exactly what was written (but an empty content type, read as
+/// none).
 ///
 /// - `url`: NULL when it is the key (most entries).
-/// - `file`: its extension when it is `ab/<digest>.<ext>` (`png`, a variant's `webp`: a few
+/// - `file` (column `file_ext`): its extension when it is `ab/<digest>.<ext>` (`png`, a variant's `webp`: a few
 ///   bytes, and no parse of the key to read it back), ``""`` for `ab/<digest>` (a legacy
 ///   name), the whole name (with its `/`) otherwise.
 /// - `content_type`: NULL when it is the MIME type of the entry's format; `''` when the server

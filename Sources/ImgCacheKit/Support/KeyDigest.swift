@@ -1,9 +1,9 @@
 import Foundation
 
 /// The MD5 of a cache key's UTF-8 bytes: the stem of its file's name (`ab/<32 hex digits>…`,
-/// sharded by the first byte) and, from schema v9, its entry's identity in the index (the
-/// `digest` column, 16 bytes under a unique index: docs/design.md, On disk). Keys that shared a
-/// digest would share a file, so they share a row: the later store replaces the earlier.
+/// sharded by the first byte) and, from schema v9, how the index finds its entry (``high``,
+/// the first 8 bytes, in the indexed `digest` column; then the key is compared: docs/design.md,
+/// On disk). Two keys with one MD5 would name one file; no imgcache key has been shown to.
 public struct KeyDigest: Hashable, Sendable {
   // The 16 bytes as they come, in two words: `withBytes` hands them back in the same order.
   private var first: UInt64
