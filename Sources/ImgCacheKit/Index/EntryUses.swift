@@ -154,4 +154,11 @@ enum EntryUses {
         """
     ).execute(arguments: [StoredForm.digest(KeyDigest(key: key)), key])
   }
+
+  /// Deletes the recorded use of the entry of `rowid`, in a write transaction that rewrites
+  /// its row (a store, which has just read the rowid: no second look-up by key).
+  static func forget(rowid: Int64, _ db: Database) throws {
+    try db.cachedStatement(sql: "DELETE FROM entry_use WHERE entry_rowid = ?")
+      .execute(arguments: [rowid])
+  }
 }

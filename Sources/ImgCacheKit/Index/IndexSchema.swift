@@ -175,9 +175,14 @@ enum IndexSchema {
     try statement.run()
   }
 
-  private static let rewriteSQL =
+  private static let rewriteSQL = updateEveryColumn(where: byKey)
+
+  /// An UPDATE of every column of the rows that meet `condition`, bound in the order of
+  /// ``CacheEntry/values``, then `condition`'s parameters.
+  static func updateEveryColumn(where condition: String) -> String {
     "UPDATE entry SET \(CacheEntry.Columns.all.map { "\($0.name) = ?" }.joined(separator: ", ")) "
-    + "WHERE \(byKey)"
+      + "WHERE \(condition)"
+  }
 
   /// Deletes `entries` from the index and adjusts the totals.
   static func delete(_ entries: [CacheEntry], _ db: Database) throws {

@@ -55,7 +55,7 @@ struct StoreBatch {
     }
     if let old {
       entry.accessCount = Int(clamping: old.uses)
-      try EntryUses.forget(key: entry.key, db)
+      try EntryUses.forget(rowid: old.rowid, db)
       let statement = DirectStatement(update)
       try statement.bind(entry.values + [old.rowid.databaseValue])
       try statement.run()
@@ -97,9 +97,7 @@ struct StoreBatch {
   }()
 
   /// Rewrites every column of the row whose rowid is the last parameter (built once).
-  private static let updateSQL =
-    "UPDATE entry SET \(Columns.all.map { "\($0.name) = ?" }.joined(separator: ", ")) "
-    + "WHERE rowid = ?"
+  private static let updateSQL = IndexSchema.updateEveryColumn(where: "rowid = ?")
 
   /// The statement `sql` when `table` has any row (in the caller's transaction), else nil.
   private static func statement(ifAnyIn table: String, _ sql: String, _ db: Database) throws

@@ -50,12 +50,6 @@ public struct KeyDigest: Hashable, Sendable {
     try withUnsafeBytes(of: self, body)
   }
 
-  /// The 16 bytes.
-  var data: Data { withBytes { Data($0) } }
-
-  /// The first byte: the shard (`data/ab/`) of the file.
-  var shard: UInt8 { withBytes { $0[0] } }
-
   /// Lowercase hexadecimal, 32 digits.
   public var hex: String { withBytes { Hex.encode($0) } }
 }
