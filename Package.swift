@@ -45,7 +45,9 @@ let package = Package(
       linkerSettings: [
         .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"])
       ]),
-    .executableTarget(name: "imgcache-stress", dependencies: ["ImgCacheKit"]),
+    .executableTarget(
+      name: "imgcache-stress",
+      dependencies: ["ImgCacheKit", .product(name: "GRDB", package: "GRDB.swift")]),
     // The untrusted-input fuzzer (make fuzz; a few seconds of it in make test). Not installed.
     .executableTarget(name: "imgcache-fuzz", dependencies: ["ImgCacheKit"]),
     .target(

@@ -3,6 +3,7 @@
 // thousand to a transaction, whose last access (and file atime) are one second apart from one
 // thousand to the next. Not installed.
 // Usage: imgcache-stress write|read|clean|populate DIR COUNT SEED
+//        imgcache-stress copies DIR COUNT EMPTY (Copies.swift)
 import Foundation
 import ImgCacheKit
 import Synchronization
@@ -10,8 +11,17 @@ import Synchronization
 let arguments = CommandLine.arguments
 guard arguments.count == 5, let count = Int(arguments[3]), let seed = UInt64(arguments[4]) else {
   FileHandle.standardError.write(
-    Data("usage: imgcache-stress write|read|clean DIR COUNT SEED\n".utf8))
+    Data("usage: imgcache-stress write|read|clean|populate|copies DIR COUNT SEED\n".utf8))
   exit(2)
+}
+if arguments[1] == "copies" {
+  do {
+    try makeCopies(in: URL(fileURLWithPath: arguments[2]), count: count, empty: seed == 1)
+    exit(0)
+  } catch {
+    FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+    exit(1)
+  }
 }
 /// The populate mode's clock: one second per entry, starting a year ago.
 final class StepClock: Sendable {

@@ -73,15 +73,15 @@ struct FlatMemoryTests {
 }
 
 extension FlatMemoryTests {
-  /// A cache of `count` entries with empty files, made by `Tests/Fixtures/populate.py`.
+  /// A cache of `count` entries with empty files: one stored, copied by `imgcache-stress copies`.
   fileprivate func populated(_ count: Int, in folder: String) throws -> String {
     let directory = folder + "/populated-\(count)"
     let stress = URL(fileURLWithPath: imgcacheBinary).deletingLastPathComponent()
       .appendingPathComponent("imgcache-stress").path
-    let script = repositoryRoot.appendingPathComponent("Tests/Fixtures/populate.py").path
-    let made = run(
-      "/usr/bin/env", ["python3", script, stress, directory, String(count), "--empty"])
-    try #require(made.status == 0, "\(made.stderr)")
+    for (mode, number, seed) in [("populate", 1, 1), ("copies", count, 1)] {
+      let made = run(stress, [mode, directory, String(number), String(seed)])
+      try #require(made.status == 0, "\(made.stderr)")
+    }
     return directory
   }
 

@@ -35,7 +35,8 @@ struct CleanRaceTests {
       policy.maxAge = -1
       for _ in 0..<5_000 where !observed.finished.load(ordering: .acquiring) {
         guard let report = try? cleaner.clean(policy: policy) else { continue }
-        let found = report.missingFiles.map { "missing \($0)" } + report.orphanFiles
+        let found =
+          report.missingFiles.examples.map { "missing \($0)" } + report.orphanFiles.examples
         if !found.isEmpty { observed.mismatches.withLock { $0 += found } }
       }
     }

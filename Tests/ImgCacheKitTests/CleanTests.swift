@@ -147,14 +147,35 @@ struct CleanTests {
       String(kept.file.prefix(2)) + "/0123456789abcdef0123456789abcdef")
     try Data("x".utf8).write(to: URL(fileURLWithPath: orphan))
     let report = try cache.clean(policy: policy())
-    #expect(report.staleTemporaries == ["part-stale"])
+    #expect(report.staleTemporaries.examples == ["part-stale"])
     #expect(
-      report.orphanFiles == [String(kept.file.prefix(2)) + "/0123456789abcdef0123456789abcdef"])
-    #expect(report.missingFiles == [lost.file])
+      report.orphanFiles.examples == [
+        String(kept.file.prefix(2)) + "/0123456789abcdef0123456789abcdef"
+      ])
+    #expect(report.missingFiles.examples == [lost.file])
     #expect(FileIO.isFile(fresh))
     #expect(!FileIO.isFile(orphan))
     #expect(try cache.totals().entries == 1)
     #expect(FileIO.isFile(cache.layout.dataPath(kept.file)))
+  }
+
+  @Test("a clean's report counts every orphan but keeps the first ten names (flat memory)")
+  func orphansCountedNotListed() throws {
+    let cache = makeCache()
+    let kept = try store(cache, "https://a.example/kept.png")
+    // A lost index's cache meets every file as an orphan: millions of names, were they listed.
+    let shard = cache.layout.dataPath(String(kept.file.prefix(2)))
+    for number in 0..<25 {
+      let name = String(kept.file.prefix(2)) + String(format: "%030x", number)
+      try Data("x".utf8).write(to: URL(fileURLWithPath: shard + "/" + name))
+    }
+    let plan = try cache.clean(policy: policy(), dryRun: true)
+    let report = try cache.clean(policy: policy())
+    for found in [plan, report] {
+      #expect(found.orphanFiles.count == 25)
+      #expect(found.orphanFiles.examples.count == CountedExamples.limit)
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: shard).count == 1)
   }
 
   @Test("a second clean while one holds the lock reports busy at once; so does clear")

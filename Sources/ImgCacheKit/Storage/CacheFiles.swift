@@ -49,9 +49,9 @@ extension DiskCache {
   /// is reported, never entered.
   func sweepTemporaries(
     before cutoff: TimeInterval, partialsBefore partialCutoff: TimeInterval, dryRun: Bool
-  ) throws -> (swept: [String], foreign: [String]) {
-    guard let root = try layout.openRoot() else { return ([], []) }
-    var swept = [String]()
+  ) throws -> (swept: CountedExamples, foreign: [String]) {
+    guard let root = try layout.openRoot() else { return (CountedExamples(), []) }
+    var swept = CountedExamples()
     var foreign = [String]()
     // A partial body kept for a resumed download lives until `partialCutoff`, whoever wrote it.
     let isStale = { (directory: OpenDirectory, name: String, partialCutoff: TimeInterval) -> Bool in
@@ -63,13 +63,13 @@ extension DiskCache {
     for name in try root.names()
     where name.hasPrefix(Self.trashPrefix) && isStale(root, name, cutoff) {
       if !dryRun { try root.removeTree(name) }
-      swept.append(name)
+      swept.add(name)
     }
     switch try root.child("tmp") {
     case .directory(let tmp):
       for name in try tmp.names() where isStale(tmp, name, partialCutoff) {
         if !dryRun { try tmp.removeTree(name) }
-        swept.append(name)
+        swept.add(name)
       }
     case .missing: break
     case .foreign: foreign.append("tmp")

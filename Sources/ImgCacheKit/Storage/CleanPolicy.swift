@@ -31,19 +31,57 @@ public struct CleanReport: Sendable, Equatable {
   public var expiredTotal = RemovalTotal()
   /// How many entries were trimmed, and their bytes (listed or not).
   public var trimmedTotal = RemovalTotal()
-  /// Files in `data/` without a row, removed.
-  public var orphanFiles: [String] = []
-  /// Rows whose file was missing, dropped.
-  public var missingFiles: [String] = []
-  /// Stale files in `tmp/`, removed.
-  public var staleTemporaries: [String] = []
+  /// Files in `data/` without a row, removed: how many, and the first few (`ab/<name>`).
+  public var orphanFiles = CountedExamples()
+  /// Rows whose file was missing, dropped: how many, and the first few files.
+  public var missingFiles = CountedExamples()
+  /// Stale files in `tmp/` (and trash left by a killed `clear`), removed: how many, and the
+  /// first few names.
+  public var staleTemporaries = CountedExamples()
   /// Links found where folders of the cache belong (`data/ab`, `tmp`): left alone, never
-  /// entered.
-  public var foreign: [String] = []
+  /// entered. Each once, sorted.
+  public private(set) var foreign: [String] = []
   /// The totals after the clean (as they would be, in a dry run).
   public var remaining: CacheTotals = .zero
   /// Whether nothing was changed.
   public var dryRun: Bool = false
+}
+
+extension CleanReport {
+  /// Adds `paths` to ``foreign``, each once.
+  mutating func noteForeign(_ paths: [String]) {
+    guard !paths.isEmpty else { return }
+    foreign = Array(Set(foreign + paths)).sorted()
+  }
+}
+
+/// How many of something were found, and the first few: a report's memory stays flat whatever
+/// the damage (a clean of a cache whose index was lost meets every file as an orphan).
+public struct CountedExamples: Sendable, Equatable {
+  /// How many.
+  public var count = 0
+  /// The first few (at most ``limit``), as URLs or files.
+  public var examples = [String]()
+
+  /// The most examples kept.
+  public static let limit = 10
+
+  /// Counts `example`, and keeps it while there is room.
+  mutating func add(_ example: String) {
+    count += 1
+    if examples.count < Self.limit { examples.append(example) }
+  }
+
+  /// Counts each of `examples`, keeping as many as there is room for.
+  mutating func add(contentsOf examples: some Sequence<String>) {
+    for example in examples { add(example) }
+  }
+
+  /// Adds `other`'s count and as many of its examples as there is room for.
+  mutating func merge(_ other: CountedExamples) {
+    count += other.count
+    examples += other.examples.prefix(Self.limit - examples.count)
+  }
 }
 
 /// What `clear` removed (or would remove).

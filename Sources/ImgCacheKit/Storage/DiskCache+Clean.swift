@@ -33,7 +33,7 @@ extension DiskCache {
       try planClean(policy: policy, at: time, into: tally)
       return tally.report
     }
-    tally.report.staleTemporaries = try yieldPartials(policy: policy, dryRun: false)
+    tally.report.staleTemporaries.add(contentsOf: try yieldPartials(policy: policy, dryRun: false))
     try expire(policy: policy, at: time, into: tally)
     try trim(policy: policy, into: tally)
     var report = tally.report
@@ -61,10 +61,10 @@ extension DiskCache {
     let sweep = try sweepTemporaries(
       before: time.timeIntervalSince1970 - policy.staleTemporaryAge,
       partialsBefore: time.timeIntervalSince1970 - resume.maxAge, dryRun: dryRun)
-    report.staleTemporaries += sweep.swept
+    report.staleTemporaries.merge(sweep.swept)
     let files = try reconcileFiles(dryRun: dryRun)
     (report.orphanFiles, report.missingFiles) = (files.orphans, files.missing)
-    report.foreign = Array(Set(report.foreign + sweep.foreign + files.foreign)).sorted()
+    report.noteForeign(sweep.foreign + files.foreign)
     return sweep.swept.count
   }
 
@@ -121,7 +121,7 @@ extension DiskCache {
           return rows
         }
       }
-      tally.report.foreign += skipped
+      tally.report.noteForeign(skipped)
       for row in batch { tally.note(.expired(RemovedEntry(row))) }
       if batch.count < Self.cleanBatchSize { return }
     }
@@ -146,7 +146,7 @@ extension DiskCache {
           return (victims, rows.count < Self.cleanBatchSize)
         }
       }
-      tally.report.foreign += skipped
+      tally.report.noteForeign(skipped)
       for row in batch { tally.note(.trimmed(RemovedEntry(row))) }
       if batch.isEmpty || exhausted { return }
     }
@@ -156,12 +156,12 @@ extension DiskCache {
   /// removed, rows without a file are dropped. A shard that is a link is reported, never
   /// entered (its rows stay). A dry run reads in a read transaction and changes nothing.
   func reconcileFiles(dryRun: Bool) throws
-    -> (orphans: [String], missing: [String], foreign: [String])
+    -> (orphans: CountedExamples, missing: CountedExamples, foreign: [String])
   {
-    var orphans = [String]()
-    var missing = [String]()
+    var orphans = CountedExamples()
+    var missing = CountedExamples()
     var foreign = [String]()
-    guard let data = try dataDirectory() else { return ([], [], []) }
+    guard let data = try dataDirectory() else { return (orphans, missing, []) }
     for shard in try data.names().sorted() where shard.utf8.count == 2 {
       guard case .directory(let directory) = try data.child(shard) else {
         foreign.append("data/" + shard)
@@ -187,8 +187,8 @@ extension DiskCache {
         dryRun
         ? try index.readTransaction(orIfMissing: ([], []), reconcile)
         : try freeingRoom { try index.transaction(reconcile) }
-      orphans += found
-      missing += gone
+      orphans.add(contentsOf: found)
+      missing.add(contentsOf: gone)
     }
     return (orphans, missing, foreign)
   }

@@ -69,7 +69,7 @@ extension DiskCache {
         }
       }
     }
-    tally.report.staleTemporaries = try yieldPartials(policy: policy, dryRun: true)
+    tally.report.staleTemporaries.add(contentsOf: try yieldPartials(policy: policy, dryRun: true))
     _ = try sweepAndReconcile(into: &tally.report, policy: policy, at: time, dryRun: true)
   }
 }

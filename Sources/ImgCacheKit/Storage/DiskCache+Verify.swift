@@ -4,25 +4,7 @@ import Foundation
 /// its first examples.
 public struct VerifyReport: Sendable, Equatable {
   /// One class of problem.
-  public struct Problem: Sendable, Equatable {
-    /// How many.
-    public var count = 0
-    /// The first few, as URLs or files.
-    public var examples = [String]()
-
-    mutating func add(_ example: String) {
-      count += 1
-      if examples.count < VerifyReport.exampleLimit { examples.append(example) }
-    }
-
-    /// Adds `other`'s count and as many of its examples as there is room for.
-    mutating func merge(_ other: Problem) {
-      count += other.count
-      examples += other.examples.prefix(VerifyReport.exampleLimit - examples.count)
-    }
-  }
-
-  static let exampleLimit = 10
+  public typealias Problem = CountedExamples
 
   /// Rows checked.
   public var entries = 0
