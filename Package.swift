@@ -18,9 +18,10 @@ let package = Package(
     .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     .systemLibrary(
       name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-    // The Redis remote tier (Remote/Redis/ only).
-    .systemLibrary(
-      name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+    // The Redis remote tier (Remote/Redis/ only). No pkg-config: hiredis's adds
+    // -D_FILE_OFFSET_BITS=64, which SwiftPM refuses with a warning (its headers are reached as
+    // <hiredis/hiredis.h>; the module map links the library).
+    .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
     // Declarations only: libvips is loaded with dlopen on first use (Variants/VipsLibrary.swift).
     .systemLibrary(name: "CVips"),
     .target(

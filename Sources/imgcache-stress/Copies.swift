@@ -1,5 +1,5 @@
 // The copies mode: a cache of a million entries in well under a minute, for the tests of flat
-// memory and the benchmark's scale rows (docs/benchmarks.md, At scale).
+// memory and the benchmark's scale rows (bench/scale.py).
 //
 // The cache holds one real entry, the template (stored by `imgcache-stress populate DIR 1 1` or
 // `imgcache fetch URL`). `copies DIR COUNT EMPTY` adds COUNT - 1 copies of its row, each with

@@ -28,6 +28,7 @@ extension CacheEntry {
   /// The box an entry's copies share. Its fields change only through an entry that holds the
   /// box alone (``CacheEntry`` copies it first otherwise), so no two threads ever see it
   /// change: hence `@unchecked Sendable`.
+  // @unchecked: copy-on-write; only an entry holding the box alone changes it.
   final class Box: @unchecked Sendable {
     var fields: Fields
 

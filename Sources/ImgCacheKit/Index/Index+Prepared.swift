@@ -7,6 +7,7 @@ import GRDB
 /// A statement is only ever run inside its connection's serialized access (the closure of
 /// `DatabaseQueue.inDatabase`), and the set is emptied before the connection closes: hence
 /// `@unchecked Sendable`.
+// @unchecked: SQLite statements (C handles), run only inside their connection's serialized access.
 struct PreparedStatements: @unchecked Sendable {
   /// The direct connection's database, the one whose statements these are.
   var database: ObjectIdentifier?

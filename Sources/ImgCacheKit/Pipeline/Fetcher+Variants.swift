@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
 
-/// The two stages of image variants (docs/architecture.md, How variants become two more
-/// stages): `lookVariant` before the original's lookup, `derive` once the original is done.
+/// The two stages of image variants (docs/architecture.md, Variants: two more stages):
+/// `lookVariant` before the original's lookup, `derive` once the original is done.
 extension Fetcher {
   /// Stage: a job that asks for a variant looks up the variant's own key first (the local
   /// cache). A stored variant made from the original's current body is served, and the

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// The pipeline (SDWebImageManager, persistent), used by `fetch`, `query` and `prefetch`
-/// alike: every URL is a ``Job`` moved through stages (docs/architecture.md, The pipeline).
+/// alike: every URL is a ``Job`` moved through stages (docs/architecture.md, The path of a `fetch`).
 /// The lookup stages run on a batch at once (``lookUp(_:options:)``: URL check → failed
 /// requests → local tiers → remote tier → plan); the download stages on each job
 /// (``drive(_:options:)``). Downloads are validated, stored in batches, and shared by the

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One URL on its way through the pipeline: what was asked, and the state the last stage left
-/// it in. Each stage (docs/architecture.md, The pipeline) takes the jobs in the state it
+/// it in. Each stage (docs/architecture.md, The path of a `fetch`) takes the jobs in the state it
 /// handles and moves them on; a job is finished once it is ``State/done(_:)``. Everything a
 /// later stage needs travels in the job itself.
 struct Job: Sendable {

@@ -5,6 +5,7 @@ import Glibc
 
 /// A digest algorithm fetched from OpenSSL's provider once (`EVP_MD_fetch`): a fetched
 /// EVP_MD is reference-counted and never changes, and OpenSSL lets threads share it.
+// @unchecked: an OpenSSL EVP_MD (a C handle), reference-counted and never changed.
 private struct FetchedDigest: @unchecked Sendable {
   let pointer: OpaquePointer?
 
@@ -98,6 +99,7 @@ public enum SHA256 {
 ///
 /// It owns an OpenSSL context, used by one thread at a time: a transfer feeds it only through
 /// ``SHA256Stream/queue``, a serial queue, so hashing overlaps receiving on another core.
+// @unchecked: an OpenSSL context (a C handle), fed by one thread at a time (a serial queue).
 final class SHA256Stream: @unchecked Sendable {
   // @unchecked: the EVP context is touched only on `queue` (serial), never concurrently.
 

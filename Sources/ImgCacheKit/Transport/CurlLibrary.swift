@@ -4,6 +4,7 @@ import Foundation
 /// libcurl's entry points, loaded on first use rather than at start-up: the library drags in
 /// some thirty shared libraries whose relocation would cost every command, including cache
 /// hits, `size` and `list`, which never touch the network. Loaded once per process.
+// @unchecked: C function pointers, written once before anyone reads them.
 struct CurlLibrary: @unchecked Sendable {
   // @unchecked: `api` points at a table written once, before any reader sees it, and never
   // changed or freed afterwards; libcurl's own functions are safe to call from any thread on

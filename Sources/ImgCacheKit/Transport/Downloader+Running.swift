@@ -3,6 +3,8 @@ import Synchronization
 extension Downloader {
   /// A downloader whose loop thread runs, held weakly, with how many of its threads run (a
   /// thread may still be ending when the next one starts).
+  // @unchecked: its fields are read and written under `running`'s lock only, which the
+  // compiler cannot see.
   private final class Running: @unchecked Sendable {
     // Set once, read under `running`'s lock.
     weak var downloader: Downloader?

@@ -13,6 +13,8 @@ import Synchronization
 ///
 /// Lock rule: `state` is locked only to move requests and cancellations in and out; the loop
 /// never resumes a continuation, touches a curl handle or starts a thread while holding it.
+// @unchecked: libcurl multi and share handles (C), used by the loop thread only
+// (`curl_multi_wakeup` is thread-safe); the rest of its state is in a `Mutex`.
 public final class Downloader: @unchecked Sendable {
   // @unchecked: `multi` and `share` are libcurl handles used only by the loop thread, except
   // curl_multi_wakeup, which libcurl documents as callable from any thread. All mutable

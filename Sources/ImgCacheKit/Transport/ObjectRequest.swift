@@ -148,6 +148,8 @@ public struct ObjectRequest: Sendable {
 
 /// An easy handle and the multi handle that runs it, kept between requests so that the
 /// connection to a server (its TCP and TLS handshakes) serves many objects.
+// @unchecked: libcurl easy and multi handles (C), used by the caller that holds the
+// connection, one at a time.
 public final class ObjectConnection: @unchecked Sendable {
   // @unchecked: used by one request at a time — the caller that created it, or took it out
   // of its server's pool.

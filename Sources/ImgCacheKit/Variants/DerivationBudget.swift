@@ -10,6 +10,8 @@ import Synchronization
 /// one call (a progressive JPEG reads every scan before its first row) never reaches that
 /// check: then the waiter gives the derivation up (``abandon()``), removes its temporary file
 /// and goes on; the thread finishes in the background and its result is dropped.
+// @unchecked: its C budget is read by libvips' handler and written only through the shim's
+// atomic stores; its own state is in a `Mutex`.
 final class DerivationBudget: @unchecked Sendable {
   // @unchecked: `budget` is C memory that libvips' handler reads on its threads; after
   // `init` it is written only through the shim's atomic stores. `state` is a Mutex.

@@ -6,6 +6,8 @@ import Synchronization
 /// Layers: why it is loaded with dlopen): no operation cache, loaders marked untrusted blocked (SVG, PDF, JPEG XL,
 /// ImageMagick's), warnings silenced. Its error buffer is global to the process, so it is read
 /// and cleared under a lock.
+// @unchecked: C function pointers and libvips' global state, set once at start; its error
+// buffer is read under a lock the compiler cannot see.
 struct VipsLibrary: @unchecked Sendable {
   // @unchecked: `api` points at a table written once, before any reader sees it, and never
   // changed or freed afterwards; libvips may be called from any thread once started.

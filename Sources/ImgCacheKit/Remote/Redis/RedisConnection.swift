@@ -52,6 +52,8 @@ struct RedisReplyTooLarge: Error {}
 /// out). hiredis connects it within the connect timeout; from then on its socket is
 /// non-blocking and driven here, each wait bounded by the operation's ``RedisDeadline``, and
 /// replies are read by a small RESP parser that streams a body straight into its file.
+// @unchecked: a hiredis context (a C handle) and its socket, used by the one caller that
+// took the connection out of the pool.
 final class RedisConnection: @unchecked Sendable {
   // @unchecked: the context and buffer are used by whichever caller holds the connection,
   // one at a time: the pool hands it out and takes it back.
