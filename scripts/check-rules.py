@@ -51,7 +51,7 @@ def joined(text):
 
 def check_citations(path, text, problems):
     flat = joined(text)
-    for match in re.finditer(r"docs/([A-Za-z0-9_-]+\.md)(,\s+\"?([A-Z][^)\n;\"]*))?", flat):
+    for match in re.finditer(r"docs/([a-z0-9_-]+\.md)(,\s+\"?([A-Z][^)\n;\"]*))?", flat):
         doc = os.path.join(ROOT, "docs", match.group(1))
         where = f"{path}: docs/{match.group(1)}"
         if not os.path.isfile(doc):

@@ -124,44 +124,8 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, TableRecord {
       && (lhs.box === rhs.box || lhs.box.fields == rhs.box.fields)
   }
 
-  /// The columns of the `entry` table: the one place that names them.
-  public enum Columns {
-    public static let key = Column("key")
-    public static let url = Column("url")
-    /// `file_ext` from schema v9 (``StoredForm``): a name no older imgcache reads, so that
-    /// one opening this index fails at once instead of misreading it.
-    public static let file = Column("file_ext")
-    public static let size = Column("size")
-    public static let allocated = Column("allocated")
-    public static let format = Column("format")
-    public static let width = Column("width")
-    public static let height = Column("height")
-    public static let scale = Column("scale")
-    public static let contentType = Column("content_type")
-    public static let etag = Column("etag")
-    public static let lastModified = Column("last_modified")
-    public static let created = Column("created")
-    public static let lastAccess = Column("last_access")
-    public static let expiry = Column("expiry")
-    public static let accessCount = Column("access_count")
-    public static let sha256 = Column("sha256")
-    public static let cacheControl = Column("cache_control")
-    public static let expires = Column("expires")
-    public static let date = Column("date")
-    public static let age = Column("age")
-    public static let received = Column("received")
-    public static let status = Column("status")
-    public static let shareable = Column("shareable")
-    public static let digest = Column("digest")
-    public static let digestLow = Column("digest_low")
-
-    /// Every column, in the order ``CacheEntry/values`` lists them (the table's own).
-    static let all = [
-      key, url, file, size, allocated, format, width, height, scale, contentType, etag,
-      lastModified, created, lastAccess, expiry, accessCount, sha256, cacheControl, expires,
-      date, age, received, status, shareable, digest, digestLow,
-    ]
-  }
+  /// The columns of the `entry` table (``EntryColumn``), as GRDB's query interface takes them.
+  public typealias Columns = EntryColumn
 
   /// What every query of entries selects: ``Columns/all``, in that order (the table's own).
   public static var databaseSelection: [any SQLSelectable] { Columns.all }
@@ -176,28 +140,33 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, TableRecord {
   /// look-ups, several times faster than `Decodable` or `row[column]` on the hit path. The
   /// fields the row keeps in a shorter form (``StoredForm``) are given back whole.
   init(columns row: some ColumnReader) throws {
-    let key: String = try row.value(0)
-    let digest = try StoredForm.digest(stored: row, at: 24)
-    let format: String? = try row.value(5)
+    typealias At = EntryColumn
+    let key: String = try row.value(At.key)
+    let digest = try StoredForm.digest(stored: row, at: At.digest.rawValue)
+    let format: String? = try row.value(At.format)
     box = Box(
       Fields(
-        key: key, digest: digest, url: StoredForm.url(stored: try row.value(1), key: key),
-        file: try row.value(2),
-        size: try row.value(3), allocated: try row.value(4), format: format,
-        width: try row.value(6), height: try row.value(7), scale: try row.value(8),
-        contentType: StoredForm.contentType(stored: try row.value(9), format: format),
-        etag: try row.value(10), lastModified: try StoredForm.httpDate(stored: row, at: 11),
-        created: Date(timeIntervalSince1970: try row.value(12)),
-        expiry: (try row.value(14) as Double?).map(Date.init(timeIntervalSince1970:)),
-        sha256: try StoredSHA256(stored: row, at: 16),
+        key: key, digest: digest, url: StoredForm.url(stored: try row.value(At.url), key: key),
+        file: try row.value(At.file), size: try row.value(At.size),
+        allocated: try row.value(At.allocated), format: format, width: try row.value(At.width),
+        height: try row.value(At.height), scale: try row.value(At.scale),
+        contentType: StoredForm.contentType(stored: try row.value(At.contentType), format: format),
+        etag: try row.value(At.etag),
+        lastModified: try StoredForm.httpDate(stored: row, at: At.lastModified.rawValue),
+        created: Date(timeIntervalSince1970: try row.value(At.created)),
+        expiry: (try row.value(At.expiry) as Double?).map(Date.init(timeIntervalSince1970:)),
+        sha256: try StoredSHA256(stored: row, at: At.sha256.rawValue),
         freshness: ResponseFreshness(
-          cacheControl: try row.value(17), expires: try StoredForm.httpDate(stored: row, at: 18),
-          date: try StoredForm.httpDate(stored: row, at: 19), age: try row.value(20),
-          received: (try row.value(21) as Double?).map(Date.init(timeIntervalSince1970:)),
-          status: try row.value(22)),
-        shareable: try row.value(23)))
-    lastAccess = Date(timeIntervalSince1970: try row.value(13))
-    accessCount = try row.value(15)
+          cacheControl: try row.value(At.cacheControl),
+          expires: try StoredForm.httpDate(stored: row, at: At.expires.rawValue),
+          date: try StoredForm.httpDate(stored: row, at: At.date.rawValue),
+          age: try row.value(At.age),
+          received: (try row.value(At.received) as Double?).map(
+            Date.init(timeIntervalSince1970:)),
+          status: try row.value(At.status)),
+        shareable: try row.value(At.shareable)))
+    lastAccess = Date(timeIntervalSince1970: try row.value(At.lastAccess))
+    accessCount = try row.value(At.accessCount)
   }
 
   /// Creates the entry of a body stored under `key` at `time`.
@@ -220,25 +189,41 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, TableRecord {
     accessCount = 0
   }
 
-  /// The database values, in the order of ``Columns/all``, in their stored forms
-  /// (``StoredForm``): each made by its own type's conversion (no existential box a value,
-  /// which cost a store ≈800 instructions a column).
-  var values: [DatabaseValue] {
-    [
-      key.databaseValue, StoredForm.url(url, key: key),
-      box.fields.file.databaseValue, size.databaseValue,
-      allocated.databaseValue, format.databaseValue, width.databaseValue, height.databaseValue,
-      scale.databaseValue, StoredForm.contentType(contentType, format: format),
-      etag.databaseValue, StoredForm.httpDate(lastModified),
-      created.timeIntervalSince1970.databaseValue,
-      lastAccess.timeIntervalSince1970.databaseValue,
-      (expiry?.timeIntervalSince1970).databaseValue, accessCount.databaseValue,
-      box.fields.sha256?.databaseValue ?? .null, freshness.cacheControl.databaseValue,
-      StoredForm.httpDate(freshness.expires), StoredForm.httpDate(freshness.date),
-      freshness.age.databaseValue, (freshness.received?.timeIntervalSince1970).databaseValue,
-      freshness.status.databaseValue, shareable.databaseValue, StoredForm.digest(digest),
-      StoredForm.digestLow(digest),
-    ]
+  /// The database values, in the order of ``EntryColumn/allCases`` (the table's), in their
+  /// stored forms (``StoredForm``).
+  var values: [DatabaseValue] { EntryColumn.allCases.map(storedValue(of:)) }
+
+  /// The value `column` keeps, in its stored form: each made by its own type's conversion (no
+  /// existential box a value, which cost a store ≈800 instructions a column).
+  private func storedValue(of column: EntryColumn) -> DatabaseValue {
+    switch column {
+    case .key: key.databaseValue
+    case .url: StoredForm.url(url, key: key)
+    case .file: box.fields.file.databaseValue
+    case .size: size.databaseValue
+    case .allocated: allocated.databaseValue
+    case .format: format.databaseValue
+    case .width: width.databaseValue
+    case .height: height.databaseValue
+    case .scale: scale.databaseValue
+    case .contentType: StoredForm.contentType(contentType, format: format)
+    case .etag: etag.databaseValue
+    case .lastModified: StoredForm.httpDate(lastModified)
+    case .created: created.timeIntervalSince1970.databaseValue
+    case .lastAccess: lastAccess.timeIntervalSince1970.databaseValue
+    case .expiry: (expiry?.timeIntervalSince1970).databaseValue
+    case .accessCount: accessCount.databaseValue
+    case .sha256: box.fields.sha256?.databaseValue ?? .null
+    case .cacheControl: freshness.cacheControl.databaseValue
+    case .expires: StoredForm.httpDate(freshness.expires)
+    case .date: StoredForm.httpDate(freshness.date)
+    case .age: freshness.age.databaseValue
+    case .received: (freshness.received?.timeIntervalSince1970).databaseValue
+    case .status: freshness.status.databaseValue
+    case .shareable: shareable.databaseValue
+    case .digest: StoredForm.digest(digest)
+    case .digestLow: StoredForm.digestLow(digest)
+    }
   }
 
   /// The metadata part of the entry.
