@@ -228,3 +228,17 @@ extension Job {
     return false
   }
 }
+
+extension RequestURL {
+  /// The error for a request still on the failed list (here, not with `RequestURL`: it names
+  /// the index's `FailedURL`, a layer above).
+  static func refused(_ failure: FailedURL, display: String, ttl: TimeInterval) -> CacheError {
+    let until = failure.lastFailure.addingTimeInterval(ttl)
+    let formatter = ISO8601DateFormatter()
+    return CacheError(
+      .blacklisted,
+      "failed recently (\(failure.reason)); the same request is not sent again before "
+        + "\(formatter.string(from: until)) unless retrying failed URLs is asked for",
+      url: display, httpStatus: failure.httpStatus)
+  }
+}

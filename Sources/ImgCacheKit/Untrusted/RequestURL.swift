@@ -103,15 +103,4 @@ struct RequestURL: Sendable, Equatable {
 
   /// `url` with its userinfo shown as `***`.
   static func redacted(_ url: String) -> String { CacheKey.redacted(url) }
-
-  /// The error for a request still on the failed list.
-  static func refused(_ failure: FailedURL, display: String, ttl: TimeInterval) -> CacheError {
-    let until = failure.lastFailure.addingTimeInterval(ttl)
-    let formatter = ISO8601DateFormatter()
-    return CacheError(
-      .blacklisted,
-      "failed recently (\(failure.reason)); the same request is not sent again before "
-        + "\(formatter.string(from: until)) unless retrying failed URLs is asked for",
-      url: display, httpStatus: failure.httpStatus)
-  }
 }
