@@ -24,14 +24,67 @@ let package = Package(
     .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
     // Declarations only: libvips is loaded with dlopen on first use (Variants/VipsLibrary.swift).
     .systemLibrary(name: "CVips"),
+    // The engine, one target a layer, bottom to top (docs/architecture.md, Layers); ImgCacheKit
+    // re-exports them all.
+    .target(
+      name: "ImgCacheSupport", dependencies: ["COpenSSL"],
+      path: "Sources/ImgCacheKit/Support"),
+    .target(
+      name: "ImgCacheUntrusted", dependencies: ["ImgCacheSupport"],
+      path: "Sources/ImgCacheKit/Untrusted"),
+    .target(
+      name: "ImgCacheSniffer", dependencies: ["ImgCacheSupport", "ImgCacheUntrusted"],
+      path: "Sources/ImgCacheKit/Sniffer"),
+    .target(
+      name: "ImgCacheTransport", dependencies: ["ImgCacheSupport", "ImgCacheUntrusted", "CCurl"],
+      path: "Sources/ImgCacheKit/Transport"),
+    .target(
+      name: "ImgCacheIndex",
+      dependencies: [
+        "ImgCacheSupport", "ImgCacheUntrusted", "ImgCacheSniffer",
+        .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
+      ],
+      path: "Sources/ImgCacheKit/Index"),
+    .target(
+      name: "ImgCacheStorage",
+      dependencies: ["ImgCacheSupport", "ImgCacheUntrusted", "ImgCacheSniffer", "ImgCacheIndex"],
+      path: "Sources/ImgCacheKit/Storage"),
+    .target(
+      name: "ImgCacheRemote",
+      dependencies: [
+        "ImgCacheSupport", "ImgCacheUntrusted", "ImgCacheSniffer", "ImgCacheTransport",
+        "ImgCacheIndex", "ImgCacheStorage", "CHiredis",
+      ],
+      path: "Sources/ImgCacheKit/Remote"),
+    .target(
+      name: "ImgCacheVariants",
+      dependencies: ["ImgCacheSupport", "ImgCacheUntrusted", "ImgCacheSniffer", "CVips"],
+      path: "Sources/ImgCacheKit/Variants"),
+    .target(
+      name: "ImgCachePipeline",
+      dependencies: [
+        "ImgCacheSupport", "ImgCacheUntrusted", "ImgCacheSniffer", "ImgCacheTransport",
+        "ImgCacheIndex", "ImgCacheStorage", "ImgCacheRemote", "ImgCacheVariants",
+        .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+      ],
+      path: "Sources/ImgCacheKit/Pipeline"),
+    .target(
+      name: "ImgCacheConfiguration",
+      dependencies: [
+        "ImgCacheSupport", "ImgCacheUntrusted", "ImgCacheSniffer", "ImgCacheTransport",
+        "ImgCacheIndex", "ImgCacheStorage", "ImgCacheRemote", "ImgCacheVariants",
+        "ImgCachePipeline",
+      ],
+      path: "Sources/ImgCacheKit/Configuration"),
     .target(
       name: "ImgCacheKit",
       dependencies: [
-        "CCurl", "COpenSSL", "CHiredis", "CVips",
-        .product(name: "GRDB", package: "GRDB.swift"),
-        .product(name: "GRDBSQLite", package: "GRDB.swift"),
-        .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
-      ]),
+        "ImgCacheSupport", "ImgCacheUntrusted", "ImgCacheSniffer", "ImgCacheTransport",
+        "ImgCacheIndex", "ImgCacheStorage", "ImgCacheRemote", "ImgCacheVariants",
+        "ImgCachePipeline", "ImgCacheConfiguration",
+      ],
+      path: "Sources/ImgCacheKit/Kit"),
     .target(
       name: "ImgCacheCLI",
       dependencies: [

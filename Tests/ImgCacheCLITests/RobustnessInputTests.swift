@@ -193,7 +193,7 @@ extension RobustnessTests {
       (["--json", "fetch", "--cacert", file + ".pem", servers.nginxTLS("base.png")], [:]),
       (["--json", "fetch", servers.fault("/html?words=\(UUID().uuidString)")], [:]),
     ]
-    let dumps = ["NSCocoaErrorDomain", "Error Domain=", "UserInfo=", "ImgCacheKit.", "CacheError("]
+    let dumps = ["NSCocoaErrorDomain", "Error Domain=", "UserInfo=", "ImgCache", "CacheError("]
     for (arguments, variables) in cases {
       let output = run(arguments, environment: variables)
       #expect(output.status > 1, "\(arguments): \(output.stderr)")

@@ -56,7 +56,7 @@ public enum ConfigFile {
   }
 
   /// What one line of a policy file says, once its `#` comment is dropped.
-  enum Line: Equatable {
+  package enum Line: Equatable {
     /// Blank, or a comment only.
     case blank
     /// `key = value`, both trimmed.
@@ -68,7 +68,7 @@ public enum ConfigFile {
   /// The lines of a policy file's text: split on LF only (a CRLF's CR dropped), never on
   /// the other characters Swift calls newlines (U+2028, U+2029, NEL, VT, FF), which a reader
   /// and a writer could otherwise disagree on (a value that becomes two lines).
-  static func lines(of text: String) -> [Substring] {
+  package static func lines(of text: String) -> [Substring] {
     // On scalars: "\r\n" is a single Character, which a Character split would not cut.
     text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map { line in
       Substring(line.last == "\r" ? line.dropLast() : line)
@@ -76,7 +76,7 @@ public enum ConfigFile {
   }
 
   /// Parses one line: the reader of policy files and `config set` read lines alike.
-  static func parse<Text: StringProtocol>(_ line: Text) -> Line {
+  package static func parse<Text: StringProtocol>(_ line: Text) -> Line {
     let content =
       line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
       .first.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""

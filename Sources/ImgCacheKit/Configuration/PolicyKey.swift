@@ -12,7 +12,7 @@ public struct PolicyKey: Sendable, Hashable, CustomStringConvertible {
   public let expected: String
   /// Sets the key's value from its text: false when the text is not of the expected form, or
   /// an `.invalidInput` error that says precisely what is wrong.
-  let apply: @Sendable (inout Configuration, String) throws -> Bool
+  package let apply: @Sendable (inout Configuration, String) throws -> Bool
   let render: @Sendable (Configuration) -> String
   /// How a value is shown (`config`): credentials hidden.
   var redact: @Sendable (String) -> String = { $0 }

@@ -170,7 +170,7 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, TableRecord {
   }
 
   /// Creates the entry of a body stored under `key` at `time`.
-  init(
+  package init(
     key: String, url: String, file: String, size: Int64, allocated: Int64,
     metadata: EntryMetadata, at time: Date
   ) {

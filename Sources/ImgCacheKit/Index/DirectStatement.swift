@@ -70,7 +70,7 @@ struct DirectStatement {
 
   /// Runs the statement, handing each result row to `row` (read it with ``StatementColumns``),
   /// then resets it, whatever happened.
-  func run(_ row: (SQLiteStatement) throws -> Void = { _ in }) throws {
+  package func run(_ row: (SQLiteStatement) throws -> Void = { _ in }) throws {
     defer { sqlite3_reset(handle) }
     while true {
       let code = sqlite3_step(handle)

@@ -55,7 +55,9 @@ extension Index {
   private typealias Columns = FailedURL.Columns
 
   /// Records a permanent failure of the request (`url`, `fingerprint`) at `time`.
-  func recordFailure(url: String, fingerprint: String, error: CacheError, at time: Date) throws {
+  package func recordFailure(url: String, fingerprint: String, error: CacheError, at time: Date)
+    throws
+  {
     try write { db in
       let key: [String: (any DatabaseValueConvertible)?] = [
         "url": url, "fingerprint": fingerprint,
@@ -75,7 +77,7 @@ extension Index {
   }
 
   /// The records of those `urls` that failed after `cutoff`, every request of each, by URL.
-  func failures(urls: [String], after cutoff: Date) throws -> [String: [FailedURL]] {
+  package func failures(urls: [String], after cutoff: Date) throws -> [String: [FailedURL]] {
     guard !urls.isEmpty else { return [:] }
     return try peek(orIfMissing: [:]) { db in
       guard try DirectStatement.anyRow(in: "failed_request", db) else { return [:] }
@@ -92,7 +94,7 @@ extension Index {
   }
 
   /// The most recent record of any request of `url` that failed after `cutoff`.
-  func latestFailure(url: String, after cutoff: Date) throws -> FailedURL? {
+  package func latestFailure(url: String, after cutoff: Date) throws -> FailedURL? {
     try read(orIfMissing: nil) { db in
       try FailedURL
         .filter(Columns.url == url && Columns.lastFailure > cutoff.timeIntervalSince1970)
@@ -101,7 +103,7 @@ extension Index {
   }
 
   /// Forgets every failure record of `url`, whatever the request.
-  func forgetFailures(url: String) throws {
+  package func forgetFailures(url: String) throws {
     let known = try read(orIfMissing: false) { db in
       try FailedURL.filter(Columns.url == url).fetchCount(db) > 0
     }
@@ -110,19 +112,19 @@ extension Index {
   }
 
   /// Every failure record, most recent first.
-  func failures() throws -> [FailedURL] {
+  package func failures() throws -> [FailedURL] {
     try read(orIfMissing: []) { db in
       try FailedURL.order(Columns.lastFailure.desc).fetchAll(db)
     }
   }
 
   /// How many failure records there are.
-  func failureCount() throws -> Int {
+  package func failureCount() throws -> Int {
     try read(orIfMissing: 0) { db in try FailedURL.fetchCount(db) }
   }
 
   /// Deletes every failure record; returns how many there were.
-  func clearFailures() throws -> Int {
+  package func clearFailures() throws -> Int {
     try writeIfExists(orIfMissing: 0) { db in try FailedURL.deleteAll(db) }
   }
 }

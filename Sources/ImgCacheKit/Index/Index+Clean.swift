@@ -19,7 +19,7 @@ extension Index {
 
   /// Where a page of a clean's candidates ended: the last row's place in a clean's order
   /// (last access, creation, rowid), as stored.
-  struct CleanPosition: Sendable {
+  package struct CleanPosition: Sendable {
     var lastAccess: Double
     var created: Double
     var rowid: Int64
@@ -29,7 +29,7 @@ extension Index {
   /// entries it would expire; then, walking the others in a clean's order while
   /// `trimsWhile(survivors, remaining)` says so, those it would trim; and what would remain.
   /// Nothing but numbers leaves the transaction, so it has no side effect to repeat.
-  func cleanPlan(
+  package func cleanPlan(
     maxAge: TimeInterval, at time: Date,
     trimsWhile: (_ survivors: CacheTotals, _ remaining: CacheTotals) -> Bool
   ) throws -> (expired: CacheTotals, trimmed: CacheTotals, remaining: CacheTotals) {
@@ -64,7 +64,7 @@ extension Index {
 
   /// A page of at most `limit` entries a clean at `time` would expire (`expiring`) or would
   /// consider for trimming, in a clean's order, after `after`; and the place of its last.
-  func cleanCandidates(
+  package func cleanCandidates(
     maxAge: TimeInterval, at time: Date, expiring: Bool, after: CleanPosition?, limit: Int
   ) throws -> (entries: [CacheEntry], last: CleanPosition?) {
     let condition = Self.expired(maxAge: maxAge, at: time)

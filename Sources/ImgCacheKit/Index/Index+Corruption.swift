@@ -5,7 +5,7 @@ import GRDB
 extension Index {
   /// Moves a corrupt index (and its WAL) aside as `index.sqlite.corrupt-<time>`; the next
   /// write starts an empty one. Returns the new name.
-  func moveAside() throws -> String {
+  package func moveAside() throws -> String {
     close()
     let aside = path + ".corrupt-\(Int(Date().timeIntervalSince1970))"
     try FileIO.rename(path, to: aside)
@@ -14,7 +14,7 @@ extension Index {
   }
 
   /// Whether `error` says the index file is damaged or not a database.
-  static func isCorruption(_ error: any Error) -> Bool { corruption(in: error) != nil }
+  package static func isCorruption(_ error: any Error) -> Bool { corruption(in: error) != nil }
 
   /// The SQLite error under `error`, however deeply wrapped (``CacheError/underlying``,
   /// ``FullDisk/cause``): the one error the checks below read.

@@ -5,7 +5,7 @@ import GRDB
 /// together with their files run in an ``IndexTransaction`` that storage orders.
 extension Index {
   /// The row of `key` with the uses recorded so far, without recording an access.
-  func entry(forKey key: String) throws -> CacheEntry? {
+  package func entry(forKey key: String) throws -> CacheEntry? {
     try foldingUnwrittenUses {
       try read(orIfMissing: nil) { db in try EntryUses.entry(forKey: key, db) }
     } fold: { entry, unwritten in
@@ -19,7 +19,7 @@ extension Index {
 
   /// The rows of those of `keys` that exist, in the order of `keys`, with the uses recorded so
   /// far: one statement per ``PaddedBatch/limit`` keys (`key IN (…)`), outside a transaction.
-  func entries(forKeys keys: [String]) throws -> [CacheEntry] {
+  package func entries(forKeys keys: [String]) throws -> [CacheEntry] {
     let rows = try lookUp(keys).entries
     guard keys.count > 1 else { return rows }
     var byKey = [String: CacheEntry](minimumCapacity: rows.count)
@@ -32,7 +32,7 @@ extension Index {
   /// lookup of a batch, whose failure check is then skipped when none is (``IndexLookup``).
   /// With `variants` (the keys are variants' derived keys), the same read transaction also
   /// finds those made from a body their original no longer has (``IndexLookup/outdated``).
-  func lookUp(_ keys: [String], variants: Bool = false) throws -> IndexLookup {
+  package func lookUp(_ keys: [String], variants: Bool = false) throws -> IndexLookup {
     guard !keys.isEmpty else { return IndexLookup(keys: keys, entries: [], failuresRecorded: nil) }
     let (entries, failures, outdated) = try foldingUnwrittenUses {
       try peek(orIfMissing: ([CacheEntry](), Bool?.some(false), Set<String>())) { db in
@@ -70,7 +70,7 @@ extension Index {
 
   /// Records a revalidation (304) of `key` at `time`: new validators when the server sent them,
   /// and a use. Returns the updated row, or nil when the entry is gone.
-  func revalidate(
+  package func revalidate(
     key: String, etag: String?, lastModified: String?, freshness: ResponseFreshness,
     at time: Date
   ) throws -> CacheEntry? {
@@ -89,31 +89,31 @@ extension Index {
   }
 
   /// Entries, bytes and allocated bytes, read from the running totals in O(1).
-  func totals() throws -> CacheTotals {
+  package func totals() throws -> CacheTotals {
     try read(orIfMissing: .zero) { db in try IndexSchema.totals(db) }
   }
 
   /// Adds `amounts` to the persistent counters.
-  func increment(_ amounts: [Counter: Int64]) throws {
+  package func increment(_ amounts: [Counter: Int64]) throws {
     try write { db in try IndexSchema.increment(amounts, db) }
   }
 }
 
 /// What one read of the index says of a batch of keys (``Index/lookUp(_:)``).
-struct IndexLookup {
+package struct IndexLookup {
   /// The keys asked.
-  let keys: [String]
+  package let keys: [String]
   /// The rows of those stored, in no particular order (one a key, when ``keys`` are distinct).
-  let entries: [CacheEntry]
+  package let entries: [CacheEntry]
   /// Whether any failed request is recorded; nil when no row came back to tell (every key
   /// missing), false when the cache does not exist.
-  let failuresRecorded: Bool?
+  package let failuresRecorded: Bool?
   /// Of the keys asked, the variants made from a body their original no longer has (both
   /// SHA-256 known and different); read only when asked for (``Index/lookUp(_:variants:)``).
-  var outdated: Set<String> = []
+  package var outdated: Set<String> = []
 
   /// The lookup without `dropped` keys (refused since it was read): their rows are no hits.
-  func dropping(_ dropped: Set<String>) -> IndexLookup {
+  package func dropping(_ dropped: Set<String>) -> IndexLookup {
     guard !dropped.isEmpty else { return self }
     return IndexLookup(
       keys: keys.filter { !dropped.contains($0) },

@@ -74,7 +74,7 @@ extension Index {
   /// of a listing that never holds more than one page, each read in its own short transaction
   /// (keyset pagination on the order's column and the rowid, which every index of the table
   /// ends with, so `access`, `size`, `created` and `stored` pages are index range scans).
-  func entries(
+  package func entries(
     matching filter: EntryFilter, order: EntryOrder, reverse: Bool, after cursor: EntryCursor?,
     limit: Int
   ) throws -> EntryPage {
@@ -179,7 +179,7 @@ public struct SizeGroup: Sendable, Equatable {
 
 extension Index {
   /// The entries grouped by `breakdown`, largest first (by allocated size), in one read.
-  func breakdown(by breakdown: SizeBreakdown) throws -> [SizeGroup] {
+  package func breakdown(by breakdown: SizeBreakdown) throws -> [SizeGroup] {
     try read(orIfMissing: []) { db in
       var groups = [String: CacheTotals]()
       switch breakdown {

@@ -7,7 +7,7 @@ import GRDB
 /// (docs/design.md, Processes).
 extension Index {
   /// Notes `counts` for the next write transaction (see ``Counter``), and `named` counters.
-  func note(_ counts: [Counter: Int64], named: [String: Int64] = [:]) {
+  package func note(_ counts: [Counter: Int64], named: [String: Int64] = [:]) {
     noted.withLock { noted in
       noted.add(counts: counts)
       noted.named.merge(named.filter { $0.value != 0 }, uniquingKeysWith: +)
@@ -17,7 +17,7 @@ extension Index {
   /// Notes a use of each of `keys` at `time` (with `counts`), written with the next write
   /// transaction, or in the background when the uses waiting are many or old enough
   /// (``PendingWrites``, ``writeNotedInBackground()``).
-  func noteUses(
+  package func noteUses(
     of keys: [(key: String, digest: KeyDigest)], at time: Date, counts: [Counter: Int64]
   ) {
     let now = ContinuousClock.now

@@ -8,7 +8,7 @@ import GRDB
 extension Index {
   /// The running totals and the sums of the rows, read together; with `repair`, the totals are
   /// set to the sums when they differ.
-  func verifyTotals(repair: Bool) throws -> (recorded: CacheTotals, actual: CacheTotals) {
+  package func verifyTotals(repair: Bool) throws -> (recorded: CacheTotals, actual: CacheTotals) {
     try writeIfExists(orIfMissing: (CacheTotals.zero, CacheTotals.zero)) { db in
       let recorded = try IndexSchema.totals(db)
       guard
@@ -27,7 +27,7 @@ extension Index {
   }
 
   /// Records the SHA-256 of an entry stored before hashes were kept, if its row is unchanged.
-  func recordHash(_ sha256: String, of entry: CacheEntry) throws {
+  package func recordHash(_ sha256: String, of entry: CacheEntry) throws {
     try writeIfExists(orIfMissing: ()) { db in
       try db.execute(
         sql: """

@@ -14,9 +14,9 @@ import Synchronization
 /// Lock rule: `connections` guards two slots, `noted` a dictionary and `prepared` the direct
 /// connection's statements, and nothing else. They are never held while opening a database,
 /// migrating, running a transaction or calling any closure.
-final class Index: Sendable {
+package final class Index: Sendable {
   /// `$DIR/index.sqlite`.
-  let path: String
+  package let path: String
   private let createDirectories: @Sendable () throws -> Void
   let connections = Mutex<Connections>(Connections())
   /// Counts and uses noted in memory, written by the next write transaction (Index+Noted).
@@ -32,7 +32,7 @@ final class Index: Sendable {
   }
 
   /// The index at `path`; `createDirectories` makes the cache's folders before the first write.
-  init(path: String, createDirectories: @escaping @Sendable () throws -> Void) {
+  package init(path: String, createDirectories: @escaping @Sendable () throws -> Void) {
     self.path = path
     self.createDirectories = createDirectories
     IndexRoom.register(reserve: reservePath)
@@ -42,13 +42,13 @@ final class Index: Sendable {
   var reservePath: String { path + "-reserve" }
 
   /// Takes the index's reserve again when it was given up and there is room (``IndexRoom``).
-  func keepReserve() { IndexRoom.keepReserve(at: reservePath) }
+  package func keepReserve() { IndexRoom.keepReserve(at: reservePath) }
 
   /// Gives up the index's reserve, so that a write freeing room has room to start.
-  func releaseReserve() { IndexRoom.releaseReserves() }
+  package func releaseReserve() { IndexRoom.releaseReserves() }
 
   /// Whether the index file exists (the cache was ever written).
-  var exists: Bool {
+  package var exists: Bool {
     connections.withLock { $0.pool != nil } || access(path, F_OK) == 0
   }
 
@@ -74,7 +74,7 @@ final class Index: Sendable {
   static let usesBusyBudget = 200
 
   /// The writable pool, opened (and the cache created) on first use.
-  func writer() throws -> DatabasePool {
+  package func writer() throws -> DatabasePool {
     if let pool = connections.withLock({ $0.pool }) { return pool }
     do {
       try createDirectories()
@@ -200,7 +200,7 @@ final class Index: Sendable {
   /// file alone is complete; the next use opens them again. Counts and uses still noted are
   /// written first, waiting at most ``usesBusyBudget`` for another process's write (else
   /// dropped). Called when a command ends.
-  func close() {
+  package func close() {
     waitForBackgroundWrite()
     // Right after a write failed (another process's lock, most likely), one try that does not
     // wait: dropped if the lock is still held.

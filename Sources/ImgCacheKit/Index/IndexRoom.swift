@@ -17,7 +17,7 @@ import Synchronization
 /// a reserve, `index.sqlite-reserve`: blocks allocated while there is room, given up when
 /// shared memory cannot be allocated (by any command) or when `clean`, `clear` or `remove`
 /// meets a full disk, and taken again once there is room.
-enum IndexRoom {
+package enum IndexRoom {
   /// The reserves of the indexes this process opened.
   private static let reserves = Mutex<Set<String>>([])
   /// Whether the last mapping was refused for lack of room (an `SQLITE_IOERR_SHMMAP` then
@@ -75,7 +75,7 @@ enum IndexRoom {
 
   /// The size of the filesystem holding `path` and the bytes an unprivileged writer may still
   /// use there; nil when the system does not say.
-  static func space(at path: String) -> (total: Int64, free: Int64)? {
+  package static func space(at path: String) -> (total: Int64, free: Int64)? {
     var info = statvfs()
     guard statvfs(path, &info) == 0 else { return nil }
     let blockSize = Int64(info.f_frsize)
@@ -87,7 +87,7 @@ enum IndexRoom {
 
   /// The size of the reserve on a filesystem of `total` bytes: 1/64 of it, at least 64 KiB
   /// (two regions of shared memory) and at most 1 MiB.
-  static func reserveSize(onFilesystemOf total: Int64) -> Int64 {
+  package static func reserveSize(onFilesystemOf total: Int64) -> Int64 {
     min(1 << 20, max(64 << 10, total / 64))
   }
 

@@ -7,7 +7,7 @@ import GRDB
 /// never stored here, and fails alone.
 ///
 /// Like its transaction, valid only inside the closure the transaction was handed to.
-struct StoreBatch {
+package struct StoreBatch {
   private typealias Columns = CacheEntry.Columns
 
   private let db: Database
@@ -43,7 +43,7 @@ struct StoreBatch {
   /// transaction, with the variant's `link` when it is one. A replaced entry keeps its use
   /// count (its recorded uses folded into the new row); the URL's failure records and the
   /// key's partial-download record are forgotten. Returns the entry as stored.
-  mutating func store(_ entry: CacheEntry, link: VariantLink?) throws -> CacheEntry {
+  package mutating func store(_ entry: CacheEntry, link: VariantLink?) throws -> CacheEntry {
     var entry = entry
     let lookup = DirectStatement(previous)
     try lookup.bind(entry.digest, at: 1)
@@ -76,7 +76,7 @@ struct StoreBatch {
   }
 
   /// Adds the totals and counts of the batch's stores: called once, after the last store.
-  func finish() throws {
+  package func finish() throws {
     try IndexSchema.adjustTotals(db, by: delta)
     try IndexSchema.increment([counters.stored: stored, counters.bytes: bytes], db)
   }
@@ -110,7 +110,8 @@ struct StoreBatch {
 extension IndexTransaction {
   /// A batch of stores in this transaction, counted under `counters` (downloads, or a remote
   /// copy's remote hits) when it is finished.
-  func storeBatch(counting counters: (stored: Counter, bytes: Counter)) throws -> StoreBatch {
+  package func storeBatch(counting counters: (stored: Counter, bytes: Counter)) throws -> StoreBatch
+  {
     try StoreBatch(db, counting: counters)
   }
 }

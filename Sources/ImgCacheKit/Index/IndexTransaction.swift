@@ -10,7 +10,7 @@ import GRDB
 /// ``Index/transactionIfExists(orIfMissing:_:)``, ``Index/readTransaction(orIfMissing:_:)``):
 /// never stored, returned or used on another thread. In a read transaction only its reading
 /// methods may be called (a write throws).
-struct IndexTransaction {
+package struct IndexTransaction {
   private typealias Columns = CacheEntry.Columns
 
   /// The connection, inside its transaction: for the index's own files, never for storage.
@@ -32,15 +32,19 @@ struct IndexTransaction {
   // MARK: Reading
 
   /// The running totals.
-  func totals() throws -> CacheTotals { try IndexSchema.totals(db) }
+  package func totals() throws -> CacheTotals { try IndexSchema.totals(db) }
 
   /// The row of `key`, its recorded uses folded in (``EntryUses``).
-  func entry(forKey key: String) throws -> CacheEntry? { try EntryUses.entry(forKey: key, db) }
+  package func entry(forKey key: String) throws -> CacheEntry? {
+    try EntryUses.entry(forKey: key, db)
+  }
 
   /// Up to `limit` entries expired at `time` (``Index/expired(maxAge:at:)``), least recently
   /// used first. The first call of a clean's batch: it merges the recorded uses first, on a
   /// larger page cache.
-  func expiredEntries(maxAge: TimeInterval, at time: Date, limit: Int) throws -> [CacheEntry] {
+  package func expiredEntries(maxAge: TimeInterval, at time: Date, limit: Int) throws
+    -> [CacheEntry]
+  {
     try prepareCleanBatch()
     return try Index.candidates(Index.expired(maxAge: maxAge, at: time), expiring: true)
       .limit(limit).fetchAll(db)
@@ -48,7 +52,7 @@ struct IndexTransaction {
 
   /// The `limit` least recently used entries (the oldest stored first among equal uses). The
   /// first call of a clean's batch: it merges the recorded uses first, on a larger page cache.
-  func leastRecentlyUsed(limit: Int) throws -> [CacheEntry] {
+  package func leastRecentlyUsed(limit: Int) throws -> [CacheEntry] {
     try prepareCleanBatch()
     // The order of a clean's plan (``Index/candidates(_:expiring:)``): the rowid breaks ties.
     return try CacheEntry.order(Columns.lastAccess, Columns.created, Column.rowID).limit(limit)
@@ -71,14 +75,14 @@ struct IndexTransaction {
   }
 
   /// Where a page of a shard's rows ended: the last row's digest and rowid.
-  struct ShardPlace {
+  package struct ShardPlace {
     fileprivate let digest: Int64
     fileprivate let rowid: Int64
   }
 
   /// Up to `limit` rows of shard `shard` (`ab`) after `after`, in the index's order (digest,
   /// rowid), and the place of the last when there may be more.
-  func entries(inShard shard: String, after: ShardPlace?, limit: Int) throws
+  package func entries(inShard shard: String, after: ShardPlace?, limit: Int) throws
     -> (rows: [CacheEntry], last: ShardPlace?)
   {
     var request = CacheEntry.select(Columns.all + [Column.rowID]).filter(Self.inShard(shard))
@@ -96,7 +100,7 @@ struct IndexTransaction {
 
   /// The files (`ab/<name>`) of the rows of shard `shard`, read from their stored file and
   /// digest (``StoredForm``) without decoding the rest of the row.
-  func files(inShard shard: String) throws -> Set<String> {
+  package func files(inShard shard: String) throws -> Set<String> {
     let rows = try Row.fetchCursor(
       db,
       CacheEntry.select(Columns.file, Columns.digest, Columns.digestLow)
@@ -111,7 +115,7 @@ struct IndexTransaction {
 
   /// The rows whose file is one of `files` (`ab/<name>`): found by the digest each name
   /// starts with, a few hundred at a time.
-  func entries(withFiles files: Set<String>) throws -> [CacheEntry] {
+  package func entries(withFiles files: Set<String>) throws -> [CacheEntry] {
     let digests = files.compactMap { file -> Int64? in
       let name = file.split(separator: "/").last ?? ""
       return KeyDigest(hex: name.prefix(32))?.high
@@ -127,19 +131,19 @@ struct IndexTransaction {
   // MARK: Writing
 
   /// Deletes `rows` (adjusting the totals), then adds `counts` to the counters.
-  func delete(_ rows: [CacheEntry], counting counts: [Counter: Int64] = [:]) throws {
+  package func delete(_ rows: [CacheEntry], counting counts: [Counter: Int64] = [:]) throws {
     try IndexSchema.delete(rows, db)
     try increment(counts)
   }
 
   /// Adds `amounts` to the persistent counters.
-  func increment(_ amounts: [Counter: Int64]) throws {
+  package func increment(_ amounts: [Counter: Int64]) throws {
     try IndexSchema.increment(amounts, db)
   }
 
   /// Records the sizes measured on disk of rows whose recorded ones differ, adjusting the
   /// totals.
-  func recordSizes(_ resized: [(entry: CacheEntry, size: Int64, allocated: Int64)]) throws {
+  package func recordSizes(_ resized: [(entry: CacheEntry, size: Int64, allocated: Int64)]) throws {
     var delta = CacheTotals.zero
     let update = try db.cachedStatement(
       sql: "UPDATE entry SET size = ?, allocated = ? WHERE \(IndexSchema.byKey)")
@@ -152,11 +156,11 @@ struct IndexTransaction {
   }
 
   /// Deletes every failure record; returns how many there were.
-  func deleteAllFailures() throws -> Int { try FailedURL.deleteAll(db) }
+  package func deleteAllFailures() throws -> Int { try FailedURL.deleteAll(db) }
 
   /// Deletes every entry, their uses and the partial-download records, counted as evictions of
   /// `clear`; returns the totals before.
-  func deleteAllEntries() throws -> CacheTotals {
+  package func deleteAllEntries() throws -> CacheTotals {
     let totals = try IndexSchema.totals(db)
     // The uses first: the trigger of each deleted entry then finds an empty table.
     try db.execute(sql: "DELETE FROM entry_use")
@@ -174,14 +178,14 @@ struct IndexTransaction {
 extension Index {
   /// Runs `body` in an IMMEDIATE write transaction (``write(_:)``: the cache created when
   /// needed, the noted counts and uses added), handing it the transaction.
-  func transaction<T>(
+  package func transaction<T>(
     undoing undo: @escaping () -> Void = {}, _ body: (IndexTransaction) throws -> T
   ) throws -> T {
     try write(undoing: undo) { db in try body(IndexTransaction(db: db)) }
   }
 
   /// Runs `body` in a write transaction when the cache exists; returns `empty` when it does not.
-  func transactionIfExists<T>(orIfMissing empty: T, _ body: (IndexTransaction) throws -> T)
+  package func transactionIfExists<T>(orIfMissing empty: T, _ body: (IndexTransaction) throws -> T)
     throws -> T
   {
     try writeIfExists(orIfMissing: empty) { db in try body(IndexTransaction(db: db)) }
@@ -189,7 +193,7 @@ extension Index {
 
   /// Runs `body` in a read transaction (``read(orIfMissing:_:)``), handing it the transaction,
   /// whose reading methods only may be called; returns `empty` when the cache does not exist.
-  func readTransaction<T>(orIfMissing empty: T, _ body: (IndexTransaction) throws -> T)
+  package func readTransaction<T>(orIfMissing empty: T, _ body: (IndexTransaction) throws -> T)
     throws -> T
   {
     try read(orIfMissing: empty) { db in try body(IndexTransaction(db: db)) }

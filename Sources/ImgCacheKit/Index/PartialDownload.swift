@@ -18,6 +18,15 @@ public struct PartialDownload: Sendable, Equatable {
   public var contentLength: Int64?
   /// When the body started.
   public var updated: Date
+
+  /// The record of a partial body of `url`.
+  package init(
+    url: String, key: String, file: String, validator: String, contentLength: Int64?,
+    updated: Date
+  ) {
+    (self.url, self.key, self.file, self.validator) = (url, key, file, validator)
+    (self.contentLength, self.updated) = (contentLength, updated)
+  }
 }
 
 /// When partial bodies are kept and for how long (defaults written once, here).
@@ -33,7 +42,7 @@ public struct ResumePolicy: Sendable, Equatable {
 
 extension Index {
   /// Records `partial` (replacing an earlier record of its URL).
-  func savePartial(_ partial: PartialDownload) throws {
+  package func savePartial(_ partial: PartialDownload) throws {
     try write { db in
       try db.execute(
         sql: """
@@ -49,7 +58,7 @@ extension Index {
   }
 
   /// The record of the partial body of `key`, if any.
-  func partial(forKey key: String) throws -> PartialDownload? {
+  package func partial(forKey key: String) throws -> PartialDownload? {
     try read(orIfMissing: nil) { db in
       guard
         let row = try Row.fetchOne(
@@ -64,7 +73,7 @@ extension Index {
   }
 
   /// Forgets the partial bodies of `keys` (stored, restarted or removed).
-  func deletePartials(keys: [String]) throws {
+  package func deletePartials(keys: [String]) throws {
     guard !keys.isEmpty else { return }
     try writeIfExists(orIfMissing: ()) { db in
       let statement = try db.cachedStatement(sql: "DELETE FROM partial_download WHERE key = ?")
@@ -73,7 +82,7 @@ extension Index {
   }
 
   /// Forgets the records of the partial bodies `files` (`tmp/resume-…`), given up for room.
-  func deletePartials(files: [String]) throws {
+  package func deletePartials(files: [String]) throws {
     guard !files.isEmpty else { return }
     try writeIfExists(orIfMissing: ()) { db in
       let statement = try db.cachedStatement(sql: "DELETE FROM partial_download WHERE file = ?")

@@ -47,7 +47,7 @@ struct PendingWrites {
   /// After a failed write, no other before this (a read-only index fails every one).
   var notBefore: ContinuousClock.Instant?
 
-  var isEmpty: Bool { counts.isEmpty && named.isEmpty && uses.isEmpty }
+  package var isEmpty: Bool { counts.isEmpty && named.isEmpty && uses.isEmpty }
 
   /// Whether the waiting uses should be written now.
   func usesAreDue(at now: ContinuousClock.Instant) -> Bool {
@@ -77,7 +77,7 @@ struct PendingWrites {
     var waiting: [String: Use]
     var writing: [String: Use]
 
-    var isEmpty: Bool { waiting.isEmpty && writing.isEmpty }
+    package var isEmpty: Bool { waiting.isEmpty && writing.isEmpty }
 
     /// Folds the uses of `entry` in.
     func fold(into entry: inout CacheEntry) {

@@ -136,7 +136,7 @@ public struct CacheStatistics: Sendable, Equatable {
 
 extension Index {
   /// The counters, read in one transaction.
-  func statistics() throws -> CacheStatistics {
+  package func statistics() throws -> CacheStatistics {
     try read(orIfMissing: CacheStatistics(counts: [:])) { db in
       var statistics = CacheStatistics(counts: [:])
       for row in try Row.fetchAll(db, sql: "SELECT name, value FROM counter") {
@@ -161,7 +161,7 @@ extension Index {
   }
 
   /// Zeroes every counter (not the totals) and records `time` as the start of counting.
-  func zeroStatistics(at time: Date) throws {
+  package func zeroStatistics(at time: Date) throws {
     discardNotedCounts()
     try writeIfExists(orIfMissing: ()) { db in
       try db.execute(sql: "DELETE FROM counter")

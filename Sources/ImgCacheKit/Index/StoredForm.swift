@@ -150,7 +150,7 @@ struct StoredSHA256: Equatable, Sendable {
   }
 
   /// Lowercase hexadecimal (or the text kept).
-  var hex: String {
+  package var hex: String {
     switch storage {
     case .text(let text): return text
     case .bytes(let a, let b, let c, let d):

@@ -27,12 +27,12 @@ public struct VariantSource: Sendable, Equatable {
   public var width: Int
   public var height: Int
 
-  init(sha256: String, width: Int, height: Int) {
+  package init(sha256: String, width: Int, height: Int) {
     (self.sha256, self.width, self.height) = (sha256, width, height)
   }
 
   /// The stored `original`, as its variants' source; nil when its SHA-256 or size is unknown.
-  init?(original: CacheEntry) {
+  package init?(original: CacheEntry) {
     guard let sha256 = original.sha256, let width = original.width, let height = original.height
     else { return nil }
     self.init(sha256: sha256, width: width, height: height)
@@ -133,7 +133,7 @@ extension Index {
   }
 
   /// Records `links` of variants already stored (a copy taken from the remote tier).
-  func recordVariantLinks(_ links: [VariantLink]) throws {
+  package func recordVariantLinks(_ links: [VariantLink]) throws {
     guard !links.isEmpty else { return }
     try write { db in
       // Only of entries there are: a link never points from a missing row.
@@ -150,7 +150,7 @@ extension Index {
 
   /// The originals the variants `keys` were made from, for those whose original is stored
   /// with the very body the link names (a variant out of date has none).
-  func variantSources(forKeys keys: [String]) throws -> [String: VariantSource] {
+  package func variantSources(forKeys keys: [String]) throws -> [String: VariantSource] {
     guard !keys.isEmpty else { return [:] }
     return try read(orIfMissing: [:]) { db in
       let statement = try db.cachedStatement(
@@ -172,7 +172,7 @@ extension Index {
   }
 
   /// The keys of every variant of `original`.
-  func variantKeys(ofOriginal original: String) throws -> [String] {
+  package func variantKeys(ofOriginal original: String) throws -> [String] {
     try peek(orIfMissing: []) { db in try VariantLinks.keys(ofOriginal: original, db) }
   }
 }

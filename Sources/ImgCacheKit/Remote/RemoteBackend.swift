@@ -100,8 +100,8 @@ extension CacheError {
 /// JSON, its length (8 bytes, little endian) and `IMGCACHE` — one object, written in one PUT,
 /// so a body never goes without its metadata, and an image viewer still opens it (decoders
 /// stop at the image's end).
-enum RemoteEnvelope {
-  static let magic = Data("IMGCACHE".utf8)
+package enum RemoteEnvelope {
+  package static let magic = Data("IMGCACHE".utf8)
   /// The largest trailer read: metadata under 64 KiB, its length and the magic.
   static let maximumTrailer: Int64 = 65_536 + 16
 
@@ -113,7 +113,7 @@ enum RemoteEnvelope {
   }
 
   /// Reads the trailer at the end of the file at `path` and cuts it off, leaving the body.
-  static func open(_ path: String) throws -> RemoteMetadata {
+  package static func open(_ path: String) throws -> RemoteMetadata {
     let fd = Glibc.open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
     guard fd >= 0 else { throw CacheError.posix("cannot read", path: path) }
     defer { close(fd) }

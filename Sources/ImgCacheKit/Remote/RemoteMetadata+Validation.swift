@@ -2,7 +2,7 @@ import Foundation
 
 /// Why a remote object is not taken for the key asked for. The backend answered: this is
 /// about one object, never a failure of the backend (whose errors are ``CacheError``s).
-struct RemoteObjectRefusal: Error, Sendable, Equatable {
+package struct RemoteObjectRefusal: Error, Sendable, Equatable {
   /// `corrupt`: damaged or mismatched (a bad trailer, a size or SHA-256 that differs, another
   /// key's object, unreadable or hostile metadata), counted as `remote_corrupt`; a fresh
   /// download's write-back replaces it. `unsuitable`: authentic, but not for this request (too
@@ -12,8 +12,10 @@ struct RemoteObjectRefusal: Error, Sendable, Equatable {
   var reason: Reason
   var detail: String
 
-  static func corrupt(_ detail: String) -> Self { Self(reason: .corrupt, detail: detail) }
-  static func unsuitable(_ detail: String) -> Self { Self(reason: .unsuitable, detail: detail) }
+  package static func corrupt(_ detail: String) -> Self { Self(reason: .corrupt, detail: detail) }
+  package static func unsuitable(_ detail: String) -> Self {
+    Self(reason: .unsuitable, detail: detail)
+  }
 }
 
 extension RemoteMetadata {
@@ -24,7 +26,7 @@ extension RemoteMetadata {
   /// become a request header holds no control character; the format, width and height are
   /// measured from the body, not taken from the metadata; a reception time in the future (or
   /// no time) is `now`; one before 1970 is 1970. Throws ``RemoteObjectRefusal``.
-  func validated(
+  package func validated(
     forKey key: String, body path: String, maxSize: Int64, acceptAnyBody: Bool, now: Date
   ) throws -> EntryMetadata {
     guard let stored = self.key else {

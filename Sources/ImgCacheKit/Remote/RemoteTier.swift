@@ -126,12 +126,12 @@ public final class RemoteTier: Sendable {
   /// A check of a verified object beyond the one every object passes (a variant's, against
   /// its spec): its key, its metadata and what its body measured; throws
   /// ``RemoteObjectRefusal``.
-  typealias ObjectCheck = @Sendable (String, RemoteMetadata, EntryMetadata) throws -> Void
+  package typealias ObjectCheck = @Sendable (String, RemoteMetadata, EntryMetadata) throws -> Void
 
   /// The hits among `keys` (`urls[key]` is the URL asked for each), each verified (and passed
   /// by `check`) and copied into the local cache; at most `parallel` objects are fetched at
   /// once, and the copies are stored in one transaction.
-  func lookup(
+  package func lookup(
     keys: [String], urls: [String: String], acceptAnyBody: Bool, maxSize: Int64,
     check: ObjectCheck? = nil, parallel: Int = 8
   ) async -> [String: CacheHit] {
@@ -248,7 +248,7 @@ public final class RemoteTier: Sendable {
   /// (``isShareable(_:)``).
   /// A variant's entry goes only with its `source`, the original it was made from.
   @discardableResult
-  func writeBack(_ entry: CacheEntry, path: String, source: VariantSource? = nil) -> Int? {
+  package func writeBack(_ entry: CacheEntry, path: String, source: VariantSource? = nil) -> Int? {
     guard Self.isShareable(entry), let metadata = RemoteMetadata(entry, source: source) else {
       return nil
     }

@@ -11,7 +11,7 @@ enum ISOBMFFParser {
     var end: Int
   }
 
-  static func parse(_ s: some ByteSource) -> ImageInfo? {
+  package static func parse(_ s: some ByteSource) -> ImageInfo? {
     guard let ftyp = boxes(in: s, from: 0, to: s.length, limit: 1).first, ftyp.type == "ftyp",
       let format = format(brandsOf: ftyp, in: s)
     else { return nil }

@@ -1,7 +1,7 @@
 import Glibc
 
 /// JPEG: walks the marker segments to the first start-of-frame.
-enum JPEGParser {
+package enum JPEGParser {
   /// SOF markers that carry the frame size (C4 DHT, C8 JPG and CC DAC are not frames).
   private static let frameMarkers: Set<Int> = [
     0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF,
@@ -61,7 +61,7 @@ extension JPEGParser {
   /// a small file cost minutes (libjpeg-turbo's tools bound them: `djpeg -maxscans`). Nil when
   /// the file cannot be read. An `FF DA` inside a segment (an embedded thumbnail's) counts
   /// too: an upper bound.
-  static func scanCount(path: String, limit: Int) -> Int? {
+  package static func scanCount(path: String, limit: Int) -> Int? {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else { return nil }
     defer { close(descriptor) }

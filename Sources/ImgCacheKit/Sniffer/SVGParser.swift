@@ -3,7 +3,7 @@
 enum SVGParser {
   static let headLimit = 8_192
 
-  static func parse(_ s: some ByteSource) -> ImageInfo? {
+  package static func parse(_ s: some ByteSource) -> ImageInfo? {
     guard let head = s.bytes(at: 0, count: min(s.length, headLimit)) else { return nil }
     var text = Substring(String(decoding: head, as: UTF8.self))
     if text.hasPrefix("\u{FEFF}") { text = text.dropFirst() }

@@ -30,7 +30,7 @@ public struct CacheLayout: Sendable, Equatable {
   /// The name prefix of partial bodies kept in `tmp/` for a resumed download.
   static let partialPrefix = "resume-"
   /// Where the partial body of `key`'s download is kept (``PartialDownload``).
-  func partialFile(forKey key: String) -> String {
+  package func partialFile(forKey key: String) -> String {
     tmpPath + "/" + Self.partialPrefix + MD5.hex(of: key)
   }
   /// `$DIR/CACHEDIR.TAG`.

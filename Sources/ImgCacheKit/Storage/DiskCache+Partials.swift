@@ -6,7 +6,7 @@ extension DiskCache {
   /// start in the same file. `url` is the URL requested now; a record of another URL (a key
   /// filter can map two to one key) is not resumed. `length` is the whole body's length as
   /// first announced: a 206 must announce the same.
-  func resumePoint(key: String, url: String) -> (
+  package func resumePoint(key: String, url: String) -> (
     path: String, offset: Int64, validator: String?, length: Int64?
   ) {
     let path = layout.partialFile(forKey: key)
@@ -27,7 +27,7 @@ extension DiskCache {
 
   /// Records (soon, on ``partialRecords``) that the body of `key` started streaming into its
   /// partial file with `validator`. Called on the download loop's thread: it only hands over.
-  func recordPartial(url: String, key: String, validator: String, contentLength: Int64?) {
+  package func recordPartial(url: String, key: String, validator: String, contentLength: Int64?) {
     let partial = PartialDownload(
       url: url, key: key, file: "tmp/" + CacheLayout.partialPrefix + MD5.hex(of: key),
       validator: validator, contentLength: contentLength, updated: now())
@@ -35,12 +35,12 @@ extension DiskCache {
   }
 
   /// Forgets the partial body of `key` and its record (a restart, or a body not worth keeping).
-  func discardPartial(key: String) {
+  package func discardPartial(key: String) {
     unlink(layout.partialFile(forKey: key))
     partialRecords.async { [index] in try? index.deletePartials(keys: [key]) }
   }
 
   /// Waits until the records handed over so far are written (before a transaction that
   /// deletes them, so that none is written after it).
-  func flushPartialRecords() { partialRecords.sync {} }
+  package func flushPartialRecords() { partialRecords.sync {} }
 }

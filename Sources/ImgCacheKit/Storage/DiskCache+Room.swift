@@ -27,7 +27,9 @@ extension DiskCache {
   /// `key` (a download resuming it now) and those being written, at most `limit` of them.
   /// Their records go too. Returns the names given up.
   @discardableResult
-  func giveUpPartials(needed: Int64? = nil, sparing key: String? = nil, atMost limit: Int = .max)
+  package func giveUpPartials(
+    needed: Int64? = nil, sparing key: String? = nil, atMost limit: Int = .max
+  )
     -> [String]
   {
     let spared = key.map { CacheLayout.partialPrefix + MD5.hex(of: $0) }
@@ -68,7 +70,7 @@ extension DiskCache {
   /// Runs `body`, a write into the cache that needs `needed` bytes; when it fails for lack of
   /// room, gives up kept partial bodies (oldest first, until that much is free) and runs it
   /// once more.
-  func makingRoom<T>(needed: Int64, _ body: () throws -> T) throws -> T {
+  package func makingRoom<T>(needed: Int64, _ body: () throws -> T) throws -> T {
     do {
       return try body()
     } catch  where CacheError.isNoSpace(error) {

@@ -12,10 +12,10 @@ public struct PendingStore: Sendable {
   public var metadata: EntryMetadata
   /// Its file in `data/` (``CacheLayout/relativeFile(for:)`` of the key), when the caller
   /// already made it: a file name costs an MD5 and a parse of the key.
-  var knownFile: String?
+  package var knownFile: String?
 
   /// For a variant: the link to its original, recorded with its row.
-  var variant: VariantLink?
+  package var variant: VariantLink?
 
   /// The relative name of its file in `data/`.
   var file: String { knownFile ?? CacheLayout.relativeFile(for: key) }
@@ -77,7 +77,7 @@ extension DiskCache {
 
   /// Stores `items` as ``store(_:)`` does, counting them under `counters` (a remote copy is a
   /// remote hit, not a download).
-  func store(_ items: [PendingStore], counting counters: (stored: Counter, bytes: Counter))
+  package func store(_ items: [PendingStore], counting counters: (stored: Counter, bytes: Counter))
     throws -> [Result<CacheEntry, CacheError>]
   {
     guard !items.isEmpty else { return [] }
@@ -119,7 +119,7 @@ extension DiskCache {
 
   /// Room a store's row may take in the index (its pages in the WAL), asked for when kept
   /// partial bodies are given up for it.
-  static let indexRoomPerStore: Int64 = 64 << 10
+  package static let indexRoomPerStore: Int64 = 64 << 10
 
   /// One write transaction of ``store(_:counting:)``: each body of `ready` renamed into
   /// `data/`, then its row written. When the transaction fails, the bodies it placed go back

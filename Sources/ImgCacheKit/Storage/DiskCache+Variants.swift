@@ -13,10 +13,12 @@ extension DiskCache {
   }
 
   /// The originals the variants `keys` were made from, where still stored with that body.
-  func variantSources(forKeys keys: [String]) -> [String: VariantSource] {
+  package func variantSources(forKeys keys: [String]) -> [String: VariantSource] {
     (try? index.variantSources(forKeys: keys)) ?? [:]
   }
 
   /// Records the links of variants stored without one (copies from the remote tier).
-  func recordVariantLinks(_ links: [VariantLink]) throws { try index.recordVariantLinks(links) }
+  package func recordVariantLinks(_ links: [VariantLink]) throws {
+    try index.recordVariantLinks(links)
+  }
 }

@@ -12,9 +12,9 @@ public final class DiskCache: Sendable {
   /// The paths of the cache.
   public let layout: CacheLayout
   /// The clock; tests move it.
-  let now: @Sendable () -> Date
+  package let now: @Sendable () -> Date
   /// The index.
-  let index: Index
+  package let index: Index
   private let preparedShards = Mutex<Set<String>>([])
   /// Whether ``prepare()`` made the cache's folders in this process.
   let prepared = Atomic<Bool>(false)
@@ -24,7 +24,7 @@ public final class DiskCache: Sendable {
   /// the download loop's thread (a `clean` holding the write lock stalls this queue only).
   let partialRecords = DispatchQueue(label: "imgcache.partial-records")
   /// The download locks of each key, shared with every process using this cache.
-  let keyLocks: KeyLocks
+  package let keyLocks: KeyLocks
 
   /// Opens the cache at `directory`; nothing is created until the first write.
   public init(
@@ -75,13 +75,13 @@ public final class DiskCache: Sendable {
   /// The index's rows of `keys` and whether any failed request is recorded (with `variants`,
   /// which are out of date), in one read without recording a use: the pipeline's first look
   /// at a batch (``hits(in:touch:)``).
-  func lookUp(keys: [String], variants: Bool = false) throws -> IndexLookup {
+  package func lookUp(keys: [String], variants: Bool = false) throws -> IndexLookup {
     try index.lookUp(keys, variants: variants)
   }
 
   /// The hits among `lookup`'s rows whose file exists, as ``hits(forKeys:touch:)``, from rows
   /// already read.
-  func hits(in lookup: IndexLookup, touch: Bool) throws -> [String: CacheHit] {
+  package func hits(in lookup: IndexLookup, touch: Bool) throws -> [String: CacheHit] {
     var found = [(entry: CacheEntry, path: String)]()
     found.reserveCapacity(lookup.entries.count)
     for entry in lookup.entries {
@@ -121,7 +121,8 @@ public final class DiskCache: Sendable {
   /// Records a use of each of `keys` (last access = now, count + 1) with `counts`; returns
   /// the time recorded.
   @discardableResult
-  func use(_ keys: [(key: String, digest: KeyDigest)], counting counts: [Counter: Int64]) throws
+  package func use(_ keys: [(key: String, digest: KeyDigest)], counting counts: [Counter: Int64])
+    throws
     -> Date
   {
     let time = now()

@@ -3,12 +3,13 @@ import Synchronization
 
 /// Blocking work (SQLite transactions, renames, unlinks) run off Swift's cooperative pool, so a
 /// busy index or a slow disk never starves the tasks that drive transfers and output.
-enum Blocking {
+package enum Blocking {
   private static let queue = DispatchQueue(
     label: "imgcache.blocking", qos: .userInitiated, attributes: .concurrent)
 
   /// Runs `work` on the blocking queue and returns its result.
-  static func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+  package static func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T
+  {
     try await withCheckedThrowingContinuation { continuation in
       queue.async { continuation.resume(with: Result { try work() }) }
     }
@@ -19,7 +20,7 @@ enum Blocking {
   /// a `.cancelled` error) is thrown at once, while `work` goes on to its end in the background
   /// and its result is dropped. For work that cannot be interrupted where it may hang (a
   /// decoder inside libvips).
-  static func run<T: Sendable>(
+  package static func run<T: Sendable>(
     waitingAtMost limit: Duration?, timedOut: CacheError,
     giveUp: @escaping @Sendable () -> Void, _ work: @escaping @Sendable () throws -> T
   ) async throws -> T {

@@ -73,7 +73,7 @@ public struct CacheError: Error, Equatable, CustomStringConvertible {
   public var isNoSpace: Bool { Self.isNoSpace(self) }
 
   /// Whether `error` is a full disk (``isNoSpace``).
-  static func isNoSpace(_ error: any Error) -> Bool {
+  package static func isNoSpace(_ error: any Error) -> Bool {
     var current: (any Error)? = error
     while let error = current {
       if let cacheError = error as? CacheError {
@@ -91,7 +91,7 @@ public struct CacheError: Error, Equatable, CustomStringConvertible {
   }
 
   /// This error about `url` (when it names none yet).
-  func about(_ url: String) -> CacheError {
+  package func about(_ url: String) -> CacheError {
     var copy = self
     if copy.url == nil { copy.url = url }
     return copy
@@ -99,7 +99,7 @@ public struct CacheError: Error, Equatable, CustomStringConvertible {
 
   /// Wraps any error thrown by a file-system or database call as a local I/O failure; a
   /// ``CacheError`` passes through (gaining `url` when it names none).
-  static func io(_ what: String, _ error: any Error, url: String? = nil) -> CacheError {
+  package static func io(_ what: String, _ error: any Error, url: String? = nil) -> CacheError {
     if let cacheError = error as? CacheError {
       return url.map { cacheError.about($0) } ?? cacheError
     }
@@ -107,7 +107,7 @@ public struct CacheError: Error, Equatable, CustomStringConvertible {
   }
 
   /// Wraps a failed POSIX call, reading `errno`.
-  static func posix(_ what: String, path: String, code: Int32 = errno) -> CacheError {
+  package static func posix(_ what: String, path: String, code: Int32 = errno) -> CacheError {
     CacheError(
       .localIO, "\(what) \(path): \(String(cString: strerror(code)))",
       underlying: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO))
@@ -115,7 +115,7 @@ public struct CacheError: Error, Equatable, CustomStringConvertible {
 
   /// A short description of an underlying error in imgcache's words: the system's reason for
   /// a POSIX or Foundation file error, never a type dump or a `UserInfo={…}` listing.
-  static func describe(_ error: any Error) -> String {
+  package static func describe(_ error: any Error) -> String {
     if let cacheError = error as? CacheError { return cacheError.message }
     if let posix = error as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
     let ns = error as NSError
@@ -135,6 +135,8 @@ public struct CacheError: Error, Equatable, CustomStringConvertible {
 
 /// A full disk met by a library that says so in its own words (SQLite's "database or disk is
 /// full"): `cause` is its error.
-struct FullDisk: Error {
-  var cause: any Error
+package struct FullDisk: Error {
+  package var cause: any Error
+
+  package init(cause: any Error) { self.cause = cause }
 }

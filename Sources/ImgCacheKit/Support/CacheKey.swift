@@ -20,7 +20,7 @@ public enum CacheKey {
   public static let variantSeparator = "#"
 
   /// Whether `key` is a variant's (derived) key.
-  static func isVariant(_ key: String) -> Bool { key.contains(variantSeparator) }
+  package static func isVariant(_ key: String) -> Bool { key.contains(variantSeparator) }
 
   /// Returns the cache key of `url` under `filter`: the URL without its fragment, and without
   /// its query for `.stripQuery`.
@@ -53,7 +53,7 @@ public enum CacheKey {
   }
 
   /// Where the userinfo of `url` starts, its `@`, and its text.
-  static func userinfo(of url: String) -> (String.Index, String.Index, Substring)? {
+  package static func userinfo(of url: String) -> (String.Index, String.Index, Substring)? {
     // Most URLs have no `@` at all: one scan of their contiguous bytes says so.
     if url.utf8.withContiguousStorageIfAvailable({ !$0.contains(UInt8(ascii: "@")) }) == true {
       return nil

@@ -59,10 +59,10 @@ public enum SHA256 {
   }
 
   /// The SHA-256 of no bytes (S3's `x-amz-content-sha256` for a request without a body).
-  static let empty = hex(of: [UInt8]())
+  package static let empty = hex(of: [UInt8]())
 
   /// Returns the lowercase hexadecimal SHA-256 of the file at `path` followed by `trailer`.
-  static func hex(ofFileAt path: String, then trailer: Data = Data()) throws -> String {
+  package static func hex(ofFileAt path: String, then trailer: Data = Data()) throws -> String {
     let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
     guard fd >= 0 else { throw CacheError.posix("cannot read", path: path) }
     defer { close(fd) }
@@ -72,7 +72,7 @@ public enum SHA256 {
   /// Returns the lowercase hexadecimal SHA-256 of what is left to read from `descriptor`,
   /// then `trailer`, read 256 KiB at a time; `inspect` sees each block read (its own code,
   /// called with no lock).
-  static func hex(
+  package static func hex(
     readingFrom descriptor: Int32, then trailer: Data = Data(),
     inspect: (UnsafeRawBufferPointer) -> Void = { _ in }
   ) throws -> String {
@@ -100,11 +100,11 @@ public enum SHA256 {
 /// It owns an OpenSSL context, used by one thread at a time: a transfer feeds it only through
 /// ``SHA256Stream/queue``, a serial queue, so hashing overlaps receiving on another core.
 // @unchecked: an OpenSSL context (a C handle), fed by one thread at a time (a serial queue).
-final class SHA256Stream: @unchecked Sendable {
+package final class SHA256Stream: @unchecked Sendable {
   // @unchecked: the EVP context is touched only on `queue` (serial), never concurrently.
 
   /// The serial queue every transfer's hashing runs on.
-  static let queue = DispatchQueue(label: "imgcache.sha256", qos: .userInitiated)
+  package static let queue = DispatchQueue(label: "imgcache.sha256", qos: .userInitiated)
 
   private let context: OpaquePointer?
 
@@ -112,7 +112,7 @@ final class SHA256Stream: @unchecked Sendable {
   /// implementation up again (three starts a download, ≈8,500 instructions).
   private static let algorithm = FetchedDigest(EVP_MD_fetch(nil, "SHA256", nil) ?? EVP_sha256())
 
-  init() {
+  package init() {
     context = EVP_MD_CTX_new()
     reset()
   }
@@ -120,16 +120,16 @@ final class SHA256Stream: @unchecked Sendable {
   deinit { EVP_MD_CTX_free(context) }
 
   /// Starts over, for a retried transfer.
-  func reset() { EVP_DigestInit_ex(context, Self.algorithm.pointer, nil) }
+  package func reset() { EVP_DigestInit_ex(context, Self.algorithm.pointer, nil) }
 
   /// Adds `bytes`.
-  func update(_ bytes: UnsafeRawBufferPointer) {
+  package func update(_ bytes: UnsafeRawBufferPointer) {
     guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
     EVP_DigestUpdate(context, base, bytes.count)
   }
 
   /// The digest of everything added, as lowercase hex; the stream starts over after.
-  func finish() -> String {
+  package func finish() -> String {
     var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
     var length: UInt32 = 0
     EVP_DigestFinal_ex(context, &digest, &length)
@@ -139,7 +139,7 @@ final class SHA256Stream: @unchecked Sendable {
 }
 
 /// Lowercase hexadecimal.
-enum Hex {
+package enum Hex {
   private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 
   static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
@@ -150,7 +150,7 @@ enum Hex {
   }
 
   /// `bytes` in lowercase hex, written into one string (a 32-byte SHA-256 read from every row).
-  static func encode(_ bytes: UnsafeRawBufferPointer) -> String {
+  package static func encode(_ bytes: UnsafeRawBufferPointer) -> String {
     String(unsafeUninitializedCapacity: bytes.count * 2) { out in
       write(bytes, into: out)
       return bytes.count * 2
@@ -158,7 +158,7 @@ enum Hex {
   }
 
   /// Writes `bytes` in lowercase hex to the start of `out` (two bytes each).
-  static func write(
+  package static func write(
     _ bytes: some Collection<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>
   ) {
     var position = out.startIndex

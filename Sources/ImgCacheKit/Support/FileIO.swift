@@ -2,16 +2,16 @@ import Foundation
 import Synchronization
 
 /// Small POSIX file helpers with errors a user can act on.
-enum FileIO {
+package enum FileIO {
   /// Logical and allocated size of the file at `path`, or nil when it does not exist.
-  static func sizes(of path: String) -> (size: Int64, allocated: Int64)? {
+  package static func sizes(of path: String) -> (size: Int64, allocated: Int64)? {
     var info = stat()
     guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
     return (Int64(info.st_size), Int64(info.st_blocks) * 512)
   }
 
   /// Whether a regular file exists at `path`.
-  static func isFile(_ path: String) -> Bool { sizes(of: path) != nil }
+  package static func isFile(_ path: String) -> Bool { sizes(of: path) != nil }
 
   /// Removes the file at `path`; a missing file is fine.
   @discardableResult
@@ -22,7 +22,7 @@ enum FileIO {
   }
 
   /// Renames `source` to `destination` atomically, replacing it.
-  static func rename(_ source: String, to destination: String) throws {
+  package static func rename(_ source: String, to destination: String) throws {
     guard Glibc.rename(source, destination) == 0 else {
       throw CacheError.posix("cannot move \(source) to", path: destination)
     }
@@ -32,7 +32,9 @@ enum FileIO {
   /// descriptor. The name is `prefix` (which names this process: ``ProcessTag``) and a number
   /// counted in this process; the mode is 0666 less the umask, set by `open` itself (no
   /// `mkstemp` and `fchmod`: one system call a file, no random source).
-  static func makeTemporaryFile(in directory: String, prefix: String) throws -> (String, Int32) {
+  package static func makeTemporaryFile(in directory: String, prefix: String) throws -> (
+    String, Int32
+  ) {
     for _ in 0..<1000 {
       let number = temporaryFiles.add(1, ordering: .relaxed).newValue
       let path = "\(directory)/\(prefix)\(String(number, radix: 36))"
@@ -44,7 +46,7 @@ enum FileIO {
   }
 
   /// The folder `path` is in (`.` for a bare name).
-  static func folder(of path: String) -> String {
+  package static func folder(of path: String) -> String {
     let folder = (path as NSString).deletingLastPathComponent
     return folder.isEmpty ? "." : folder
   }
@@ -54,7 +56,7 @@ enum FileIO {
 
   /// Writes all `count` bytes at `bytes` to `descriptor`, again after a partial write or an
   /// interrupt; `display` names the file in the error.
-  static func writeAll(
+  package static func writeAll(
     _ descriptor: Int32, _ bytes: UnsafeRawPointer, count: Int, display: String
   ) throws {
     var done = 0
@@ -68,7 +70,9 @@ enum FileIO {
 
   /// Writes all of `bytes` to `descriptor`, as ``writeAll(_:_:count:display:)`` (nothing for
   /// an empty buffer).
-  static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, display: String)
+  package static func writeAll(
+    _ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, display: String
+  )
     throws
   {
     guard let start = bytes.baseAddress else { return }
@@ -77,7 +81,7 @@ enum FileIO {
 
   /// Writes `bytes` into a new temporary file in `directory` (named with `prefix`) and closes
   /// it; returns its path. A file left half-written by an error is removed.
-  static func writeTemporaryFile(_ bytes: Data, in directory: String, prefix: String) throws
+  package static func writeTemporaryFile(_ bytes: Data, in directory: String, prefix: String) throws
     -> String
   {
     let (path, descriptor) = try makeTemporaryFile(in: directory, prefix: prefix)
@@ -92,7 +96,7 @@ enum FileIO {
   }
 
   /// Copies the regular file at `source` over `destination` (created or truncated).
-  static func copy(_ source: String, to destination: String) throws {
+  package static func copy(_ source: String, to destination: String) throws {
     let output = open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
     guard output >= 0 else { throw CacheError.posix("cannot create", path: destination) }
     defer { close(output) }
@@ -118,7 +122,9 @@ enum FileIO {
 
   /// Writes `data` to `path` through a temporary file in `tmpDirectory` (by default the
   /// file's own folder) and a rename.
-  static func writeAtomically(_ data: Data, to path: String, tmpDirectory: String? = nil) throws {
+  package static func writeAtomically(_ data: Data, to path: String, tmpDirectory: String? = nil)
+    throws
+  {
     let (tmp, fd) = try makeTemporaryFile(
       in: tmpDirectory ?? folder(of: path), prefix: "write-\(ProcessTag.current)-")
     defer { close(fd) }

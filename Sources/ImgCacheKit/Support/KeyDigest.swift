@@ -19,14 +19,14 @@ public struct KeyDigest: Hashable, Sendable {
   }
 
   /// The digest whose 16 bytes are `bytes`; nil for any other length.
-  init?(bytes: UnsafeRawBufferPointer) {
+  package init?(bytes: UnsafeRawBufferPointer) {
     guard bytes.count == 16 else { return nil }
     first = bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self)
     second = bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
   }
 
   /// The digest written as `hex`: 32 hexadecimal digits, either case; nil otherwise.
-  init?(hex: some StringProtocol) {
+  package init?(hex: some StringProtocol) {
     guard let bytes = Hex.decode(hex), let digest = bytes.withUnsafeBytes(KeyDigest.init(bytes:))
     else { return nil }
     self = digest
@@ -34,19 +34,19 @@ public struct KeyDigest: Hashable, Sendable {
 
   /// The digest whose first 8 bytes, big-endian, are `high` and last 8 are `low` (``high``,
   /// ``low``).
-  init(high: Int64, low: Int64) {
+  package init(high: Int64, low: Int64) {
     first = UInt64(bitPattern: high).bigEndian
     second = UInt64(bitPattern: low).bigEndian
   }
 
   /// The first 8 bytes as a big-endian signed integer: what the index keeps and searches
   /// (SQLite compares integers on its fastest path). Its top byte is the shard.
-  var high: Int64 { Int64(bitPattern: UInt64(bigEndian: first)) }
+  package var high: Int64 { Int64(bitPattern: UInt64(bigEndian: first)) }
   /// The last 8 bytes as a big-endian signed integer.
-  var low: Int64 { Int64(bitPattern: UInt64(bigEndian: second)) }
+  package var low: Int64 { Int64(bitPattern: UInt64(bigEndian: second)) }
 
   /// Calls `body` with the 16 bytes.
-  func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+  package func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
     try withUnsafeBytes(of: self, body)
   }
 
@@ -56,7 +56,7 @@ public struct KeyDigest: Hashable, Sendable {
 
 extension Hex {
   /// The value of one hexadecimal digit, either case; nil for any other byte.
-  static func value(of digit: UInt8) -> UInt8? {
+  package static func value(of digit: UInt8) -> UInt8? {
     switch digit {
     case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
     case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
@@ -66,7 +66,7 @@ extension Hex {
   }
 
   /// The bytes written as `hex` (an even number of digits, either case); nil otherwise.
-  static func decode(_ hex: some StringProtocol) -> [UInt8]? {
+  package static func decode(_ hex: some StringProtocol) -> [UInt8]? {
     let units = Array(hex.utf8)
     guard units.count % 2 == 0 else { return nil }
     var bytes = [UInt8]()

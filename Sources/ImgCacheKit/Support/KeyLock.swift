@@ -15,7 +15,7 @@ import Synchronization
 ///
 /// Lock rule: `state` guards the descriptor and the held bytes; the `fcntl` calls run inside
 /// it (system calls, no callback), so a byte is never released while another caller takes it.
-final class KeyLocks: Sendable {
+package final class KeyLocks: Sendable {
   /// `locks/keys`.
   let path: String
   private let state = Mutex<State>(State())
@@ -26,7 +26,7 @@ final class KeyLocks: Sendable {
   }
 
   /// The locks in the file at `path` (created on first use).
-  init(path: String) { self.path = path }
+  package init(path: String) { self.path = path }
 
   deinit {
     let descriptor = state.withLock { $0.descriptor }
@@ -40,18 +40,18 @@ final class KeyLocks: Sendable {
 
   /// Takes `key`'s lock without waiting; nil when another process (or another download of
   /// this one) holds its byte.
-  func attempt(key: String) throws -> KeyLock? {
+  package func attempt(key: String) throws -> KeyLock? {
     try attempt(offset: Self.offset(forKey: key))
   }
 
   /// The byte of the key whose MD5 is `hex` (a file name in the cache names its key so).
-  static func offset(forDigest hex: Substring) -> Int64? {
+  package static func offset(forDigest hex: Substring) -> Int64? {
     guard hex.utf8.count >= 8 else { return nil }
     return Int64(hex.prefix(8), radix: 16)
   }
 
   /// Takes the lock at `offset` without waiting (``attempt(key:)``).
-  func attempt(offset: Int64) throws -> KeyLock? {
+  package func attempt(offset: Int64) throws -> KeyLock? {
     let taken = try state.withLock { state -> Bool in
       guard !state.held.contains(offset) else { return false }
       if state.descriptor < 0 {
@@ -75,7 +75,7 @@ final class KeyLocks: Sendable {
   /// `deadline`, or until `idle` passes without the holder's `progress` changing (a holder
   /// stopped by SIGSTOP or Ctrl-Z never releases, and a second download beats a hang); nil
   /// when either passes or the task is cancelled first. `progress` is read every 100 ms.
-  func wait(
+  package func wait(
     key: String, until deadline: ContinuousClock.Instant, idle: Duration,
     progress: () -> Int64
   ) async throws -> KeyLock? {
@@ -122,7 +122,7 @@ final class KeyLocks: Sendable {
 
   /// Removes the per-key lock files (`<md5>.lock`) an earlier version left under `directory`
   /// that no process holds; returns how many.
-  static func sweepLegacyFiles(_ directory: String) -> Int {
+  package static func sweepLegacyFiles(_ directory: String) -> Int {
     var info = stat()
     // A real directory only: never create or unlink files through a link.
     guard lstat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return 0 }
@@ -143,7 +143,7 @@ final class KeyLocks: Sendable {
 }
 
 /// One key's download lock, held until ``release()`` (or until it is dropped).
-final class KeyLock: Sendable {
+package final class KeyLock: Sendable {
   private let locks: KeyLocks
   private let offset: Int64
   private let released = Atomic<Bool>(false)
@@ -156,7 +156,7 @@ final class KeyLock: Sendable {
   deinit { release() }
 
   /// Releases the lock (once; also when the lock is dropped).
-  func release() {
+  package func release() {
     guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
     locks.release(offset)
   }

@@ -4,9 +4,9 @@ import Foundation
 /// symlinks (`openat` with `O_NOFOLLOW`, `unlinkat`, `fstatat` with `AT_SYMLINK_NOFOLLOW`):
 /// whatever replaces a folder inside the cache by a link, nothing outside it is listed,
 /// deleted or written through it. Not `Sendable`: used by one thread, then closed.
-final class OpenDirectory {
+package final class OpenDirectory {
   /// What stands at a name inside the cache.
-  enum Child {
+  package enum Child {
     /// A real directory, opened.
     case directory(OpenDirectory)
     /// Nothing.
@@ -18,7 +18,7 @@ final class OpenDirectory {
   /// The descriptor.
   let descriptor: Int32
   /// The path, for messages.
-  let path: String
+  package let path: String
 
   private init(descriptor: Int32, path: String) {
     self.descriptor = descriptor
@@ -29,7 +29,7 @@ final class OpenDirectory {
 
   /// Opens the directory at `path` (its own path may go through links: `$DIR` is the user's
   /// choice); nil when it does not exist.
-  static func open(_ path: String) throws -> OpenDirectory? {
+  package static func open(_ path: String) throws -> OpenDirectory? {
     let fd = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard fd >= 0 else {
       if errno == ENOENT { return nil }
@@ -39,7 +39,7 @@ final class OpenDirectory {
   }
 
   /// The directory `name` inside this one, never through a symlink.
-  func child(_ name: String) throws -> Child {
+  package func child(_ name: String) throws -> Child {
     let fd = openat(descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
     if fd >= 0 { return .directory(OpenDirectory(descriptor: fd, path: path + "/" + name)) }
     switch errno {
@@ -50,7 +50,7 @@ final class OpenDirectory {
   }
 
   /// The names inside (no `.` or `..`), with whether each is a directory (from `d_type`).
-  func entries() throws -> [(name: String, isDirectory: Bool)] {
+  package func entries() throws -> [(name: String, isDirectory: Bool)] {
     let copy = dup(descriptor)
     guard copy >= 0, let dir = fdopendir(copy) else {
       if copy >= 0 { close(copy) }
@@ -69,10 +69,10 @@ final class OpenDirectory {
   }
 
   /// The names inside.
-  func names() throws -> [String] { try entries().map(\.name) }
+  package func names() throws -> [String] { try entries().map(\.name) }
 
   /// `lstat` of `name`, or nil when it is gone.
-  func status(_ name: String) -> stat? {
+  package func status(_ name: String) -> stat? {
     var info = stat()
     guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
     return info
@@ -80,7 +80,7 @@ final class OpenDirectory {
 
   /// Opens the file `name` for reading, never through a link; nil when it is gone. The caller
   /// closes the descriptor.
-  func openFile(_ name: String) throws -> Int32? {
+  package func openFile(_ name: String) throws -> Int32? {
     let fd = openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
     if fd >= 0 { return fd }
     if errno == ENOENT { return nil }
@@ -89,7 +89,7 @@ final class OpenDirectory {
 
   /// Removes the file (or link) `name`; false when it was not there.
   @discardableResult
-  func unlink(_ name: String) throws -> Bool {
+  package func unlink(_ name: String) throws -> Bool {
     if unlinkat(descriptor, name, 0) == 0 { return true }
     if errno == ENOENT { return false }
     throw CacheError.posix("cannot remove", path: path + "/" + name)
@@ -97,7 +97,7 @@ final class OpenDirectory {
 
   /// Removes `name` and, when it is a real directory, everything under it; a link is removed,
   /// never followed. Missing is fine.
-  func removeTree(_ name: String) throws {
+  package func removeTree(_ name: String) throws {
     if unlinkat(descriptor, name, 0) == 0 || errno == ENOENT { return }
     guard errno == EISDIR || errno == EPERM else {
       throw CacheError.posix("cannot remove", path: path + "/" + name)
@@ -106,7 +106,7 @@ final class OpenDirectory {
   }
 
   /// Renames `name` to `newName` inside this directory.
-  func rename(_ name: String, to newName: String) throws {
+  package func rename(_ name: String, to newName: String) throws {
     guard renameat(descriptor, name, descriptor, newName) == 0 else {
       throw CacheError.posix("cannot rename \(path)/\(name) to", path: newName)
     }

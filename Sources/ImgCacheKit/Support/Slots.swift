@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// Lock rule: `state` guards the count and the queue only; a waiter is resumed after the lock
 /// is released.
-final class Slots: Sendable {
+package final class Slots: Sendable {
   private struct State {
     var free: Int
     var waiters = [CheckedContinuation<Void, Never>]()
@@ -15,10 +15,10 @@ final class Slots: Sendable {
   private let state: Mutex<State>
 
   /// `count` slots (at least one).
-  init(_ count: Int) { state = Mutex(State(free: max(1, count))) }
+  package init(_ count: Int) { state = Mutex(State(free: max(1, count))) }
 
   /// Runs `work` holding a slot.
-  func run<T>(_ work: () async throws -> T) async rethrows -> T {
+  package func run<T>(_ work: () async throws -> T) async rethrows -> T {
     await acquire()
     defer { release() }
     return try await work()
@@ -26,7 +26,7 @@ final class Slots: Sendable {
 
   /// Waits for a slot and takes it; ``release()`` gives it back (for a holder whose work
   /// outlives the task that waited, such as a derivation given up but still running).
-  func acquire() async {
+  package func acquire() async {
     await withCheckedContinuation { waiter in
       let now = state.withLock { state -> Bool in
         guard state.free > 0 else {
@@ -41,7 +41,7 @@ final class Slots: Sendable {
   }
 
   /// Gives back a slot taken by ``acquire()``.
-  func release() {
+  package func release() {
     let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
       guard !state.waiters.isEmpty else {
         state.free += 1

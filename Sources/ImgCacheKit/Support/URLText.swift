@@ -1,8 +1,8 @@
 /// Parts of a URL's text, read without parsing the whole URL (per transfer and per row).
-enum URLText {
+package enum URLText {
   /// `host[:port]`, lowercased, without userinfo: the per-host limits of the downloader and
   /// `size --by host` group by it. Empty when the text has no `scheme://`.
-  static func host(of url: String) -> String {
+  package static func host(of url: String) -> String {
     var url = url
     // Over the contiguous UTF-8 bytes with integer offsets: through `String.Index` (the UTF-8
     // view's) this took 3,800 instructions a URL, on the download loop's thread.
@@ -31,13 +31,13 @@ enum URLText {
   }
 
   /// Whether `byte` ends a URL's authority (`/`, `?` or `#`).
-  static func endsAuthority(_ byte: UInt8) -> Bool {
+  package static func endsAuthority(_ byte: UInt8) -> Bool {
     byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
   }
 
   /// Where the first `://` of `url` is. Scans the UTF-8 bytes: Foundation's `range(of:)` goes
   /// through NSString on Linux and cost 30,000 instructions a call, four calls a URL.
-  static func schemeSeparator(in url: String) -> Range<String.Index>? {
+  package static func schemeSeparator(in url: String) -> Range<String.Index>? {
     var text = url
     guard let offset = text.withUTF8(schemeSeparatorOffset(in:)) else { return nil }
     let start = url.utf8.index(url.utf8.startIndex, offsetBy: offset)

@@ -39,7 +39,7 @@ final class DownloadLoop {
 
   /// Runs until there has been nothing to do for the downloader's `linger`, or nothing at all
   /// after a cancel of everything (``Downloader/shutdown()`` waits for that).
-  func run() {
+  package func run() {
     Downloader.loopStarted(downloader)
     defer {
       for handle in spareHandles { imgcache_easy_cleanup(api, handle) }

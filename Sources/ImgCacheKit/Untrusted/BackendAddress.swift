@@ -4,12 +4,12 @@ import Foundation
 /// or `--remote` text is untrusted, and it may hold a password (docs/design.md, "Untrusted
 /// input"). Nothing here prints the text it was given: errors name the backend by its number,
 /// and everything shown afterwards is ``label``, built from the parsed parts.
-struct BackendAddress: Sendable, Equatable {
+package struct BackendAddress: Sendable, Equatable {
   /// The URL (userinfo included) and the `|attribute=value` parts after it.
-  var url: String
-  var attributes: [Substring]
+  package var url: String
+  package var attributes: [Substring]
   /// `scheme://[***@]host[:port]/path`: no userinfo, no query, no fragment, no attribute.
-  var label: String
+  package var label: String
 
   /// Characters a userinfo may hold as they are (RFC 3986: unreserved, sub-delims, `:`), besides
   /// `%XX`; anything else (`@ # ? / |`, a space, a non-ASCII letter) must be percent-encoded.
@@ -18,7 +18,7 @@ struct BackendAddress: Sendable, Equatable {
 
   /// Takes `token`, backend number `number`, apart. The userinfo is everything between `://`
   /// and the token's last `@`, so no character of a password can end it early.
-  init(_ token: String, number: Int) throws {
+  package init(_ token: String, number: Int) throws {
     func bad(_ why: String) -> CacheError {
       CacheError(.invalidInput, "remote storage backend \(number): \(why)")
     }
@@ -67,7 +67,7 @@ struct BackendAddress: Sendable, Equatable {
 
   /// Checks the host and port of a server URL (a shard's, with `*` replaced): a host, and a
   /// port of 1 to 65535 when one is given. `shown` names the URL in errors (its label).
-  static func checkAuthority(_ url: String, shown: String) throws {
+  package static func checkAuthority(_ url: String, shown: String) throws {
     func bad(_ why: String) -> CacheError {
       CacheError(.invalidInput, "remote storage \(shown): \(why)")
     }
@@ -100,7 +100,7 @@ struct BackendAddress: Sendable, Equatable {
 
   /// A `connect-timeout` or `operation-timeout` value: ccache's unit (a bare number is
   /// milliseconds) or a duration with a unit; finite, above 0 and at most an hour, or nil.
-  static func timeout(_ text: String) -> TimeInterval? {
+  package static func timeout(_ text: String) -> TimeInterval? {
     let seconds: TimeInterval?
     if let count = Double(text) {
       seconds = count / 1000
@@ -118,7 +118,7 @@ struct BackendAddress: Sendable, Equatable {
 
   /// Whether a shard name may replace `*` in a URL: letters, digits and `.-_~:[]` only, so a
   /// name can never add a userinfo, a path or a query.
-  static func isValidShard(_ name: Substring) -> Bool {
+  package static func isValidShard(_ name: Substring) -> Bool {
     !name.isEmpty
       && name.utf8.allSatisfy {
         $0.isHexDigit || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
@@ -129,7 +129,7 @@ struct BackendAddress: Sendable, Equatable {
 
 extension UInt8 {
   /// Whether the byte is an ASCII hexadecimal digit.
-  var isHexDigit: Bool {
+  package var isHexDigit: Bool {
     (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self)
   }
 }

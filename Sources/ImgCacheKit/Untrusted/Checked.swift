@@ -65,7 +65,7 @@ public enum Checked {
 extension Unicode.Scalar {
   /// Whether the scalar is a control character (C0, DEL, C1 — NEL among them) or a Unicode
   /// line or paragraph separator (U+2028, U+2029).
-  var isControlOrLineBreak: Bool {
+  package var isControlOrLineBreak: Bool {
     value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029
   }
 }

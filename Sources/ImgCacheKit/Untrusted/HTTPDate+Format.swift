@@ -8,7 +8,7 @@ extension HTTPDate {
   /// `seconds` since 1970 as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`); nil outside
   /// the years 1 to 9999, which the form cannot write. Written byte by byte into one string:
   /// the index turns every date it keeps as a number back into its text when an entry is read.
-  static func imfFixdate(seconds: Int64) -> String? {
+  package static func imfFixdate(seconds: Int64) -> String? {
     // 0001-01-01 and the end of 9999-12-31, so the arithmetic below stays small.
     guard seconds >= -62_135_596_800, seconds < 253_402_300_800 else { return nil }
     let days = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
@@ -41,7 +41,7 @@ extension HTTPDate {
   /// The seconds since 1970 `text` names when it is an IMF-fixdate written exactly as
   /// ``imfFixdate(seconds:)`` writes it (its weekday right, no leap second): the form the index
   /// keeps as a number, since the text comes back from it byte for byte. Nil otherwise.
-  static func canonicalSeconds(of text: String) -> Int64? {
+  package static func canonicalSeconds(of text: String) -> Int64? {
     guard text.utf8.count == 29, let date = parse(text) else { return nil }
     let seconds = Int64(exactly: date.timeIntervalSince1970.rounded(.down))
     guard let seconds, imfFixdate(seconds: seconds) == text else { return nil }

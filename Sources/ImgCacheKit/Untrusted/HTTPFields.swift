@@ -5,13 +5,13 @@ import Foundation
 /// without the whitespace around it. A line whose name is not a token, or whose value holds a
 /// control character other than a tab, is no header (nil): it never reaches a decision, the
 /// index or a later request.
-struct HeaderLine: Equatable {
+package struct HeaderLine: Equatable {
   /// The lowercase field name.
-  var name: String
+  package var name: String
   /// The field value, trimmed.
-  var value: String
+  package var value: String
 
-  static func parse(_ bytes: UnsafeRawBufferPointer) -> HeaderLine? {
+  package static func parse(_ bytes: UnsafeRawBufferPointer) -> HeaderLine? {
     guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0 else { return nil }
     let name = bytes[..<colon]
     guard name.allSatisfy(HTTPFields.isTokenByte), let value = value(after: colon, in: bytes)
@@ -24,7 +24,7 @@ struct HeaderLine: Equatable {
   /// The line when its field is one of `names` (``Names``): the name is matched as bytes,
   /// without case, before any string is made (a response's other lines cost no allocation);
   /// nil for any other line and for a malformed one.
-  static func parse(_ bytes: UnsafeRawBufferPointer, keeping names: Names) -> HeaderLine? {
+  package static func parse(_ bytes: UnsafeRawBufferPointer, keeping names: Names) -> HeaderLine? {
     guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0,
       let name = names.match(bytes[..<colon]), let value = value(after: colon, in: bytes)
     else { return nil }
@@ -45,10 +45,10 @@ struct HeaderLine: Equatable {
   }
 
   /// Field names a reader keeps, lowercase, matched against a line's bytes without case.
-  struct Names: Sendable {
+  package struct Names: Sendable {
     private let names: [(name: String, bytes: [UInt8])]
 
-    init(_ names: [String]) {
+    package init(_ names: [String]) {
       self.names = names.map { ($0.lowercased(), Array($0.lowercased().utf8)) }
     }
 
@@ -67,18 +67,20 @@ struct HeaderLine: Equatable {
 
 /// The field values imgcache acts on, parsed strictly (RFC 9110, RFC 9111): what does not
 /// parse is "unknown" (nil), never a trap and never a guess in the unsafe direction.
-enum HTTPFields {
+package enum HTTPFields {
   /// The fields whose values form a list: several lines are joined with ", ". Of every other
   /// field only the first line counts (RFC 9111 §4.2.1: the first of duplicated `Expires`).
-  static let listFields: Set<String> = ["cache-control", "content-encoding"]
+  package static let listFields: Set<String> = ["cache-control", "content-encoding"]
 
   /// Whether `value` may be sent as a request header's value: no control character (CR, LF,
   /// NUL…), no Unicode line break. Every value that becomes a request header passes here,
   /// wherever it comes from (`-H`, the index, a remote object's metadata, a config file).
-  static func isSafeValue<Text: StringProtocol>(_ value: Text) -> Bool { value.isSingleLine }
+  package static func isSafeValue<Text: StringProtocol>(_ value: Text) -> Bool {
+    value.isSingleLine
+  }
 
   /// Whether `byte` may appear in a token (a field name, a directive name).
-  static func isTokenByte(_ byte: UInt8) -> Bool {
+  package static func isTokenByte(_ byte: UInt8) -> Bool {
     switch byte {
     case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
       UInt8(ascii: "0")...UInt8(ascii: "9"):
@@ -101,25 +103,25 @@ enum HTTPFields {
 
   /// `Age` (RFC 9111 §5.1): of a list, the first member; a value that is not delta-seconds is
   /// ignored (nil).
-  static func age(_ text: String?) -> TimeInterval? {
+  package static func age(_ text: String?) -> TimeInterval? {
     guard let text else { return nil }
     let first = text.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false)[0]
     return deltaSeconds(first.trimmingCharacters(in: .whitespaces))
   }
 
   /// `Content-Length`: digits only; nil for anything else (a list, a sign, a space inside).
-  static func contentLength(_ text: String?) -> Int64? {
+  package static func contentLength(_ text: String?) -> Int64? {
     text.flatMap { Checked.digits($0) }
   }
 }
 
 /// `Content-Range: bytes FIRST-LAST/COMPLETE` of a 206 (RFC 9110 §14.4), strictly: nil unless
 /// FIRST ≤ LAST < COMPLETE (COMPLETE may be `*`: unknown).
-struct ContentRange: Equatable {
-  var first: Int64
-  var last: Int64
+package struct ContentRange: Equatable {
+  package var first: Int64
+  package var last: Int64
   /// The whole representation's length; nil for `*`.
-  var complete: Int64?
+  package var complete: Int64?
 
   init(first: Int64, last: Int64, complete: Int64?) {
     self.first = first
@@ -127,7 +129,7 @@ struct ContentRange: Equatable {
     self.complete = complete
   }
 
-  init?(_ text: String?) {
+  package init?(_ text: String?) {
     guard let text, text.hasPrefix("bytes ") else { return nil }
     let rest = text.dropFirst(6)
     guard let dash = rest.firstIndex(of: "-"), let slash = rest.firstIndex(of: "/"), dash < slash,

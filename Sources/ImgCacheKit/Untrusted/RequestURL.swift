@@ -3,17 +3,17 @@ import Foundation
 /// A request URL taken apart before anything touches the network: the credentials of its userinfo
 /// are a credential, not part of the image's identity (docs/design.md, Cache semantics), so they
 /// are split off — passed to libcurl as a login, never stored or printed.
-struct RequestURL: Sendable, Equatable {
+package struct RequestURL: Sendable, Equatable {
   /// The URL without userinfo: what keys, the index and the failed list see.
-  var stripped: String
+  package var stripped: String
   /// The URL as printed: the userinfo, when there was one, shown as `***`.
-  var display: String
+  package var display: String
   /// `user:password` from the userinfo, percent-decoded.
-  var credentials: String?
+  package var credentials: String?
 
   /// Takes `url` apart; throws `.invalidInput` unless it is an absolute http or https URL with
   /// a host and no control characters. Hosts may be international (libcurl converts them).
-  init(_ url: String) throws {
+  package init(_ url: String) throws {
     // Most URLs are plain ASCII http(s) without userinfo: one pass over their bytes accepts
     // them (the checks below cost a `fetch -i` hit 5,000 instructions in generic metadata).
     (stripped, display, credentials) = Self.isPlain(url) ? (url, url, nil) : try Self.takeApart(url)
@@ -102,5 +102,5 @@ struct RequestURL: Sendable, Equatable {
   }
 
   /// `url` with its userinfo shown as `***`.
-  static func redacted(_ url: String) -> String { CacheKey.redacted(url) }
+  package static func redacted(_ url: String) -> String { CacheKey.redacted(url) }
 }

@@ -35,7 +35,7 @@ public struct ResponseFreshness: Sendable, Equatable {
   /// These headers updated with those a 304 carried (RFC 9111 §4.3.4): each one the 304 sent
   /// replaces the stored one, and the 304's time is the new reception time; the age is the
   /// 304's own (none: it came from the origin itself).
-  func updated(by notModified: ResponseFreshness) -> ResponseFreshness {
+  package func updated(by notModified: ResponseFreshness) -> ResponseFreshness {
     ResponseFreshness(
       cacheControl: notModified.cacheControl ?? cacheControl,
       expires: notModified.expires ?? expires, date: notModified.date ?? date,

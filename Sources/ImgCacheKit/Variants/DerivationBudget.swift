@@ -12,12 +12,12 @@ import Synchronization
 /// and goes on; the thread finishes in the background and its result is dropped.
 // @unchecked: its C budget is read by libvips' handler and written only through the shim's
 // atomic stores; its own state is in a `Mutex`.
-final class DerivationBudget: @unchecked Sendable {
+package final class DerivationBudget: @unchecked Sendable {
   // @unchecked: `budget` is C memory that libvips' handler reads on its threads; after
   // `init` it is written only through the shim's atomic stores. `state` is a Mutex.
 
   /// The budget in seconds; 0: none.
-  let seconds: TimeInterval
+  package let seconds: TimeInterval
   /// The budget libvips' handler checks (``imgcache_vips_watch``).
   let budget: UnsafeMutablePointer<imgcache_vips_budget>
   private let state = Mutex<State>(State())
@@ -28,7 +28,7 @@ final class DerivationBudget: @unchecked Sendable {
   }
 
   /// A budget of `seconds` from now (0: no time limit, only cancellation).
-  init(seconds: TimeInterval) {
+  package init(seconds: TimeInterval) {
     self.seconds = seconds
     budget = UnsafeMutablePointer<imgcache_vips_budget>.allocate(capacity: 1)
     budget.initialize(to: imgcache_vips_budget())
@@ -55,7 +55,7 @@ final class DerivationBudget: @unchecked Sendable {
 
   /// Gives the derivation up: libvips stops at its next tile, and the temporary file goes now
   /// (a process that exits right after leaves nothing in `tmp/`).
-  func abandon() {
+  package func abandon() {
     let path = state.withLock { state -> String? in
       state.abandoned = true
       defer { state.temporary = nil }
@@ -66,7 +66,7 @@ final class DerivationBudget: @unchecked Sendable {
   }
 
   /// The failure of a derivation over its budget.
-  var overBudget: CacheError {
+  package var overBudget: CacheError {
     CacheError(
       .cannotDerive,
       "cannot derive a variant: it took longer than \(PolicyValue.text(duration: seconds)) "

@@ -101,7 +101,7 @@ extension Deriver {
 }
 
 /// The arguments of one `vips_thumbnail` call, and the compass crop that follows it.
-struct ThumbnailPlan {
+package struct ThumbnailPlan {
   /// libvips' largest coordinate (`VIPS_MAX_COORD`): a side given it is free.
   static let freeSide = 10_000_000
   /// The box's width and height for libvips (``freeSide`` leaves a side free).
@@ -151,7 +151,9 @@ struct ThumbnailPlan {
 
   /// The size of the variant `spec` makes of an upright original of `width` × `height`, as
   /// libvips' thumbnail gives it (rounded up): what `max_pixels` bounds before decoding.
-  static func outputSize(spec: VariantSpec, width: Int, height: Int) -> (width: Int, height: Int) {
+  package static func outputSize(spec: VariantSpec, width: Int, height: Int) -> (
+    width: Int, height: Int
+  ) {
     guard let box = spec.geometry, width > 0, height > 0 else { return (width, height) }
     let (originalWidth, originalHeight) = (Double(width), Double(height))
     let (boxWidth, boxHeight) = (box.width.map(Double.init), box.height.map(Double.init))

@@ -102,7 +102,7 @@ public struct Deriver: Sendable {
 
   /// ``derive(original:spec:into:)`` within `budget`: libvips is stopped when it is spent or
   /// cancelled (``DerivationBudget``), and nothing is left behind when its waiter gave up.
-  func derive(
+  package func derive(
     original: String, spec: VariantSpec, into directory: String, budget: DerivationBudget
   ) throws -> DerivedVariant {
     let info = try check(original: original)
