@@ -8,6 +8,8 @@
 4. No Swift file reaches 300 lines.
 5. Each `@unchecked Sendable` of the sources carries its reason beside it: a `// @unchecked:`
    comment on the lines right above (or the one below).
+6. A lock is a `Mutex` (docs/architecture.md, The lock rule): no `NSLock`, `NSRecursiveLock`,
+   `NSCondition` or `pthread_mutex` in the sources.
 
 Prints one line a broken rule (file:line: what) and exits 1 when any is broken.
 """
@@ -84,6 +86,9 @@ def main():
                 if not any(path.startswith(prefix) for prefix in IMPORTS[imported.group(1)]):
                     problems.append(f"{path}:{number}: imports {imported.group(1)}, which only "
                                     f"{' or '.join(IMPORTS[imported.group(1)])} may import")
+            lock = re.search(r"\b(NSLock|NSRecursiveLock|NSCondition|pthread_mutex_\w+)\b", line)
+            if lock and path.startswith("Sources/") and not line.lstrip().startswith("//"):
+                problems.append(f"{path}:{number}: {lock.group(1)}: a lock is a Mutex")
             if "@unchecked Sendable" in line and not line.lstrip().startswith("//") \
                     and path.startswith("Sources/"):
                 beside = " ".join(lines[max(0, number - 4):number + 1])
