@@ -69,7 +69,8 @@ check-docs: docs
 	@git diff --exit-code -- man completions || { echo "make: man/ or completions/ differ from the parser; run 'make docs' and commit"; exit 1; }
 
 # The rules docs/architecture.md states (citations of docs/ resolve, each library imported in its
-# one place, files under 300 lines, each @unchecked Sendable with its reason, a one-line main).
+# one place, files under 300 lines, each @unchecked Sendable with its reason, a lock is a Mutex,
+# a one-line main).
 check-rules:
 	python3 scripts/check-rules.py
 

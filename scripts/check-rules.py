@@ -40,10 +40,15 @@ def tracked():
 
 
 def headings(path):
-    """The `##`/`###` headings of a Markdown file, backticks removed."""
+    """The `##`/`###` headings of a Markdown file (not inside code blocks), backticks removed."""
+    found, fenced = [], False
     with open(path, encoding="utf-8") as f:
-        return [re.sub(r"^#+\s*", "", line).strip().replace("`", "")
-                for line in f if re.match(r"^#{2,3}\s", line)]
+        for line in f:
+            if line.startswith("```"):
+                fenced = not fenced
+            elif not fenced and re.match(r"^#{2,3}\s", line):
+                found.append(re.sub(r"^#+\s*", "", line).strip().replace("`", ""))
+    return found
 
 
 def joined(text):
@@ -81,13 +86,14 @@ def main():
         if len(lines) >= MAX_LINES:
             problems.append(f"{path}: {len(lines)} lines (files stay under {MAX_LINES})")
         for number, line in enumerate(lines, start=1):
-            imported = re.match(r"\s*(?:@testable\s+|@_implementationOnly\s+)?import\s+(\w+)", line)
+            imported = re.match(r"\s*(?:@\w+\s+)*(?:(?:public|package|internal)\s+)?import\s+"
+                                r"(?:(?:struct|class|enum|protocol|typealias|func|var|let)\s+)?(\w+)", line)
             if imported and imported.group(1) in IMPORTS:
                 if not any(path.startswith(prefix) for prefix in IMPORTS[imported.group(1)]):
                     problems.append(f"{path}:{number}: imports {imported.group(1)}, which only "
                                     f"{' or '.join(IMPORTS[imported.group(1)])} may import")
-            lock = re.search(r"\b(NSLock|NSRecursiveLock|NSCondition|pthread_mutex_\w+)\b", line)
-            if lock and path.startswith("Sources/") and not line.lstrip().startswith("//"):
+            lock = re.search(r"\b(NSLock|NSRecursiveLock|NSCondition\w*|pthread_mutex_\w+|os_unfair_lock\w*)\b", line)
+            if lock and path.startswith("Sources/") and "//" not in line[:lock.start()]:
                 problems.append(f"{path}:{number}: {lock.group(1)}: a lock is a Mutex")
             if "@unchecked Sendable" in line and not line.lstrip().startswith("//") \
                     and path.startswith("Sources/"):

@@ -17,14 +17,6 @@ func copyKey(_ template: String, _ index: Int) -> String {
   template + (template.contains("?") ? "&" : "?") + "n=\(index)"
 }
 
-/// Half of a key's MD5, as the index keeps it (docs/design.md, On disk): 8 bytes, big-endian,
-/// signed; `first` for the top half.
-func digestHalf(of key: String, first: Bool) -> Int64 {
-  let hex = KeyDigest(key: key).hex
-  let half = first ? hex.prefix(16) : hex.suffix(16)
-  return Int64(bitPattern: UInt64(half, radix: 16) ?? 0)
-}
-
 /// Writes the files of copies `range` of `template` under `data` (each `contents`).
 func writeCopies(
   of template: String, _ range: Range<Int>, data: String, contents: [UInt8]
@@ -42,11 +34,12 @@ func writeCopies(
 
 /// Adds `count - 1` copies of the one entry of the cache at `directory`.
 func makeCopies(in directory: URL, count: Int, empty: Bool) throws {
+  guard count >= 1 else { throw CopiesError.badCount }
   let layout = CacheLayout(root: directory)
   let database = try DatabaseQueue(path: layout.indexFile.path)
   let (columns, key, file) = try database.read { db in
     let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(entry)").map { $0["name"] as String }
-    guard let row = try Row.fetchOne(db, sql: "SELECT key, file_ext FROM entry"),
+    guard let row = try Row.fetchOne(db, sql: "SELECT key FROM entry"),
       let key = row["key"] as String?, try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM entry") == 1
     else { throw CopiesError.notOneEntry }
     return (columns, key, CacheLayout.relativeFile(for: key))
@@ -73,48 +66,56 @@ func makeCopies(in directory: URL, count: Int, empty: Bool) throws {
   if empty {
     values["size"] = "0"
     values["allocated"] = "0"
-    values["sha256"] = "X'" + SHA256.hex(of: []) + "'"
+    values["sha256"] = "X'" + SHA256.empty + "'"
   }
   let select = columns.map { values[$0] ?? "t.\($0)" }.joined(separator: ", ")
   try database.writeWithoutTransaction { db in
     db.add(
       function: DatabaseFunction("digest_high", argumentCount: 1, pure: true) {
-        digestHalf(of: String.fromDatabaseValue($0[0]) ?? "", first: true)
+        KeyDigest(key: String.fromDatabaseValue($0[0]) ?? "").high
       })
     db.add(
       function: DatabaseFunction("digest_low", argumentCount: 1, pure: true) {
-        digestHalf(of: String.fromDatabaseValue($0[0]) ?? "", first: false)
+        KeyDigest(key: String.fromDatabaseValue($0[0]) ?? "").low
       })
     try db.execute(sql: "PRAGMA cache_size = -262144")  // the indexes' pages never spill
-    try db.inTransaction(.immediate) {
-      // Read from a copy, so SQLite streams the rows in (it would first gather every row of a
-      // SELECT that reads the table it fills).
-      try db.execute(sql: "CREATE TEMP TABLE template AS SELECT * FROM entry")
-      try db.execute(
-        sql: """
-          WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-          INSERT INTO entry (\(columns.joined(separator: ", ")))
-          SELECT \(select) FROM n, template AS t
-          """, arguments: [count - 1])
-      try db.execute(
-        sql: """
-          UPDATE totals SET entries = (SELECT COUNT(*) FROM entry),
-            bytes = (SELECT COALESCE(SUM(size), 0) FROM entry),
-            allocated = (SELECT COALESCE(SUM(allocated), 0) FROM entry) WHERE id = 1;
-          DROP TABLE template
-          """)
-      return .commit
+    do {
+      try db.inTransaction(.immediate) {
+        // Read from a copy, so SQLite streams the rows in (it would first gather every row of
+        // a SELECT that reads the table it fills).
+        try db.execute(sql: "CREATE TEMP TABLE template AS SELECT * FROM entry")
+        try db.execute(
+          sql: """
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+            INSERT INTO entry (\(columns.joined(separator: ", ")))
+            SELECT \(select) FROM n, template AS t
+            """, arguments: [count - 1])
+        try db.execute(
+          sql: """
+            UPDATE totals SET entries = (SELECT COUNT(*) FROM entry),
+              bytes = (SELECT COALESCE(SUM(size), 0) FROM entry),
+              allocated = (SELECT COALESCE(SUM(allocated), 0) FROM entry) WHERE id = 1;
+            DROP TABLE template
+            """)
+        // The rows commit only with every file written (files without rows are orphans,
+        // which the next clean removes).
+        guard writers.finished() else { throw CopiesError.filesNotWritten }
+        return .commit
+      }
+    } catch {
+      _ = writers.finished()
+      throw error
     }
   }
-  guard writers.finished() else { throw CopiesError.filesNotWritten }
 }
 
 enum CopiesError: Error, CustomStringConvertible {
-  case notOneEntry, filesNotWritten
+  case notOneEntry, filesNotWritten, badCount
   var description: String {
     switch self {
     case .notOneEntry: "copies: the cache must hold exactly one entry, the template"
     case .filesNotWritten: "copies: a file could not be written (is the disk full?)"
+    case .badCount: "copies: COUNT must be at least 1"
     }
   }
 }

@@ -11,7 +11,9 @@ import Synchronization
 let arguments = CommandLine.arguments
 guard arguments.count == 5, let count = Int(arguments[3]), let seed = UInt64(arguments[4]) else {
   FileHandle.standardError.write(
-    Data("usage: imgcache-stress write|read|clean|populate|copies DIR COUNT SEED\n".utf8))
+    Data(
+      "usage: imgcache-stress write|read|clean|populate DIR COUNT SEED, or copies DIR COUNT EMPTY(0|1)\n"
+        .utf8))
   exit(2)
 }
 if arguments[1] == "copies" {

@@ -83,7 +83,7 @@ func expectCleanError(
   #expect(
     output.stderr.contains(fragment), "stderr: \(output.stderr)", sourceLocation: sourceLocation)
   #expect(
-    !output.stderr.contains("Fatal error") && !output.stderr.contains("ImgCache"),
+    !output.stderr.contains("Fatal error") && !output.stderr.contains(/ImgCache\w*\./),
     sourceLocation: sourceLocation)
 }
 

@@ -191,7 +191,7 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, TableRecord {
 
   /// The database values, in the order of ``EntryColumn/allCases`` (the table's), in their
   /// stored forms (``StoredForm``).
-  var values: [DatabaseValue] { EntryColumn.allCases.map(storedValue(of:)) }
+  var values: [DatabaseValue] { EntryColumn.all.map(storedValue(of:)) }
 
   /// The value `column` keeps, in its stored form: each made by its own type's conversion (no
   /// existential box a value, which cost a store ≈800 instructions a column).

@@ -1,5 +1,6 @@
-@_exported import ImgCacheSniffer
 // The layers Index may use: those below it (docs/architecture.md, Layers). A use of a
 // layer above does not compile.
+
+@_exported import ImgCacheSniffer
 @_exported import ImgCacheSupport
 @_exported import ImgCacheUntrusted

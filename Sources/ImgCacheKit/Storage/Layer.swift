@@ -1,6 +1,7 @@
-@_exported import ImgCacheIndex
-@_exported import ImgCacheSniffer
 // The layers Storage may use: those below it (docs/architecture.md, Layers). A use of a
 // layer above does not compile.
+
+@_exported import ImgCacheIndex
+@_exported import ImgCacheSniffer
 @_exported import ImgCacheSupport
 @_exported import ImgCacheUntrusted

@@ -1,3 +1,4 @@
 // The layers Untrusted may use: those below it (docs/architecture.md, Layers). A use of a
 // layer above does not compile.
+
 @_exported import ImgCacheSupport
