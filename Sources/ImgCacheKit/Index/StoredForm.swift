@@ -48,7 +48,9 @@ enum StoredForm {
     let count = stored.isEmpty ? 35 : 36 + stored.utf8.count
     return String(unsafeUninitializedCapacity: count) { out in
       digest.withBytes { bytes in
-        Hex.write(bytes.prefix(1), into: UnsafeMutableBufferPointer(rebasing: out[0..<2]))
+        Hex.write(
+          UnsafeRawBufferPointer(rebasing: bytes.prefix(1)),
+          into: UnsafeMutableBufferPointer(rebasing: out[0..<2]))
         out[2] = UInt8(ascii: "/")
         Hex.write(bytes, into: UnsafeMutableBufferPointer(rebasing: out[3..<35]))
       }
