@@ -158,12 +158,24 @@ package struct IndexTransaction {
   /// Deletes every failure record; returns how many there were.
   package func deleteAllFailures() throws -> Int { try FailedURL.deleteAll(db) }
 
+  /// Rows `deleteAllEntries` deletes a statement.
+  static let deletionBatch = 10_000
+
   /// Deletes every entry, their uses and the partial-download records, counted as evictions of
   /// `clear`; returns the totals before.
   package func deleteAllEntries() throws -> CacheTotals {
     let totals = try IndexSchema.totals(db)
     // The uses first: the trigger of each deleted entry then finds an empty table.
     try db.execute(sql: "DELETE FROM entry_use")
+    // A batch of rowids at a time: one DELETE of every row (the table has triggers, so SQLite
+    // deletes in two passes) gathers all their rowids in memory first: 149 MiB of peak RSS to
+    // clear 5,000,000 entries, where this holds a batch's.
+    while let last = try Int64.fetchOne(
+      db, sql: "SELECT rowid FROM entry ORDER BY rowid LIMIT 1 OFFSET ?",
+      arguments: [Self.deletionBatch - 1])
+    {
+      try db.execute(sql: "DELETE FROM entry WHERE rowid <= ?", arguments: [last])
+    }
     try CacheEntry.deleteAll(db)
     try db.execute(sql: "DELETE FROM partial_download")
     try IndexSchema.increment([.evictionsClear: Int64(totals.entries)], db)
