@@ -1,17 +1,8 @@
 import ImgCacheTestSupport
 import Testing
 
-@testable import ImgCacheConfiguration
-@testable import ImgCacheIndex
 @testable import ImgCacheKit
-@testable import ImgCachePipeline
-@testable import ImgCacheRemote
-@testable import ImgCacheSniffer
-@testable import ImgCacheStorage
-@testable import ImgCacheSupport
-@testable import ImgCacheTransport
 @testable import ImgCacheUntrusted
-@testable import ImgCacheVariants
 
 @Suite("Cache keys and file names (SDWebImage §1.1–§1.3)")
 struct CacheKeyTests {

@@ -4,17 +4,7 @@ import ImgCacheTestSupport
 import Synchronization
 import Testing
 
-@testable import ImgCacheConfiguration
-@testable import ImgCacheIndex
 @testable import ImgCacheKit
-@testable import ImgCachePipeline
-@testable import ImgCacheRemote
-@testable import ImgCacheSniffer
-@testable import ImgCacheStorage
-@testable import ImgCacheSupport
-@testable import ImgCacheTransport
-@testable import ImgCacheUntrusted
-@testable import ImgCacheVariants
 
 /// What the cleaner's thread saw: whether the writer has finished, and every row a clean
 /// dropped as missing its file or file it removed as having no row.

@@ -6,14 +6,8 @@ import Testing
 @testable import ImgCacheConfiguration
 @testable import ImgCacheIndex
 @testable import ImgCacheKit
-@testable import ImgCachePipeline
-@testable import ImgCacheRemote
-@testable import ImgCacheSniffer
-@testable import ImgCacheStorage
 @testable import ImgCacheSupport
 @testable import ImgCacheTransport
-@testable import ImgCacheUntrusted
-@testable import ImgCacheVariants
 
 @Suite("Disk cache: layout, store, query, remove, clear (SDImageCacheTests)")
 struct DiskCacheTests {

@@ -2,17 +2,10 @@ import Foundation
 import ImgCacheTestSupport
 import Testing
 
-@testable import ImgCacheConfiguration
 @testable import ImgCacheIndex
 @testable import ImgCacheKit
 @testable import ImgCachePipeline
-@testable import ImgCacheRemote
-@testable import ImgCacheSniffer
 @testable import ImgCacheStorage
-@testable import ImgCacheSupport
-@testable import ImgCacheTransport
-@testable import ImgCacheUntrusted
-@testable import ImgCacheVariants
 
 /// Collects results from any thread.
 final class Collector<T>: @unchecked Sendable {

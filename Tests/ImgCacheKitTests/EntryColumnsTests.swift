@@ -6,14 +6,7 @@ import Testing
 @testable import ImgCacheConfiguration
 @testable import ImgCacheIndex
 @testable import ImgCacheKit
-@testable import ImgCachePipeline
-@testable import ImgCacheRemote
-@testable import ImgCacheSniffer
-@testable import ImgCacheStorage
-@testable import ImgCacheSupport
 @testable import ImgCacheTransport
-@testable import ImgCacheUntrusted
-@testable import ImgCacheVariants
 
 /// `CacheEntry` decodes rows by position (several times faster on the hit path), so its
 /// column list, decoder and encoder must stay in lockstep: every column is checked here by

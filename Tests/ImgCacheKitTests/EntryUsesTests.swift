@@ -3,17 +3,7 @@ import GRDB
 import ImgCacheTestSupport
 import Testing
 
-@testable import ImgCacheConfiguration
-@testable import ImgCacheIndex
 @testable import ImgCacheKit
-@testable import ImgCachePipeline
-@testable import ImgCacheRemote
-@testable import ImgCacheSniffer
-@testable import ImgCacheStorage
-@testable import ImgCacheSupport
-@testable import ImgCacheTransport
-@testable import ImgCacheUntrusted
-@testable import ImgCacheVariants
 
 /// A hit records its use in `entry_use` without rewriting the entry's row; whatever reads the
 /// LRU order or the use counts sees the uses of every process, and no use outlives its entry.

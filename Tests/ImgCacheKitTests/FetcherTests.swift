@@ -2,17 +2,9 @@ import Foundation
 import ImgCacheTestSupport
 import Testing
 
-@testable import ImgCacheConfiguration
-@testable import ImgCacheIndex
 @testable import ImgCacheKit
-@testable import ImgCachePipeline
-@testable import ImgCacheRemote
-@testable import ImgCacheSniffer
-@testable import ImgCacheStorage
 @testable import ImgCacheSupport
 @testable import ImgCacheTransport
-@testable import ImgCacheUntrusted
-@testable import ImgCacheVariants
 
 /// Short limits so every hostile case ends within seconds.
 func fastTransfer(_ change: (inout TransferOptions) -> Void = { _ in }) -> TransferOptions {

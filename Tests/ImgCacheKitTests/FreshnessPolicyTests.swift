@@ -1,17 +1,7 @@
 import Foundation
 import Testing
 
-@testable import ImgCacheConfiguration
-@testable import ImgCacheIndex
 @testable import ImgCacheKit
-@testable import ImgCachePipeline
-@testable import ImgCacheRemote
-@testable import ImgCacheSniffer
-@testable import ImgCacheStorage
-@testable import ImgCacheSupport
-@testable import ImgCacheTransport
-@testable import ImgCacheUntrusted
-@testable import ImgCacheVariants
 
 /// RFC 9111's arithmetic on stored headers, without a server: dates, directives, lifetimes,
 /// ages, and when a stale copy may stand in for a failed revalidation.

@@ -6,8 +6,6 @@ import Testing
 @testable import ImgCacheIndex
 @testable import ImgCacheKit
 @testable import ImgCacheStorage
-@testable import ImgCacheSupport
-@testable import ImgCacheUntrusted
 
 /// Schema v9 (docs/design.md, On disk): entries found by their key's MD5, fields the row can
 /// give back not written twice (`StoredForm`), and an index of v8 rewritten in that form.

@@ -3,17 +3,8 @@ import ImgCacheTestSupport
 import Synchronization
 import Testing
 
-@testable import ImgCacheConfiguration
 @testable import ImgCacheIndex
 @testable import ImgCacheKit
-@testable import ImgCachePipeline
-@testable import ImgCacheRemote
-@testable import ImgCacheSniffer
-@testable import ImgCacheStorage
-@testable import ImgCacheSupport
-@testable import ImgCacheTransport
-@testable import ImgCacheUntrusted
-@testable import ImgCacheVariants
 
 /// Uses of entries wait in memory for the next write: a stream of hits writes once per
 /// ``PendingWrites/maxUses`` hits (or second), not once each.

@@ -3,17 +3,10 @@ import ImgCacheTestSupport
 import Synchronization
 import Testing
 
-@testable import ImgCacheConfiguration
 @testable import ImgCacheIndex
 @testable import ImgCacheKit
 @testable import ImgCachePipeline
-@testable import ImgCacheRemote
-@testable import ImgCacheSniffer
-@testable import ImgCacheStorage
 @testable import ImgCacheSupport
-@testable import ImgCacheTransport
-@testable import ImgCacheUntrusted
-@testable import ImgCacheVariants
 
 @Suite("Prefetcher (SDWebImagePrefetcherTests)", .serialized)
 struct PrefetcherTests {

@@ -1,17 +1,7 @@
 import ImgCacheTestSupport
 import Testing
 
-@testable import ImgCacheConfiguration
-@testable import ImgCacheIndex
 @testable import ImgCacheKit
-@testable import ImgCachePipeline
-@testable import ImgCacheRemote
-@testable import ImgCacheSniffer
-@testable import ImgCacheStorage
-@testable import ImgCacheSupport
-@testable import ImgCacheTransport
-@testable import ImgCacheUntrusted
-@testable import ImgCacheVariants
 
 /// `remote_storage` values are untrusted text that may hold passwords: parsed into parts,
 /// bounded, and printed only through labels built from those parts.

@@ -2,16 +2,7 @@ import Foundation
 import ImgCacheTestSupport
 import Testing
 
-@testable import ImgCacheConfiguration
-@testable import ImgCacheIndex
 @testable import ImgCacheKit
-@testable import ImgCachePipeline
-@testable import ImgCacheRemote
-@testable import ImgCacheSniffer
-@testable import ImgCacheStorage
-@testable import ImgCacheSupport
-@testable import ImgCacheTransport
-@testable import ImgCacheUntrusted
 @testable import ImgCacheVariants
 
 /// The sniffer against libvips' own header read: over the test images (and the benchmark's

@@ -2,17 +2,13 @@ import Foundation
 import ImgCacheTestSupport
 import Testing
 
-@testable import ImgCacheConfiguration
 @testable import ImgCacheIndex
 @testable import ImgCacheKit
 @testable import ImgCachePipeline
 @testable import ImgCacheRemote
-@testable import ImgCacheSniffer
 @testable import ImgCacheStorage
 @testable import ImgCacheSupport
 @testable import ImgCacheTransport
-@testable import ImgCacheUntrusted
-@testable import ImgCacheVariants
 
 @Suite("a batch of stores: each body placed in data/ before its row is written")
 struct StoreBatchTests {

@@ -3,17 +3,8 @@ import GRDB
 import ImgCacheTestSupport
 import Testing
 
-@testable import ImgCacheConfiguration
-@testable import ImgCacheIndex
 @testable import ImgCacheKit
-@testable import ImgCachePipeline
-@testable import ImgCacheRemote
-@testable import ImgCacheSniffer
-@testable import ImgCacheStorage
-@testable import ImgCacheSupport
-@testable import ImgCacheTransport
 @testable import ImgCacheUntrusted
-@testable import ImgCacheVariants
 
 /// The boundary for values from outside (docs/design.md, "Untrusted input"): each class of
 /// issue 21 that a parser decides, checked value by value.

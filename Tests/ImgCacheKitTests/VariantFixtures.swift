@@ -2,17 +2,7 @@ import Foundation
 import ImgCacheTestSupport
 import Testing
 
-@testable import ImgCacheConfiguration
-@testable import ImgCacheIndex
 @testable import ImgCacheKit
-@testable import ImgCachePipeline
-@testable import ImgCacheRemote
-@testable import ImgCacheSniffer
-@testable import ImgCacheStorage
-@testable import ImgCacheSupport
-@testable import ImgCacheTransport
-@testable import ImgCacheUntrusted
-@testable import ImgCacheVariants
 
 /// Images for the variant tests, made with ImageMagick in a temporary directory, and ways to
 /// look at what a derivation wrote (ImageMagick's `identify`, the bytes themselves).
