@@ -24,66 +24,48 @@ let package = Package(
     .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
     // Declarations only: libvips is loaded with dlopen on first use (Variants/VipsLibrary.swift).
     .systemLibrary(name: "CVips"),
-    // The engine, one target a layer, bottom to top (docs/architecture.md, Layers); ImgCacheKit
-    // re-exports them all.
+    // The engine, one target a layer, bottom to top (docs/architecture.md, Layers): each depends
+    // on the layers right below it, whose Layer.swift re-exports theirs in turn; ImgCacheKit, at
+    // the top, re-exports them all.
     .target(
-      name: "ImgCacheSupport", dependencies: ["COpenSSL"],
-      path: "Sources/ImgCacheKit/Support"),
+      name: "ImgCacheSupport", dependencies: ["COpenSSL"], path: "Sources/ImgCacheKit/Support"),
     .target(
       name: "ImgCacheUntrusted", dependencies: ["ImgCacheSupport"],
       path: "Sources/ImgCacheKit/Untrusted"),
     .target(
-      name: "ImgCacheSniffer", dependencies: ["ImgCacheSupport", "ImgCacheUntrusted"],
+      name: "ImgCacheSniffer", dependencies: ["ImgCacheUntrusted"],
       path: "Sources/ImgCacheKit/Sniffer"),
     .target(
-      name: "ImgCacheTransport", dependencies: ["ImgCacheSupport", "ImgCacheUntrusted", "CCurl"],
+      name: "ImgCacheTransport", dependencies: ["ImgCacheUntrusted", "CCurl"],
       path: "Sources/ImgCacheKit/Transport"),
     .target(
       name: "ImgCacheIndex",
       dependencies: [
-        "ImgCacheSupport", "ImgCacheUntrusted", "ImgCacheSniffer",
-        .product(name: "GRDB", package: "GRDB.swift"),
+        "ImgCacheSniffer", .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ],
       path: "Sources/ImgCacheKit/Index"),
     .target(
-      name: "ImgCacheStorage",
-      dependencies: ["ImgCacheSupport", "ImgCacheUntrusted", "ImgCacheSniffer", "ImgCacheIndex"],
+      name: "ImgCacheStorage", dependencies: ["ImgCacheIndex"],
       path: "Sources/ImgCacheKit/Storage"),
     .target(
-      name: "ImgCacheRemote",
-      dependencies: [
-        "ImgCacheSupport", "ImgCacheUntrusted", "ImgCacheSniffer", "ImgCacheTransport",
-        "ImgCacheIndex", "ImgCacheStorage", "CHiredis",
-      ],
+      name: "ImgCacheRemote", dependencies: ["ImgCacheStorage", "ImgCacheTransport", "CHiredis"],
       path: "Sources/ImgCacheKit/Remote"),
     .target(
-      name: "ImgCacheVariants",
-      dependencies: ["ImgCacheSupport", "ImgCacheUntrusted", "ImgCacheSniffer", "CVips"],
+      name: "ImgCacheVariants", dependencies: ["ImgCacheSniffer", "CVips"],
       path: "Sources/ImgCacheKit/Variants"),
     .target(
       name: "ImgCachePipeline",
       dependencies: [
-        "ImgCacheSupport", "ImgCacheUntrusted", "ImgCacheSniffer", "ImgCacheTransport",
-        "ImgCacheIndex", "ImgCacheStorage", "ImgCacheRemote", "ImgCacheVariants",
+        "ImgCacheRemote", "ImgCacheVariants",
         .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
       ],
       path: "Sources/ImgCacheKit/Pipeline"),
     .target(
-      name: "ImgCacheConfiguration",
-      dependencies: [
-        "ImgCacheSupport", "ImgCacheUntrusted", "ImgCacheSniffer", "ImgCacheTransport",
-        "ImgCacheIndex", "ImgCacheStorage", "ImgCacheRemote", "ImgCacheVariants",
-        "ImgCachePipeline",
-      ],
+      name: "ImgCacheConfiguration", dependencies: ["ImgCachePipeline"],
       path: "Sources/ImgCacheKit/Configuration"),
     .target(
-      name: "ImgCacheKit",
-      dependencies: [
-        "ImgCacheSupport", "ImgCacheUntrusted", "ImgCacheSniffer", "ImgCacheTransport",
-        "ImgCacheIndex", "ImgCacheStorage", "ImgCacheRemote", "ImgCacheVariants",
-        "ImgCachePipeline", "ImgCacheConfiguration",
-      ],
+      name: "ImgCacheKit", dependencies: ["ImgCacheConfiguration"],
       path: "Sources/ImgCacheKit/Kit"),
     .target(
       name: "ImgCacheCLI",

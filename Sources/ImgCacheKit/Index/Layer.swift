@@ -2,5 +2,3 @@
 // layer above does not compile.
 
 @_exported import ImgCacheSniffer
-@_exported import ImgCacheSupport
-@_exported import ImgCacheUntrusted

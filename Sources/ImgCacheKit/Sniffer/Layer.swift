@@ -1,5 +1,4 @@
 // The layers Sniffer may use: those below it (docs/architecture.md, Layers). A use of a
 // layer above does not compile.
 
-@_exported import ImgCacheSupport
 @_exported import ImgCacheUntrusted
