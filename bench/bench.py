@@ -225,6 +225,10 @@ def run_all(port, floor):
         origin = cold_prefetch(f"cold small ({n_small} files, {b_small / 1e6:.0f} MB)", small, n_small, b_small, 6)
         remote_bench(small, n_small, origin["imgcache prefetch -j 6"][0])
         return report()
+    if os.environ.get("BENCH_ONLY") == "middle":
+        from middle import middle_bench
+        middle_bench(sys.modules[__name__], small, n_small)
+        return report(suffix="-middle")
     if os.environ.get("BENCH_ONLY") == "cold":
         for jobs in (6, 16):
             cold_prefetch(f"cold small ({n_small} files, {b_small / 1e6:.0f} MB)", small, n_small, b_small, jobs)

@@ -129,7 +129,7 @@ struct PrefetcherTests {
     // nothing more starts after. Those accepted run two at a time, so on a loaded machine they
     // trickle in for seconds: the count is read once it has stood still for a second (or after
     // 20 s). Without back pressure all 200 go, in well under that.
-    let window = 4 * 2 + Prefetcher.storeBatch
+    let window = 4 * 2 + PrefetchScheduler(transfers: 2, now: .now).storeBatch
     func requested() -> Int {
       servers.stats()?.requests.keys.filter { $0.contains("bp\(tag)") }.count ?? 0
     }
@@ -199,33 +199,6 @@ struct PrefetcherTests {
     let (lines, stored) = seen.value.withLock { $0 }
     #expect(stored, "not stored after \(lines) lines")
     #expect(summary.progress.downloaded == 1)
-  }
-
-  @Test("a finished download waits a moment at most to be stored with others, not for the rest")
-  func storedWhileOthersRun() async {
-    let tag = UUID().uuidString.prefix(8)
-    let quick = servers.fault("/image/base.png?id=quick-\(tag)")
-    let slow = (0..<8).map { servers.fault("/image/base.png?delay=8&id=slow\($0)-\(tag)") }
-    // One transfer at a time, a window of 4 and more jobs than it holds: the producer waits
-    // for arrivals with the quick body unstored, slow ones in flight and its input open.
-    let prefetcher = prefetcher {
-      $0.idleTimeout = 30
-      $0.maxConcurrent = 1
-    }
-    let cache = prefetcher.fetcher.cache
-    let source = SteadySource(first: [quick] + slow, seen: Seen()) {
-      (try? cache.totals().entries) == 1
-    }
-    let run = prefetcher.start(source, options: FetchOptions())
-    let events = Task { for await _ in run {} }
-    var stored = false
-    for _ in 0..<300 where !stored {
-      try? await Task.sleep(for: .milliseconds(20))
-      stored = (try? cache.totals().entries) == 1
-    }
-    #expect(stored, "the quick download waited for the slow ones")
-    run.cancel()
-    await events.value
   }
 
   @Test("a wait for arrivals ends at its deadline, and its timer never ends a later wait")

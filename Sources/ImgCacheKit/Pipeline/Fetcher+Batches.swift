@@ -1,54 +1,35 @@
 import Foundation
 
-/// The download stages for a batch of jobs whose transfers ended together: a prefetch takes
-/// the responses the loop thread handed over in one turn (``FinishedDownloads``) and moves
-/// them on here, without a task, a continuation and a store hop per download. What waits on
-/// something else (a flight, another process's lock, a derivation, a write-back) still goes
-/// through ``drive(_:options:)``.
+/// Jobs moved in batches: a prefetch takes the responses the loop thread handed over in one
+/// turn (``FinishedDownloads``) and advances them here, without a task, a continuation and a
+/// store hop per download. What waits on something else (a flight, another process's lock, a
+/// derivation, a write-back) still goes through ``drive(_:options:action:)``.
 extension Fetcher {
-  /// Stages `failed` and `received` for a job whose transfer ended with `response`: it comes
-  /// back `checked` (to store), `download` (a refused resume, to start again) or `done`.
+  /// Feeds `event` to `job` and performs what it calls for at once (``performNow(_:for:options:)``):
+  /// the job comes back with the action it waits for — `store` (a checked body), `submit` (a
+  /// refused resume, to start again), `settle`, or one that waits in a task of its own.
   func advance(
-    _ job: Job, response: Result<DownloadResponse, CacheError>, options: FetchOptions
-  ) -> Job {
-    guard case .transferring(let plan, _) = job.state else { return job }
-    return answered(job, plan: plan, response: response, options: options)
-  }
-
-  /// Stages `failed` and `received` for a job whose transfer under `plan` ended with
-  /// `response`: `drive`'s for one job, ``advance(_:response:options:)``'s for a batch.
-  func answered(
-    _ job: Job, plan: Job.Plan, response: Result<DownloadResponse, CacheError>,
-    options: FetchOptions
-  ) -> Job {
-    var job = job
-    switch response {
-    case .failure(let error):
-      job.state = failed(job, plan: plan, error: error, options: options)
-    case .success(let answer):
-      job = received(job, plan: plan, response: answer, options: options)
+    _ job: inout Job, on event: JobMachine.Event, rules: JobMachine.Rules, options: FetchOptions
+  ) -> JobMachine.Action {
+    var action = JobMachine.handle(event, for: &job, rules: rules)
+    while let next = performNow(action, for: job, options: options) {
+      action = JobMachine.handle(next, for: &job, rules: rules)
     }
-    return job
+    return action
   }
 
-  /// Stage `stored` for a batch: the checked bodies of `jobs` go into one transaction. Each
-  /// job comes back `done`, or `stored` when the remote tier takes a write-back of it.
+  /// The checked bodies of `jobs` stored in one transaction; each job comes back advanced by
+  /// what came of its store (``advance(_:on:rules:options:)``).
   func store(checked jobs: [Job], options: FetchOptions) async -> [Job] {
     var items = [PendingStore]()
     for job in jobs { if case .checked(_, let pending) = job.state { items.append(pending) } }
     var results = await StoreBatcher.store(items, in: cache).makeIterator()
-    let writesBack = self.writesBack(options)
+    let rules = rules(options)
     var moved = jobs
     for index in moved.indices {
-      guard case .checked(let plan, _) = moved[index].state, let result = results.next() else {
-        continue
-      }
-      let state = stored(result, plan: plan)
-      if case .stored(let outcome) = state, !writesBack {
-        moved[index].state = .done(.success(outcome))
-      } else {
-        moved[index].state = state
-      }
+      guard case .checked = moved[index].state, let result = results.next() else { continue }
+      _ = advance(
+        &moved[index], on: .stored(result.map(storedBody)), rules: rules, options: options)
     }
     return moved
   }

@@ -31,27 +31,24 @@ extension Fetcher {
     return hit
   }
 
-  /// Stage: waits for the process holding the key's lock, then serves what it stored, or goes
-  /// back to the start stage holding the lock when it stored nothing: it failed, died, or the
-  /// wait timed out — the whole wait, or the idle timeout without progress (a stopped holder).
-  func waitForProcess(_ job: Job, plan: Job.Plan, options: FetchOptions) async -> Job {
-    var job = job
+  /// Waits for the process holding `job`'s key lock: ends with the lock (it stored nothing:
+  /// failed, or died and the kernel dropped its lock), without it (the wait timed out — the
+  /// whole wait, or the idle timeout without progress: a stopped holder), or cancelled; then
+  /// looks for what it stored.
+  func waitForProcess(_ job: Job, options: FetchOptions) async -> JobMachine.Event {
+    guard case .waiting(let plan) = job.state else {
+      return .waited(lock: nil, served: nil, cancelled: false)
+    }
     // The holder's progress shows in its partial body (a resumable download); without one, a
     // holder gets the idle timeout to finish before this process downloads the key itself.
     let partial = cache.layout.partialFile(forKey: job.key)
-    job.lock = try? await cache.keyLocks.wait(
+    let lock = try? await cache.keyLocks.wait(
       key: job.key, until: lockDeadline(), idle: lockIdle()
     ) {
       FileIO.sizes(of: partial)?.size ?? -1
     }
-    if Task.isCancelled {
-      job.state = .done(.failure(CacheError(.cancelled, "cancelled")))
-    } else if let hit = servedFromAnotherProcess(key: job.key, file: plan.file, options: options) {
-      job.state = .done(.success(.hit(hit)))
-    } else {
-      // The holder may have died part way: its partial body is resumed.
-      job.state = .download(plan)
-    }
-    return job
+    guard !Task.isCancelled else { return .waited(lock: lock, served: nil, cancelled: true) }
+    let served = servedFromAnotherProcess(key: job.key, file: plan.file, options: options)
+    return .waited(lock: lock, served: served, cancelled: false)
   }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
 
-/// The two stages of image variants (docs/architecture.md, Variants: two more stages):
-/// `lookVariant` before the original's lookup, `derive` once the original is done.
+/// Image variants (docs/architecture.md, Variants: their own states): the `lookVariant` stage before the
+/// original's lookup, and the I/O of the variant's states once the original is done.
 extension Fetcher {
   /// Stage: a job that asks for a variant looks up the variant's own key first (the local
   /// cache). A stored variant made from the original's current body is served, and the
@@ -68,42 +68,27 @@ extension Fetcher {
     return try cache.hits(in: read.dropping(read.outdated), touch: touch)
   }
 
-  /// Stage: the original is done (a hit or a download); its variant is made from it, once
-  /// across processes (the derived key's lock), stored under the derived key with a link to
-  /// the original, and served. A variant another process made meanwhile is served as it is.
-  func derive(_ job: Job, from original: FetchOutcome, options: FetchOptions) async -> Job {
-    var job = job
-    guard let spec = job.variant else { return job }
-    job.variant = nil
-    // The original is stored: its lock is let go before the variant's is taken (two keys may
-    // share a lock byte, and a process never waits for a byte it holds).
-    job.lock?.release()
-    job.lock = nil
-    guard let path = original.path ?? original.uncachedBody else { return job }  // offline miss
-    let derivedKey = spec.derivedKey(for: job.key)
-    var lock: KeyLock?
-    if case .success(let held) = Result(catching: { try cache.keyLocks.attempt(key: derivedKey) }) {
-      lock = held
-      if held == nil {
-        // Another job or process derives it: wait for it, then serve what it stored.
-        lock = try? await cache.keyLocks.wait(
-          key: derivedKey, until: lockDeadline(), idle: lockIdle(), progress: { -1 })
-      }
-    }
-    defer { lock?.release() }
-    let source = original.storedEntry
-    if original.uncachedBody == nil,
-      let stored = try? current(variants: [derivedKey], touch: options.touch)[derivedKey],
-      case .local(let entry, _) = stored
-    {
-      cache.note([.variantHits: 1])
-      job.serve(stored, variant: entry, spec: spec.canonical)
-      return job
-    }
+  /// The variant's lock between processes, taken at once or once the job or process that
+  /// holds it (deriving the same variant) lets it go; nil when none could be had.
+  func lockVariant(_ key: String) async -> KeyLock? {
+    guard case .success(let held) = Result(catching: { try cache.keyLocks.attempt(key: key) })
+    else { return nil }
+    if let held { return held }
+    return try? await cache.keyLocks.wait(
+      key: key, until: lockDeadline(), idle: lockIdle(), progress: { -1 })
+  }
+
+  /// The variant of `derivation` made from its original's body, within its budget
+  /// (`derive_timeout`): libvips is stopped between tiles; a decoder that does not come back
+  /// is left to finish in the background, its result dropped, and this job (the rest of a
+  /// prefetch, a co-process) goes on. A cancel (SIGINT, SIGTERM) stops it the same way and
+  /// removes its temporary file at once.
+  func derive(_ derivation: JobMachine.Derivation, options: FetchOptions) async
+    -> Result<DerivedVariant, CacheError>
+  {
     let deriver = Deriver(limits: options.derivationLimits)
-    let made: DerivedVariant
+    let (spec, path, threads) = (derivation.spec, derivation.path, derivationThreads)
     do {
-      let threads = derivationThreads
       // The slot is held until the derivation's thread returns, even when this job stopped
       // waiting for it: a derivation given up still takes a core.
       await derivations.acquire()
@@ -112,69 +97,45 @@ extension Fetcher {
         derivations.release()
         throw CacheError(.cancelled, "cancelled")
       }
-      // Within its budget (derive_timeout): libvips is stopped between tiles; a decoder that
-      // does not come back is left to finish in the background, its result dropped, and this
-      // job (the rest of a prefetch, a co-process) goes on. A cancel (SIGINT, SIGTERM) stops it
-      // the same way and removes its temporary file at once.
       let budget = DerivationBudget(seconds: deriver.limits.timeout)
       let waits = budget.seconds > 0 && budget.seconds < PolicyValue.maxDuration
-      made = try await Blocking.run(
-        waitingAtMost: waits ? Duration.seconds(budget.seconds + 0.5) : nil,
-        timedOut: budget.overBudget, giveUp: budget.abandon
-      ) { [cache, derivations] in
-        defer { derivations.release() }
-        try Deriver.setConcurrency(threads)
-        return try deriver.derive(
-          original: path, spec: spec, into: cache.layout.tmpPath, budget: budget)
-      }
+      return .success(
+        try await Blocking.run(
+          waitingAtMost: waits ? Duration.seconds(budget.seconds + 0.5) : nil,
+          timedOut: budget.overBudget, giveUp: budget.abandon
+        ) { [cache, derivations] in
+          defer { derivations.release() }
+          try Deriver.setConcurrency(threads)
+          return try deriver.derive(
+            original: path, spec: spec, into: cache.layout.tmpPath, budget: budget)
+        })
     } catch {
-      let failure = CacheError.io("cannot derive the variant", error)
-      if failure.kind != .cancelled { cache.note([.derivationFailures: 1]) }
-      job.state = .done(.failure(failure))
-      return job
+      return .failure(CacheError.io("cannot derive the variant", error))
     }
-    if let body = original.uncachedBody {
-      cache.note([.derivations: 1])
-      // An original the origin said not to store: its variant is handed over, not stored.
-      unlink(body)
-      job.state = .done(.success(.notStored(body: made.path)))
-      job.served = VariantInfo(made, spec: spec, original: job.key)
-      return job
-    }
-    job.state = .done(
-      stored(made, key: derivedKey, spec: spec, job: job, source: source, options: options))
-    if case .done(.success(.derived(let entry, let path))) = job.state {
-      job.served = VariantInfo(entry, spec: spec.canonical, original: job.key)
-      // With the original it was made from, so that other machines check it and link it.
-      await writeBack(
-        .downloaded(entry, path: path), options: options,
-        source: source.flatMap(VariantSource.init(original:)))
-    }
-    return job
   }
 
-  /// Stores a variant just made (or hands it over unstored when its original may not be
-  /// stored), dropping the original when asked to.
-  private func stored(
-    _ made: DerivedVariant, key: String, spec: VariantSpec, job: Job, source: CacheEntry?,
-    options: FetchOptions
-  ) -> Result<FetchOutcome, CacheError> {
+  /// Stores a variant just made under its key, linked to the original it was made from,
+  /// dropping the original when `discardingOriginal`.
+  func store(
+    _ made: DerivedVariant, _ derivation: JobMachine.Derivation, for job: Job,
+    discardingOriginal: Bool
+  ) -> Result<CacheEntry, CacheError> {
     var metadata = EntryMetadata(
       format: made.format, width: made.width, height: made.height,
       contentType: made.format.mimeType, sha256: try? SHA256.hex(ofFileAt: made.path))
-    metadata.shareable = source?.shareable ?? false
+    metadata.shareable = derivation.source?.shareable ?? false
     var pending = PendingStore(
-      temporaryPath: made.path, key: key, url: job.request?.stripped ?? job.given,
+      temporaryPath: made.path, key: derivation.key, url: job.request?.stripped ?? job.given,
       metadata: metadata)
     pending.knownFile = CacheLayout.relativeFile(
-      named: VariantSpec.fileName(derivedKey: key, format: made.format))
+      named: VariantSpec.fileName(derivedKey: derivation.key, format: made.format))
     pending.variant = VariantLink(
-      key: key, original: job.key, spec: spec.canonical, sourceSHA256: source?.sha256)
-    return storeAlone(pending, what: "the variant", counting: (.derivations, .bytesDerived)).map {
-      entry in
-      if options.discardOriginal, source != nil { _ = try? cache.remove(key: job.key) }
-      return .derived(entry, path: cache.layout.dataPath(entry.file))
-    }
+      key: derivation.key, original: job.key, spec: derivation.spec.canonical,
+      sourceSHA256: derivation.source?.sha256)
+    let stored = storeAlone(
+      pending, what: "the variant", counting: (.derivations, .bytesDerived))
+    if case .success = stored, discardingOriginal { _ = try? cache.remove(key: job.key) }
+    return stored
   }
 }
 

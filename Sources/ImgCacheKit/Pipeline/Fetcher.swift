@@ -25,8 +25,13 @@ public final class Fetcher: Sendable {
     }
   }
   private let downloaderSlot = Mutex<Downloader?>(nil)
-  /// The downloader when one was made (a cancel handler need not make one to cancel nothing).
-  var existingDownloader: Downloader? { downloaderSlot.withLock { $0 } }
+  /// The transport the pipeline's transfers go through: the one given at creation, else the
+  /// ``downloader``.
+  var transport: any Transport { givenTransport ?? downloader }
+  private let givenTransport: (any Transport)?
+  /// The transport when one was given or made (a cancel handler need not make one to cancel
+  /// nothing).
+  var existingTransport: (any Transport)? { givenTransport ?? downloaderSlot.withLock { $0 } }
   let flights = Flights()
   let stores: StoreBatcher
   /// Derivations at once: one per core (each decodes a whole image), fewer when `jobs` is.
@@ -48,12 +53,13 @@ public final class Fetcher: Sendable {
   public let remote: RemoteTier?
 
   /// Creates a pipeline over `cache` (then `readOnly` directories, then `remote`) downloading
-  /// with `transfer`.
+  /// with `transfer` (through `transport` when one is given: a test's).
   public init(
     cache: DiskCache, readOnly: [URL] = [], remote: RemoteTier? = nil,
-    transfer: TransferOptions = TransferOptions()
+    transfer: TransferOptions = TransferOptions(), transport: (any Transport)? = nil
   ) {
     self.cache = cache
+    givenTransport = transport
     tiers = [cache] + (readOnly.isEmpty ? [] : [ReadOnlyDirectories(readOnly)])
     self.remote = remote
     self.transfer = transfer
@@ -103,45 +109,5 @@ public final class Fetcher: Sendable {
     let result = job.result
     if let flight = job.flight { flights.finish(flight, with: result) }
     return result
-  }
-
-  /// Moves `job` through the download stages until it is done (a job the lookup finished is
-  /// done already), then settles it: a leader hands its result to its flight's followers and
-  /// releases its key's lock. One stage per state; a retry is a move back to an earlier state.
-  func drive(_ job: Job, options: FetchOptions) async -> FetchResult {
-    var job = job
-    while true {
-      switch job.state {
-      case .done(.success(let original)) where job.variant != nil:
-        job = await derive(job, from: original, options: options)
-      case .done:
-        return settle(job)
-      case .download:
-        job = start(job, options: options)
-      case .waiting(let plan):
-        job = await waitForProcess(job, plan: plan, options: options)
-      case .following(let flight):
-        // The leader's result is this job's, its variant included (one batch, one variant).
-        let result = await flights.result(of: flight)
-        (job.state, job.bytes, job.served, job.variant) = (
-          .done(result.outcome), result.bytes, result.variant, nil
-        )
-      case .transferring(let plan, let ticket):
-        let response = await downloader.result(of: ticket)
-        // The loop only handed over "a partial started": written before anything deletes it.
-        if job.lock != nil { cache.flushPartialRecords() }
-        job.state = .received(plan, response)
-      case .received(let plan, let response):
-        job = answered(job, plan: plan, response: response, options: options)
-      case .checked(let plan, let pending):
-        job.state = await stored(pending, plan: plan, options: options)
-      case .stored(let outcome):
-        await writeBack(outcome, options: options)
-        job.state = .done(.success(outcome))
-      case .lookup, .missing, .stale:
-        // The lookup stages run on batches, before this.
-        job.state = .done(.failure(CacheError(.localIO, "not looked up", url: job.display)))
-      }
-    }
   }
 }

@@ -50,6 +50,13 @@ struct Job: Sendable {
     indirect case checked(Plan, PendingStore)
     /// Stored: to be written back to the remote tier.
     case stored(FetchOutcome)
+    /// The original done, its lock swapped for the variant's: the variant is looked for (made
+    /// meanwhile by another process), else derived.
+    indirect case deriving(JobMachine.Derivation)
+    /// The variant made: to store under its own key, linked to its original.
+    indirect case storingVariant(JobMachine.Derivation, DerivedVariant)
+    /// The variant stored: to be written back with its original named (`source`).
+    indirect case variantStored(FetchOutcome, source: VariantSource?)
     /// Finished, with its outcome.
     case done(Result<FetchOutcome, CacheError>)
   }

@@ -48,12 +48,6 @@ public struct Prefetcher: Sendable {
   public let fetcher: Fetcher
   /// URLs resolved per batch (one index read each).
   public let batchSize: Int
-  /// The most checked bodies a prefetch stores in one transaction. A cold prefetch of small
-  /// files stored each loop turn's few (about 10): every store rewrites pages of five indexes,
-  /// and a transaction of 32 writes half the WAL frames a file.
-  static let storeBatch = 32
-  /// The longest a checked body waits to be stored with others (its key's lock held).
-  static let storeDelay: Duration = .milliseconds(20)
 
   /// Creates a prefetcher over `fetcher`.
   public init(fetcher: Fetcher, batchSize: Int = InputBatch.size) {
@@ -88,7 +82,7 @@ public struct Prefetcher: Sendable {
     await withTaskCancellationHandler {
       await produce(input, into: &run, options: options, channel: channel, inbox: inbox)
     } onCancel: { [fetcher] in
-      fetcher.existingDownloader?.cancel(sink: inbox)
+      fetcher.existingTransport?.cancel(sink: inbox)
     }
   }
 
@@ -96,96 +90,78 @@ public struct Prefetcher: Sendable {
     _ input: any URLSource, into run: inout RunState, options: FetchOptions,
     channel: AsyncChannel<[PrefetchEvent]>, inbox: FinishedDownloads
   ) async {
-    // Jobs transferring, in a task or being stored: four a transfer slot. Bodies waiting for
-    // the next store come on top, up to ``storeBatch``; past it, while a store runs, they count
-    // too (a store held up by another process's write would otherwise let them pile up).
-    let window = max(4, fetcher.transfer.maxConcurrent * 4)
+    let rules = fetcher.rules(options)
+    var scheduler = PrefetchScheduler(transfers: fetcher.transfer.maxConcurrent, now: .now)
     await withTaskGroup(of: Void.self) { group in
-      /// Jobs whose transfer runs, by ticket; their responses arrive in `inbox`.
-      var transfers = [UInt64: Job]()
-      /// Jobs left to tasks of their own; their results arrive in `inbox`.
-      var children = 0
-      /// Jobs whose bodies are checked and wait to be stored, in one transaction with the next
-      /// ones: stored when ``storeBatch`` wait, when the first has waited ``storeDelay``, when
-      /// nothing else is in flight or the input has ended, and before the producer reads input
-      /// — once the store before them has ended.
-      var unstored = [Job]()
-      var unstoredSince = ContinuousClock.now
-      /// Jobs in the store task, which runs while this task goes on taking responses (one at
-      /// a time: what checks meanwhile joins the next transaction); they arrive in `inbox`.
-      var storing = 0
-
-      /// Where a job goes after a stage of this task: done (an event), transferring (kept
-      /// until its response arrives), or a task of its own for the stages that wait.
-      func hand(_ job: Job, into events: inout [PrefetchEvent]) {
-        switch job.state {
-        case .transferring(_, let ticket): transfers[ticket] = job
-        case .done where job.variant == nil: events.append(run.record(fetcher.settle(job)))
+      /// Where a job goes by the action it waits for (its state's, unless given): settled (an
+      /// event), transferring (kept until its response arrives), or a task of its own for the
+      /// actions that wait.
+      func hand(
+        _ job: Job, _ action: JobMachine.Action? = nil, into events: inout [PrefetchEvent]
+      ) {
+        var job = job
+        let action = action ?? JobMachine.next(&job, rules: rules)
+        switch action {
+        case .awaitResponse(let ticket): scheduler.transfers[ticket] = job
+        case .settle: events.append(run.record(fetcher.settle(job)))
         default:
-          children += 1
-          group.addTask { inbox.add(await fetcher.drive(job, options: options)) }
+          scheduler.children += 1
+          group.addTask { inbox.add(await fetcher.drive(job, options: options, action: action)) }
         }
-      }
-
-      /// Whether the bodies waiting to be stored should be stored now.
-      func storeIsDue() -> Bool {
-        unstored.count >= Self.storeBatch || transfers.isEmpty || run.inputEnded
-          || unstoredSince + Self.storeDelay <= .now
       }
 
       /// Starts storing the jobs that wait for it, in one transaction, in a task: unless the
       /// store before is still running (they then join the next one).
       func storeUnstored() {
-        guard !unstored.isEmpty, storing == 0 else { return }
-        let jobs = unstored
-        unstored = []
-        storing = jobs.count
+        guard let jobs = scheduler.takeStore() else { return }
         group.addTask { inbox.add(stored: await fetcher.store(checked: jobs, options: options)) }
       }
 
       /// Takes what arrived (with `waiting`, waiting for something) and moves it on, as one
       /// batch of events.
       func takeArrivals(waiting: Bool = true) async {
-        if waiting && !unstored.isEmpty && storeIsDue() && !inbox.hasArrivals {
+        if waiting && scheduler.storeIsDue(now: .now, inputEnded: run.inputEnded)
+          && !inbox.hasArrivals
+        {
           storeUnstored()
         }
-        let deadline = unstored.isEmpty || storing > 0 ? nil : unstoredSince + Self.storeDelay
-        let arrivals = waiting ? await inbox.take(before: deadline) : inbox.takeNow()
+        let arrivals =
+          waiting ? await inbox.take(before: scheduler.storeDeadline) : inbox.takeNow()
         var events = [PrefetchEvent]()
         // Their tasks are reaped too: a group keeps every finished child until it is.
         for result in arrivals.results {
           await group.next()
-          children -= 1
+          scheduler.children -= 1
           events.append(run.record(result))
         }
         for jobs in arrivals.stored {
           await group.next()
-          storing = 0
+          scheduler.storeEnded()
           for job in jobs { hand(job, into: &events) }
         }
         // The loop only handed over "a partial started": written before anything deletes it.
-        if arrivals.responses.contains(where: { transfers[$0.ticket]?.lock != nil }) {
+        if arrivals.responses.contains(where: { scheduler.transfers[$0.ticket]?.lock != nil }) {
           fetcher.cache.flushPartialRecords()
         }
         var checked = [Job]()
         var restarted = [Job]()
         for (ticket, response) in arrivals.responses {
-          guard let job = transfers.removeValue(forKey: ticket) else {
+          guard var job = scheduler.transfers.removeValue(forKey: ticket) else {
             // Every ticket is in `transfers` before anything is taken; a stray body is not kept.
             assertionFailure("a response for ticket \(ticket), which no job holds")
             if case .success(let stray) = response, let file = stray.file { unlink(file) }
             continue
           }
-          let moved = fetcher.advance(job, response: response, options: options)
-          switch moved.state {
-          case .checked: checked.append(moved)
-          case .download: restarted.append(moved)
-          default: hand(moved, into: &events)
+          let action = fetcher.advance(
+            &job, on: .responded(response), rules: rules, options: options)
+          switch action {
+          case .store: checked.append(job)
+          case .submit: restarted.append(job)
+          default: hand(job, action, into: &events)
           }
         }
-        if unstored.isEmpty { unstoredSince = .now }
-        unstored += checked
-        if storeIsDue() { storeUnstored() }
+        scheduler.await(store: checked, now: .now)
+        if scheduler.storeIsDue(now: .now, inputEnded: run.inputEnded) { storeUnstored() }
         if !restarted.isEmpty {
           fetcher.start(&restarted, options: options, into: inbox)
           for job in restarted { hand(job, into: &events) }
@@ -199,7 +175,7 @@ public struct Prefetcher: Sendable {
         if inbox.hasArrivals { await takeArrivals(waiting: false) }
         storeUnstored()
         // With work outstanding, a wait for input also ends when something arrives.
-        let busy = !transfers.isEmpty || children > 0 || storing > 0
+        let busy = scheduler.isBusy
         let mayWait = !busy || inbox.watch()
         let batch = run.readBatch(
           input, size: batchSize, wait: mayWait, wake: busy ? inbox.wake : nil)
@@ -217,10 +193,7 @@ public struct Prefetcher: Sendable {
         }
         var next = open[...]
         while !next.isEmpty {
-          let room =
-            window - transfers.count - children - storing
-            - (storing > 0 ? max(0, unstored.count - Self.storeBatch) : 0)
-          guard room > 0 else {
+          guard scheduler.room > 0 else {
             // The answers so far go first: events keep the order they were recorded in.
             if !answered.isEmpty { await channel.send(answered) }
             answered = []
@@ -231,17 +204,14 @@ public struct Prefetcher: Sendable {
             for job in next { run.noteUnfinished(job.display) }
             break
           }
-          // Started here, in input order, as many as the window has room for.
-          var starting = Array(next.prefix(room))
-          next = next.dropFirst(room)
+          // Started here, in input order, as many as the scheduler admits.
+          var starting = scheduler.admit(&next)
           fetcher.start(&starting, options: options, into: inbox)
           for job in starting { hand(job, into: &answered) }
         }
         if !answered.isEmpty { await channel.send(answered) }
       }
-      while !transfers.isEmpty || children > 0 || storing > 0 || !unstored.isEmpty {
-        await takeArrivals()
-      }
+      while scheduler.hasWork { await takeArrivals() }
     }
   }
 }

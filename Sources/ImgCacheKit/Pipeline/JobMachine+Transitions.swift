@@ -1,0 +1,138 @@
+import Foundation
+
+/// The transitions (docs/architecture.md, The transition function): ``next(_:rules:)`` for
+/// what a state calls for, ``handle(_:for:rules:)`` for what an event changes.
+extension JobMachine {
+  /// What `job`'s state calls for. A job still in a lookup state (the lookup stages run on
+  /// batches, before this) is done with a failure.
+  static func next(_ job: inout Job, rules: Rules) -> Action {
+    switch job.state {
+    case .download(let plan):
+      guard let request = job.request else {
+        job.state = .done(.failure(CacheError(.invalidInput, "not a URL to download")))
+        return .settle
+      }
+      if job.flight == nil {
+        return .join(
+          FlightKey(
+            key: job.key, url: request.stripped, conditional: plan.validators != nil,
+            fingerprint: plan.fingerprint))
+      }
+      return plan.takesLock ? .lock : .submit(plan)
+    case .waiting: return .waitForProcess
+    case .transferring(_, let ticket): return .awaitResponse(ticket: ticket)
+    case .following(let flight): return .follow(flight)
+    case .checked(_, let pending): return .store(pending)
+    case .stored(let outcome): return .writeBack(outcome, source: nil)
+    case .variantStored(.derived(let entry, let path), let source):
+      return .writeBack(.downloaded(entry, path: path), source: source)
+    case .done(.success(let original)) where job.variant != nil:
+      guard let spec = job.variant, original.path ?? original.uncachedBody != nil else {
+        // An original with no body (an offline miss) has no variant.
+        job.variant = nil
+        return .settle
+      }
+      // The original is stored: its lock is let go before the variant's is taken (two keys
+      // may share a lock byte, and a process never waits for a byte it holds).
+      return .lockVariant(spec.derivedKey(for: job.key), releasing: job.lock)
+    case .done: return .settle
+    case .received(let plan, let response):
+      return received(&job, plan: plan, response: response, rules: rules)
+    case .deriving(let derivation):
+      return derivation.uncachedBody == nil ? .findVariant(derivation.key) : .derive(derivation)
+    case .storingVariant(let derivation, let made):
+      return .storeVariant(
+        made, derivation, discardingOriginal: rules.discardsOriginal && derivation.source != nil)
+    case .lookup, .missing, .stale, .variantStored:
+      job.state = .done(.failure(CacheError(.localIO, "not looked up", url: job.display)))
+      return .settle
+    }
+  }
+
+  /// Moves `job` on after `event`, and names what it calls for next.
+  static func handle(_ event: Event, for job: inout Job, rules: Rules) -> Action {
+    switch (job.state, event) {
+    case (.stored(let outcome), .proceed), (.variantStored(let outcome, _), .proceed):
+      // Written back (or not: a write-back never fails the job).
+      job.state = .done(.success(outcome))
+      return next(&job, rules: rules)
+    case (_, .proceed):
+      return next(&job, rules: rules)
+    case (.download(let plan), .joined(let leads)):
+      guard leads, let request = job.request else {
+        job.state = .following(
+          FlightKey(
+            key: job.key, url: job.request?.stripped ?? job.given,
+            conditional: plan.validators != nil, fingerprint: plan.fingerprint))
+        return next(&job, rules: rules)
+      }
+      job.flight = FlightKey(
+        key: job.key, url: request.stripped, conditional: plan.validators != nil,
+        fingerprint: plan.fingerprint)
+      return next(&job, rules: rules)
+    case (.download(var plan), .locked(let attempt)):
+      plan.takesLock = false
+      switch attempt {
+      case .busy:
+        job.state = .waiting(plan)
+      case .held(let lock, let stored):
+        job.lock = lock
+        job.state = stored.map { .done(.success(.hit($0))) } ?? .download(plan)
+      case .unavailable:
+        job.state = .download(plan)
+      }
+      return next(&job, rules: rules)
+    case (.download(let plan), .submitted(let ticket)):
+      job.state = .transferring(plan, ticket: ticket)
+      return next(&job, rules: rules)
+    case (.waiting(let plan), .waited(let lock, let served, let cancelled)):
+      job.lock = lock
+      if cancelled {
+        job.state = .done(.failure(CacheError(.cancelled, "cancelled")))
+      } else {
+        // Nothing stored: the holder failed or died part way; this job downloads (resumes).
+        job.state = served.map { .done(.success(.hit($0))) } ?? .download(plan)
+      }
+      return next(&job, rules: rules)
+    case (.following, .followed(let result)):
+      // The leader's result is this job's, its variant included (one batch, one variant).
+      (job.state, job.bytes, job.served, job.variant) = (
+        .done(result.outcome), result.bytes, result.variant, nil
+      )
+      return next(&job, rules: rules)
+    case (.transferring(let plan, _), .responded(let response)):
+      job.state = .received(plan, response)
+      return next(&job, rules: rules)
+    case (.download(let plan), .responded(.failure(let error))):
+      // The transfer could not be submitted (the cache's directories could not be made).
+      job.state = .received(plan, .failure(error))
+      return next(&job, rules: rules)
+    case (.received(let plan, .failure(let error)), .partial(let fate)):
+      return failed(&job, plan: plan, error: error, fate: fate, rules: rules)
+    case (.received(let plan, .failure(let error)), .stale(let copy)):
+      job.state = copy.map { .done(.success($0)) } ?? .done(.failure(error))
+      // Counted either way; recorded only when nothing stood in for it.
+      return .noteFailure(
+        error, recordingUnder: copy == nil ? recorded(error, plan: plan, job: job) : nil)
+    case (.received, .revalidated(let result)):
+      job.state = .done(result)
+      return next(&job, rules: rules)
+    case (.received(let plan, .success(let response)), .checked(let checked)):
+      return checkedBody(&job, plan: plan, response: response, checked: checked, rules: rules)
+    case (.checked(let plan, _), .stored(let result)):
+      switch result {
+      case .failure(let error):
+        job.state = .done(.failure(error))
+        return .noteFailure(error, recordingUnder: nil)
+      case .success(let body):
+        let outcome: FetchOutcome =
+          plan.validators == nil
+          ? .downloaded(body.entry, path: body.path) : .revalidated(body.entry, path: body.path)
+        job.state = rules.writesBack ? .stored(outcome) : .done(.success(outcome))
+        return next(&job, rules: rules)
+      }
+    default:
+      return variantEvent(event, for: &job, rules: rules)
+    }
+  }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+
+@testable import ImgCachePipeline
+
+/// The prefetch loop's scheduler as a value: the time is passed in, nothing sleeps.
+@Suite("The prefetch scheduler: window, admission in input order, store batches")
+struct PrefetchSchedulerTests {
+  let start = ContinuousClock.now
+
+  func jobs(_ count: Int) -> [Job] {
+    (0..<count).map { Job("https://img.example/\($0).png", options: FetchOptions()) }
+  }
+
+  @Test("admits in input order up to four jobs a transfer slot, then nothing until room is made")
+  func window() {
+    var scheduler = PrefetchScheduler(transfers: 2, now: start)
+    var open = jobs(20)[...]
+    let first = scheduler.admit(&open)
+    #expect(first.map(\.given) == jobs(8).map(\.given))
+    #expect(open.count == 12)
+    for (ticket, job) in first.enumerated() { scheduler.transfers[UInt64(ticket)] = job }
+    #expect(scheduler.room == 0 && scheduler.admit(&open).isEmpty && open.count == 12)
+    scheduler.transfers[0] = nil
+    #expect(scheduler.admit(&open).map(\.given) == ["https://img.example/8.png"])
+  }
+
+  @Test("checked bodies wait for a batch, the delay, or the input's end; one store at a time")
+  func storeBatches() {
+    var scheduler = PrefetchScheduler(
+      transfers: 1, now: start, storeBatch: 3, storeDelay: .milliseconds(20))
+    scheduler.transfers[9] = jobs(1)[0]
+    scheduler.await(store: jobs(2), now: start)
+    #expect(!scheduler.storeIsDue(now: start + .milliseconds(19), inputEnded: false))
+    #expect(scheduler.storeIsDue(now: start + .milliseconds(20), inputEnded: false))
+    #expect(scheduler.storeIsDue(now: start, inputEnded: true))
+    #expect(scheduler.storeDeadline == start + .milliseconds(20))
+    // Bodies that come later do not move the first one's deadline.
+    scheduler.await(store: jobs(1), now: start + .milliseconds(15))
+    #expect(scheduler.storeIsDue(now: start, inputEnded: false))
+    #expect(scheduler.takeStore()?.count == 3)
+    #expect(scheduler.storeDeadline == nil && scheduler.isBusy)
+    scheduler.await(store: jobs(2), now: start + .milliseconds(30))
+    #expect(scheduler.takeStore() == nil)
+    scheduler.storeEnded()
+    #expect(scheduler.storeDeadline == start + .milliseconds(50))
+    #expect(scheduler.takeStore()?.count == 2)
+  }
+
+  @Test("while a store runs, bodies past a batch count against the window")
+  func pileUpCounts() {
+    var scheduler = PrefetchScheduler(transfers: 1, now: start, storeBatch: 2)
+    scheduler.await(store: jobs(2), now: start)
+    _ = scheduler.takeStore()
+    #expect(scheduler.room == 2)
+    scheduler.await(store: jobs(3), now: start)
+    #expect(scheduler.room == 1)
+    scheduler.storeEnded()
+    #expect(scheduler.room == 4 && scheduler.hasWork && !scheduler.isBusy)
+  }
+}
