@@ -130,44 +130,34 @@ actor StoreBatcher {
     draining = false
   }
 
-  /// Stores `items` in one transaction, off the cooperative pool; one result each (a failed
-  /// transaction fails them all, their temporary files removed).
-  static func store(_ items: [PendingStore], in cache: DiskCache) async
-    -> [Result<CacheEntry, CacheError>]
-  {
+  /// Stores `items` (`what`, for messages) in one transaction on the store queue (the one
+  /// store path: a lone download, a batch of them, a variant), counted under `counters`; one
+  /// result each (a failed transaction fails them all, their temporary files removed).
+  static func store(
+    _ items: [PendingStore], in cache: DiskCache, what: String = "downloads",
+    counting counters: (stored: Counter, bytes: Counter) = (.downloads, .bytesDownloaded)
+  ) async -> [Result<CacheEntry, CacheError>] {
     do {
-      return try await Blocking.run { try cache.store(items) }
+      let results = try await Blocking.store { try cache.store(items, counting: counters) }
+      guard results.count == items.count else {
+        throw CacheError(.localIO, "\(results.count) results for \(items.count) bodies")
+      }
+      return results
     } catch {
       for item in items { unlink(item.temporaryPath) }
-      let failure = CacheError.io("cannot store downloads", error)
+      let failure = CacheError.io("cannot store \(what)", error)
       return Array(repeating: .failure(failure), count: items.count)
     }
   }
 }
 
 extension Fetcher {
-  /// Stores `item` (its temporary file moves into `data/`): `alone`, in a transaction of its
-  /// own on this task (a single fetch: no actor, no queue, no continuation to hop through),
-  /// else through the batcher, which gathers a stream's bodies into few transactions.
+  /// Stores `item` (its temporary file moves into `data/`): `alone`, as a batch of one (a
+  /// single fetch: no actor, no gathering), else through the batcher, which gathers a
+  /// stream's bodies into few transactions.
   func store(_ item: PendingStore, alone: Bool) async -> Result<CacheEntry, CacheError> {
-    alone ? storeAlone(item) : await stores.store(item)
-  }
-
-  /// Stores `item` (`what`, for messages) in a transaction of its own on this thread, counted
-  /// under `counters`; its temporary file is removed when it is not stored.
-  func storeAlone(
-    _ item: PendingStore, what: String = "the download",
-    counting counters: (stored: Counter, bytes: Counter) = (.downloads, .bytesDownloaded)
-  ) -> Result<CacheEntry, CacheError> {
-    do {
-      guard let result = try cache.store([item], counting: counters).first else {
-        throw CacheError(.localIO, "no result for the stored body")
-      }
-      return result
-    } catch {
-      unlink(item.temporaryPath)
-      return .failure(CacheError.io("cannot store \(what)", error))
-    }
+    guard alone else { return await stores.store(item) }
+    return await StoreBatcher.store([item], in: cache, what: "the download")[0]
   }
 }
 

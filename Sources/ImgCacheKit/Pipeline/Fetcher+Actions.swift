@@ -90,7 +90,7 @@ extension Fetcher {
       return .derived(await derive(derivation, options: options))
     case .storeVariant(let made, let derivation, let discarding):
       return .stored(
-        store(made, derivation, for: job, discardingOriginal: discarding).map(storedBody))
+        await store(made, derivation, for: job, discardingOriginal: discarding).map(storedBody))
     default:
       return .proceed
     }

@@ -119,7 +119,7 @@ extension Fetcher {
   func store(
     _ made: DerivedVariant, _ derivation: JobMachine.Derivation, for job: Job,
     discardingOriginal: Bool
-  ) -> Result<CacheEntry, CacheError> {
+  ) async -> Result<CacheEntry, CacheError> {
     var metadata = EntryMetadata(
       format: made.format, width: made.width, height: made.height,
       contentType: made.format.mimeType, sha256: try? SHA256.hex(ofFileAt: made.path))
@@ -132,9 +132,9 @@ extension Fetcher {
     pending.variant = VariantLink(
       key: derivation.key, original: job.key, spec: derivation.spec.canonical,
       sourceSHA256: derivation.source?.sha256)
-    let stored = storeAlone(
-      pending, what: "the variant", counting: (.derivations, .bytesDerived))
-    if case .success = stored, discardingOriginal { _ = try? cache.remove(key: job.key) }
+    let stored = await StoreBatcher.store(
+      [pending], in: cache, what: "the variant", counting: (.derivations, .bytesDerived))[0]
+    if case .success = stored, discardingOriginal { _ = try? await cache.remove(key: job.key) }
     return stored
   }
 }

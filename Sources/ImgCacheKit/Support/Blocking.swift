@@ -7,6 +7,19 @@ package enum Blocking {
   private static let queue = DispatchQueue(
     label: "imgcache.blocking", qos: .userInitiated, attributes: .concurrent)
 
+  /// The one queue that stores bodies into the cache, serial: it owns this process's store
+  /// transactions (which SQLite would serialise anyway), off the cooperative pool.
+  private static let stores = DispatchQueue(label: "imgcache.store", qos: .userInitiated)
+
+  /// Runs `work`, a store into the cache, on the store queue and returns its result.
+  package static func store<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws
+    -> T
+  {
+    try await withCheckedThrowingContinuation { continuation in
+      stores.async { continuation.resume(with: Result { try work() }) }
+    }
+  }
+
   /// Runs `work` on the blocking queue and returns its result.
   package static func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T
   {
