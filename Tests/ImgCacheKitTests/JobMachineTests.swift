@@ -55,7 +55,8 @@ struct JobMachineTests {
       return
     }
     #expect(flight.key == url && !flight.conditional && flight.fingerprint == "fp")
-    guard case .lock = JobMachine.handle(.joined(leads: true), for: &job, rules: rules) else {
+    guard case .lock = JobMachine.handle(.joined(flight, leads: true), for: &job, rules: rules)
+    else {
       Issue.record("no lock")
       return
     }
@@ -122,7 +123,11 @@ struct JobMachineTests {
     var job = downloading()
     job.variant = try VariantSpec.parse(preset: "64x48 webp")
     #expect(job.variant != nil)
-    guard case .follow = JobMachine.handle(.joined(leads: false), for: &job, rules: .init()) else {
+    let flight = FlightKey(key: url, url: url, conditional: false, fingerprint: "fp")
+    guard
+      case .follow(flight) = JobMachine.handle(
+        .joined(flight, leads: false), for: &job, rules: .init())
+    else {
       Issue.record("no follow")
       return
     }

@@ -19,7 +19,7 @@ extension Fetcher {
   {
     switch action {
     case .join(let flight):
-      return .joined(leads: flights.join(flight))
+      return .joined(flight, leads: flights.join(flight))
     case .lock:
       return .locked(lockAttempt(for: job, options: options))
     case .settlePartial(let error):

@@ -43,9 +43,12 @@ struct Job: Sendable {
     case transferring(Plan, ticket: UInt64)
     /// Another job of this process downloads the same request: waits for its result.
     case following(FlightKey)
-    /// The origin answered (a body or 304) or the transfer failed. (Boxed, as `checked`: a
+    /// The transfer failed, or the origin answered 304: being weighed. (Boxed, as `checked`: a
     /// job is copied at every stage, and these two payloads made it 696 bytes.)
     indirect case received(Plan, Result<DownloadResponse, CacheError>)
+    /// The origin sent a body: being checked (always at once, by the owner that took the
+    /// response); `storable` says whether the origin lets it be stored.
+    indirect case checking(Plan, storable: Bool)
     /// A body that passed its checks, to store.
     indirect case checked(Plan, PendingStore)
     /// Stored: to be written back to the remote tier.

@@ -11,15 +11,25 @@ extension JobMachine {
   ) -> Action {
     switch response {
     case .failure(let error):
+      job.state = .received(plan, response)
       guard job.lock == nil else { return .settlePartial(error) }
       return failed(&job, plan: plan, error: error, fate: nil, rules: rules)
     case .success(let answer):
-      guard answer.status != 304 else { return .revalidate(answer) }
+      guard answer.status != 304 else {
+        job.state = .received(plan, response)
+        return .revalidate(answer)
+      }
       job.bytes = answer.bytes
       guard job.request != nil else {
         job.state = .done(.failure(CacheError(.invalidInput, "not a URL to download")))
         return .settle
       }
+      // Whether the origin lets it be stored is read now: the response is not kept.
+      let storable =
+        !rules.httpFreshness
+        || CacheDirectives(answer.freshness.cacheControl).allowsStoring(
+          status: answer.freshness.status ?? answer.status)
+      job.state = .checking(plan, storable: storable)
       return .check(answer, file: plan.file)
     }
   }
@@ -55,18 +65,15 @@ extension JobMachine {
   /// A checked body: stored, unless the origin forbids it (`freshness = http`), when it is
   /// handed over unstored.
   static func checkedBody(
-    _ job: inout Job, plan: Job.Plan, response: DownloadResponse,
-    checked: Result<PendingStore, CacheError>, rules: Rules
+    _ job: inout Job, plan: Job.Plan, storable: Bool, checked: Result<PendingStore, CacheError>,
+    rules: Rules
   ) -> Action {
     switch checked {
     case .failure(let error):
       job.state = .done(.failure(error))
       return .noteFailure(error, recordingUnder: recorded(error, plan: plan, job: job))
     case .success(let pending):
-      let directives = CacheDirectives(response.freshness.cacheControl)
-      if rules.httpFreshness,
-        !directives.allowsStoring(status: response.freshness.status ?? response.status)
-      {
+      guard storable else {
         job.state = .done(.success(.notStored(body: pending.temporaryPath)))
         return .count(.notStored)
       }

@@ -38,6 +38,10 @@ extension JobMachine {
     case .done: return .settle
     case .received(let plan, let response):
       return received(&job, plan: plan, response: response, rules: rules)
+    case .checking:
+      // Checked at once by the owner that took the response: a body to check cannot wait.
+      job.state = .done(.failure(CacheError(.localIO, "internal error: a body to check was lost")))
+      return .settle
     case .deriving(let derivation):
       return derivation.uncachedBody == nil ? .findVariant(derivation.key) : .derive(derivation)
     case .storingVariant(let derivation, let made):
@@ -49,28 +53,25 @@ extension JobMachine {
     }
   }
 
-  /// Moves `job` on after `event`, and names what it calls for next.
+  /// Moves `job` on after `event`, and names what it calls for next. (It switches on the
+  /// event, then on the state: a tuple of both copied two enums of hundreds of bytes at every
+  /// transition.)
   static func handle(_ event: Event, for job: inout Job, rules: Rules) -> Action {
-    switch (job.state, event) {
-    case (.stored(let outcome), .proceed), (.variantStored(let outcome, _), .proceed):
-      // Written back (or not: a write-back never fails the job).
-      job.state = .done(.success(outcome))
-      return next(&job, rules: rules)
-    case (_, .proceed):
-      return next(&job, rules: rules)
-    case (.download(let plan), .joined(let leads)):
-      guard leads, let request = job.request else {
-        job.state = .following(
-          FlightKey(
-            key: job.key, url: job.request?.stripped ?? job.given,
-            conditional: plan.validators != nil, fingerprint: plan.fingerprint))
-        return next(&job, rules: rules)
+    switch event {
+    case .proceed:
+      switch job.state {
+      case .stored(let outcome), .variantStored(let outcome, _):
+        // Written back (or not: a write-back never fails the job).
+        job.state = .done(.success(outcome))
+      default: break
       }
-      job.flight = FlightKey(
-        key: job.key, url: request.stripped, conditional: plan.validators != nil,
-        fingerprint: plan.fingerprint)
       return next(&job, rules: rules)
-    case (.download(var plan), .locked(let attempt)):
+    case .joined(let flight, let leads):
+      guard case .download = job.state else { break }
+      if leads { job.flight = flight } else { job.state = .following(flight) }
+      return next(&job, rules: rules)
+    case .locked(let attempt):
+      guard case .download(var plan) = job.state else { break }
       plan.takesLock = false
       switch attempt {
       case .busy:
@@ -82,10 +83,12 @@ extension JobMachine {
         job.state = .download(plan)
       }
       return next(&job, rules: rules)
-    case (.download(let plan), .submitted(let ticket)):
+    case .submitted(let ticket):
+      guard case .download(let plan) = job.state else { break }
       job.state = .transferring(plan, ticket: ticket)
       return next(&job, rules: rules)
-    case (.waiting(let plan), .waited(let lock, let served, let cancelled)):
+    case .waited(let lock, let served, let cancelled):
+      guard case .waiting(let plan) = job.state else { break }
       job.lock = lock
       if cancelled {
         job.state = .done(.failure(CacheError(.cancelled, "cancelled")))
@@ -94,32 +97,40 @@ extension JobMachine {
         job.state = served.map { .done(.success(.hit($0))) } ?? .download(plan)
       }
       return next(&job, rules: rules)
-    case (.following, .followed(let result)):
+    case .followed(let result):
+      guard case .following = job.state else { break }
       // The leader's result is this job's, its variant included (one batch, one variant).
       (job.state, job.bytes, job.served, job.variant) = (
         .done(result.outcome), result.bytes, result.variant, nil
       )
       return next(&job, rules: rules)
-    case (.transferring(let plan, _), .responded(let response)):
-      job.state = .received(plan, response)
-      return next(&job, rules: rules)
-    case (.download(let plan), .responded(.failure(let error))):
-      // The transfer could not be submitted (the cache's directories could not be made).
-      job.state = .received(plan, .failure(error))
-      return next(&job, rules: rules)
-    case (.received(let plan, .failure(let error)), .partial(let fate)):
+    case .responded(let response):
+      switch (job.state, response) {
+      case (.transferring(let plan, _), _):
+        return received(&job, plan: plan, response: response, rules: rules)
+      case (.download(let plan), .failure):
+        // The transfer could not be submitted (the cache's directories could not be made).
+        return received(&job, plan: plan, response: response, rules: rules)
+      default: break
+      }
+    case .partial(let fate):
+      guard case .received(let plan, .failure(let error)) = job.state else { break }
       return failed(&job, plan: plan, error: error, fate: fate, rules: rules)
-    case (.received(let plan, .failure(let error)), .stale(let copy)):
+    case .stale(let copy):
+      guard case .received(let plan, .failure(let error)) = job.state else { break }
       job.state = copy.map { .done(.success($0)) } ?? .done(.failure(error))
       // Counted either way; recorded only when nothing stood in for it.
       return .noteFailure(
         error, recordingUnder: copy == nil ? recorded(error, plan: plan, job: job) : nil)
-    case (.received, .revalidated(let result)):
+    case .revalidated(let result):
+      guard case .received = job.state else { break }
       job.state = .done(result)
       return next(&job, rules: rules)
-    case (.received(let plan, .success(let response)), .checked(let checked)):
-      return checkedBody(&job, plan: plan, response: response, checked: checked, rules: rules)
-    case (.checked(let plan, _), .stored(let result)):
+    case .checked(let checked):
+      guard case .checking(let plan, let storable) = job.state else { break }
+      return checkedBody(&job, plan: plan, storable: storable, checked: checked, rules: rules)
+    case .stored(let result):
+      guard case .checked(let plan, _) = job.state else { break }
       switch result {
       case .failure(let error):
         job.state = .done(.failure(error))
@@ -131,8 +142,8 @@ extension JobMachine {
         job.state = rules.writesBack ? .stored(outcome) : .done(.success(outcome))
         return next(&job, rules: rules)
       }
-    default:
-      return variantEvent(event, for: &job, rules: rules)
+    case .variantLocked, .variantFound, .derived: break
     }
+    return variantEvent(event, for: &job, rules: rules)
   }
 }

@@ -20,7 +20,7 @@ enum JobMachine {
 
   /// The I/O a job waits for; the owner performs it and feeds back the ``Event`` named beside.
   enum Action: Sendable {
-    /// Join the request's flight in this process → ``Event/joined(leads:)``.
+    /// Join the request's flight in this process → ``Event/joined(_:leads:)``.
     case join(FlightKey)
     /// Try the key's lock between processes and, holding it, look for what another process
     /// stored meanwhile → ``Event/locked(_:)``.
@@ -41,20 +41,20 @@ enum JobMachine {
     case makeRoom
     /// Look for the stored copy allowed to stand in for the failure (stale-if-error) →
     /// ``Event/stale(_:)``.
-    case serveStale(CacheEntry, CacheError)
+    indirect case serveStale(CacheEntry, CacheError)
     /// Count the failure, and record it against the URL under the request's fingerprint when
     /// one is given (a permanent failure) → ``Event/proceed``.
     case noteFailure(CacheError, recordingUnder: String?)
     /// Update the stored entry after a 304 → ``Event/revalidated(_:)``.
-    case revalidate(DownloadResponse)
+    indirect case revalidate(DownloadResponse)
     /// Check the body (an image, its announced size, its headers' claims) into a store for
     /// `file` in `data/` → ``Event/checked(_:)``.
-    case check(DownloadResponse, file: String)
+    indirect case check(DownloadResponse, file: String)
     /// Count `counter` once → ``Event/proceed``.
     case count(Counter)
     /// Move the checked body into `data/` (a batch owner stores its jobs' together) →
     /// ``Event/stored(_:)``.
-    case store(PendingStore)
+    indirect case store(PendingStore)
     /// Write the stored body back to the remote tier (`source`: a variant's original) →
     /// ``Event/proceed``.
     case writeBack(FetchOutcome, source: VariantSource?)
@@ -64,50 +64,51 @@ enum JobMachine {
     /// Look for the variant made from the original's current body → ``Event/variantFound(_:)``.
     case findVariant(String)
     /// Derive the variant within its budget → ``Event/derived(_:)``.
-    case derive(Derivation)
+    indirect case derive(Derivation)
     /// Hand over a variant of an original that may not be stored, the original's body
     /// removed → ``Event/proceed``.
     case handOver(original: String)
     /// Store the variant just made, removing its original when `discardingOriginal` →
     /// ``Event/stored(_:)``.
-    case storeVariant(DerivedVariant, Derivation, discardingOriginal: Bool)
+    indirect case storeVariant(DerivedVariant, Derivation, discardingOriginal: Bool)
     /// The job is done: release its lock, hand its result to its flight's followers.
     case settle
   }
 
-  /// What came of an ``Action``.
+  /// What came of an ``Action``. (The large payloads are boxed: a response, a checked body or
+  /// a result inline made every event hundreds of bytes, copied at every transition.)
   enum Event: Sendable {
     /// The effect asked for is done; nothing new to decide on.
     case proceed
-    /// The job leads its request's flight, or follows it.
-    case joined(leads: Bool)
+    /// The job leads the flight it joined, or follows it.
+    case joined(FlightKey, leads: Bool)
     /// What trying the key's lock found.
     case locked(LockAttempt)
     /// The transfer is in the downloader under `ticket`.
     case submitted(ticket: UInt64)
     /// The transfer ended.
-    case responded(Result<DownloadResponse, CacheError>)
+    indirect case responded(Result<DownloadResponse, CacheError>)
     /// The leader's result.
-    case followed(FetchResult)
+    indirect case followed(FetchResult)
     /// The wait for the other process ended: with the lock or not, what it stored, or
     /// because the run was cancelled.
     case waited(lock: KeyLock?, served: CacheHit?, cancelled: Bool)
     /// What became of the partial body.
     case partial(Fetcher.PartialFate)
     /// The stored copy served in place of the failure, if one may be.
-    case stale(FetchOutcome?)
+    indirect case stale(FetchOutcome?)
     /// The entry updated after a 304, or why not.
-    case revalidated(Result<FetchOutcome, CacheError>)
+    indirect case revalidated(Result<FetchOutcome, CacheError>)
     /// The body checked, ready to store, or why it may not be.
-    case checked(Result<PendingStore, CacheError>)
+    indirect case checked(Result<PendingStore, CacheError>)
     /// The body moved into `data/` with its row, at `path`, or why not.
-    case stored(Result<StoredBody, CacheError>)
+    indirect case stored(Result<StoredBody, CacheError>)
     /// The variant's lock, if one could be taken.
     case variantLocked(KeyLock?)
     /// The current stored variant, if there is one.
     case variantFound(CacheHit?)
     /// The variant made, or why not.
-    case derived(Result<DerivedVariant, CacheError>)
+    indirect case derived(Result<DerivedVariant, CacheError>)
   }
 
   /// What trying a key's lock between processes found.
@@ -176,6 +177,7 @@ extension Job.State {
     case .transferring: "transferring"
     case .following: "following"
     case .received: "received"
+    case .checking: "checking"
     case .checked: "checked"
     case .stored: "stored"
     case .deriving: "deriving"
