@@ -74,7 +74,8 @@ extension Fetcher {
       return .followed(await flights.result(of: flight))
     case .waitForProcess:
       return await waitForProcess(job, options: options)
-    case .store(let pending):
+    case .store:
+      guard case .checked(_, let pending) = job.state else { return .proceed }
       return .stored(await store(pending, alone: options.storesAlone).map(storedBody))
     case .writeBack(let outcome, let source):
       await writeBack(outcome, options: options, source: source)

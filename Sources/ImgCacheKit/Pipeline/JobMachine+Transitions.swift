@@ -22,7 +22,7 @@ extension JobMachine {
     case .waiting: return .waitForProcess
     case .transferring(_, let ticket): return .awaitResponse(ticket: ticket)
     case .following(let flight): return .follow(flight)
-    case .checked(_, let pending): return .store(pending)
+    case .checked: return .store
     case .stored(let outcome): return .writeBack(outcome, source: nil)
     case .variantStored(.derived(let entry, let path), let source):
       return .writeBack(.downloaded(entry, path: path), source: source)
@@ -105,13 +105,12 @@ extension JobMachine {
       )
       return next(&job, rules: rules)
     case .responded(let response):
-      switch (job.state, response) {
-      case (.transferring(let plan, _), _):
+      if case .transferring(let plan, _) = job.state {
         return received(&job, plan: plan, response: response, rules: rules)
-      case (.download(let plan), .failure):
-        // The transfer could not be submitted (the cache's directories could not be made).
+      }
+      // The transfer could not be submitted (the cache's directories could not be made).
+      if case .download(let plan) = job.state, case .failure = response {
         return received(&job, plan: plan, response: response, rules: rules)
-      default: break
       }
     case .partial(let fate):
       guard case .received(let plan, .failure(let error)) = job.state else { break }

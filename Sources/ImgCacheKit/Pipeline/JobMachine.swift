@@ -52,9 +52,9 @@ enum JobMachine {
     indirect case check(DownloadResponse, file: String)
     /// Count `counter` once → ``Event/proceed``.
     case count(Counter)
-    /// Move the checked body into `data/` (a batch owner stores its jobs' together) →
-    /// ``Event/stored(_:)``.
-    indirect case store(PendingStore)
+    /// Move the checked body (the state's) into `data/` (a batch owner stores its jobs'
+    /// together) → ``Event/stored(_:)``.
+    case store
     /// Write the stored body back to the remote tier (`source`: a variant's original) →
     /// ``Event/proceed``.
     case writeBack(FetchOutcome, source: VariantSource?)

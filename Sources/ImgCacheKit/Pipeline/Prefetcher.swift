@@ -97,9 +97,10 @@ public struct Prefetcher: Sendable {
       /// event), transferring (kept until its response arrives), or a task of its own for the
       /// actions that wait.
       func hand(
-        _ job: Job, _ action: JobMachine.Action? = nil, into events: inout [PrefetchEvent]
+        _ job: consuming Job, _ action: JobMachine.Action? = nil,
+        into events: inout [PrefetchEvent]
       ) {
-        var job = job
+        var job = job  // moved, not copied: a job is a dozen references
         let action = action ?? JobMachine.next(&job, rules: rules)
         switch action {
         case .awaitResponse(let ticket): scheduler.transfers[ticket] = job
@@ -155,9 +156,9 @@ public struct Prefetcher: Sendable {
           let action = fetcher.advance(
             &job, on: .responded(response), rules: rules, options: options)
           switch action {
-          case .store: checked.append(job)
-          case .submit: restarted.append(job)
-          default: hand(job, action, into: &events)
+          case .store: checked.append(consume job)
+          case .submit: restarted.append(consume job)
+          default: hand(consume job, action, into: &events)
           }
         }
         scheduler.await(store: checked, now: .now)
