@@ -64,7 +64,7 @@ struct JobMachineTests {
     let held = try lock(url)
     guard
       case .submit(let submitted) = JobMachine.handle(
-        .locked(.held(held, stored: nil)), for: &job, rules: rules)
+        .locked(.held(held)), for: &job, rules: rules)
     else {
       Issue.record("no submit")
       return

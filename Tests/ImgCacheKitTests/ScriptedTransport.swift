@@ -48,10 +48,12 @@ final class ScriptedTransport: Transport {
     }
   }
 
+  /// A reply due at `at`; its outcome is made after the lock is let go.
   private struct Scheduled {
     var at: Duration
     var ticket: UInt64
-    var outcome: Outcome
+    var reply: Reply
+    var request: DownloadRequest
   }
 
   private struct State {
@@ -111,8 +113,7 @@ final class ScriptedTransport: Transport {
         if queue.count > 1 { queue.removeFirst() }
         state.replies[request.url] = queue
         state.scheduled.append(
-          Scheduled(
-            at: state.now + reply.delay, ticket: ticket, outcome: reply.outcome(for: request)))
+          Scheduled(at: state.now + reply.delay, ticket: ticket, reply: reply, request: request))
       }
       let reached = state.watchers.filter { $0.count <= state.requests.count }.map(\.waiter)
       state.watchers.removeAll { $0.count <= state.requests.count }
@@ -143,7 +144,7 @@ final class ScriptedTransport: Transport {
         if let ready { waiter.resume(returning: ready) }
       }
     } onCancel: {
-      let cancelled = state.withLock { state in Self.cancel(&state) { $0 == ticket } }
+      let cancelled = state.withLock { state in Self.cancel(&state, tickets: [ticket]) }
       deliver(cancelled)
     }
   }
@@ -151,22 +152,20 @@ final class ScriptedTransport: Transport {
   func cancel(sink: any DownloadSink) {
     let cancelled = state.withLock { state in
       let tickets = Set(state.sinks.compactMap { $0.value === sink ? $0.key : nil })
-      return Self.cancel(&state) { tickets.contains($0) }
+      return Self.cancel(&state, tickets: tickets)
     }
     deliver(cancelled)
   }
 
-  /// The scheduled replies of the tickets `matching`, taken out as cancelled.
-  private static func cancel(_ state: inout State, matching: (UInt64) -> Bool) -> [Scheduled] {
+  /// The scheduled replies of `tickets`, taken out as cancelled.
+  private static func cancel(_ state: inout State, tickets: Set<UInt64>) -> [Scheduled] {
     var cancelled = [Scheduled]()
-    state.scheduled.removeAll { entry in
-      guard matching(entry.ticket) else { return false }
-      cancelled.append(
-        Scheduled(
-          at: state.now, ticket: entry.ticket,
-          outcome: .failure(CacheError(.cancelled, "cancelled"))))
-      return true
+    for entry in state.scheduled where tickets.contains(entry.ticket) {
+      var entry = entry
+      (entry.at, entry.reply) = (state.now, .failure(CacheError(.cancelled, "cancelled")))
+      cancelled.append(entry)
     }
+    state.scheduled.removeAll { tickets.contains($0.ticket) }
     return cancelled
   }
 
@@ -187,8 +186,10 @@ final class ScriptedTransport: Transport {
       ObjectIdentifier: (sink: any DownloadSink, results: [(ticket: UInt64, result: Outcome)])
     ]()
     var resumed = [(CheckedContinuation<Outcome, Never>, Outcome)]()
+    // Made before the lock is taken (a response hashes its body).
+    let outcomes = due.map { (ticket: $0.ticket, outcome: $0.reply.outcome(for: $0.request)) }
     state.withLock { state in
-      for entry in due {
+      for entry in outcomes {
         if let sink = state.sinks.removeValue(forKey: entry.ticket) {
           sunk[ObjectIdentifier(sink), default: (sink, [])].results.append(
             (entry.ticket, entry.outcome))

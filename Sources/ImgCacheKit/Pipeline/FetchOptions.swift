@@ -39,8 +39,8 @@ public struct FetchOptions: Sendable, Equatable {
   public var discardOriginal = false
   /// The limits an original must fit before anything is decoded.
   public var derivationLimits = DerivationLimits()
-  /// Whether a downloaded body is stored on the spot, in its own transaction, instead of
-  /// joining the store batches of a stream (a single URL has nothing to batch with).
+  /// Whether a downloaded body is stored as a batch of one at once, instead of through the
+  /// batcher's gathering (a single URL has nothing to batch with).
   var storesAlone = false
 
   /// The defaults.

@@ -43,8 +43,10 @@ extension Fetcher {
     switch Result(catching: { try cache.keyLocks.attempt(key: job.key) }) {
     case .success(nil): return .busy
     case .success(let held?):
-      return .held(
-        held, stored: servedFromAnotherProcess(key: job.key, file: plan.file, options: options))
+      guard let hit = servedFromAnotherProcess(key: job.key, file: plan.file, options: options)
+      else { return .held(held) }
+      held.release()
+      return .storedMeanwhile(hit)
     case .failure: return .unavailable
     }
   }

@@ -2,10 +2,11 @@ import Foundation
 import Synchronization
 
 /// The pipeline (SDWebImageManager, persistent), used by `fetch`, `query` and `prefetch`
-/// alike: every URL is a ``Job`` moved through stages (docs/architecture.md, The path of a `fetch`).
-/// The lookup stages run on a batch at once (``lookUp(_:options:)``: URL check → failed
-/// requests → local tiers → remote tier → plan); the download stages on each job
-/// (``drive(_:options:)``). Downloads are validated, stored in batches, and shared by the
+/// alike: every URL is a ``Job`` (docs/architecture.md, The path of a `fetch`). The lookup
+/// stages run on a batch at once (``lookUp(_:options:)``: URL check → failed requests → local
+/// tiers → remote tier → plan); then ``JobMachine`` decides each job's steps and the pipeline
+/// performs them (``drive(_:options:action:)`` for one job, ``start(_:options:into:)`` for a
+/// batch's transfers). Downloads are validated, stored in batches, and shared by the
 /// callers of one request.
 public final class Fetcher: Sendable {
   /// The local cache, the first tier.

@@ -1,9 +1,10 @@
 import Foundation
 
-/// One URL on its way through the pipeline: what was asked, and the state the last stage left
-/// it in. Each stage (docs/architecture.md, The path of a `fetch`) takes the jobs in the state it
-/// handles and moves them on; a job is finished once it is ``State/done(_:)``. Everything a
-/// later stage needs travels in the job itself.
+/// One URL on its way through the pipeline: what was asked, and where it stands. The lookup
+/// stages (docs/architecture.md, The path of a `fetch`) take the jobs in the state they handle
+/// and move them on, then ``JobMachine`` does; a job is finished once it is
+/// ``State/done(_:)`` with no variant left to make. Everything a later step needs travels in
+/// the job itself.
 struct Job: Sendable {
   /// The URL as given (what a refusal of an unparsable URL prints, redacted).
   let given: String
@@ -21,12 +22,12 @@ struct Job: Sendable {
   /// The key's lock between processes, while this job holds it.
   var lock: KeyLock?
   /// The variant asked for, while it is still to be served: once the original is done, the
-  /// derive stage makes (or finds) it.
+  /// job's variant states make (or find) it (docs/architecture.md, The transition function).
   var variant: VariantSpec?
   /// The variant served, for the result.
   var served: VariantInfo?
 
-  /// The states of a job, in the order the stages usually move it through them.
+  /// The states of a job, in the order it usually moves through them.
   enum State: Sendable {
     /// Checked and keyed: to be looked up.
     case lookup

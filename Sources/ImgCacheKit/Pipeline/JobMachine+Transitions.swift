@@ -47,8 +47,12 @@ extension JobMachine {
     case .storingVariant(let derivation, let made):
       return .storeVariant(
         made, derivation, discardingOriginal: rules.discardsOriginal && derivation.source != nil)
-    case .lookup, .missing, .stale, .variantStored:
+    case .lookup, .missing, .stale:
       job.state = .done(.failure(CacheError(.localIO, "not looked up", url: job.display)))
+      return .settle
+    case .variantStored:
+      job.state = .done(
+        .failure(CacheError(.localIO, "internal error: a variant stored as no variant")))
       return .settle
     }
   }
@@ -76,9 +80,11 @@ extension JobMachine {
       switch attempt {
       case .busy:
         job.state = .waiting(plan)
-      case .held(let lock, let stored):
+      case .held(let lock):
         job.lock = lock
-        job.state = stored.map { .done(.success(.hit($0))) } ?? .download(plan)
+        job.state = .download(plan)
+      case .storedMeanwhile(let hit):
+        job.state = .done(.success(.hit(hit)))
       case .unavailable:
         job.state = .download(plan)
       }
@@ -108,9 +114,11 @@ extension JobMachine {
       if case .transferring(let plan, _) = job.state {
         return received(&job, plan: plan, response: response, rules: rules)
       }
-      // The transfer could not be submitted (the cache's directories could not be made).
-      if case .download(let plan) = job.state, case .failure = response {
-        return received(&job, plan: plan, response: response, rules: rules)
+      // The transfer could not be submitted (the cache's directories could not be made):
+      // done with that, as when a batch's could not be.
+      if case .download = job.state, case .failure(let error) = response {
+        job.state = .done(.failure(error))
+        return next(&job, rules: rules)
       }
     case .partial(let fate):
       guard case .received(let plan, .failure(let error)) = job.state else { break }

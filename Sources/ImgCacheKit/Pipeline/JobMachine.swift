@@ -1,7 +1,7 @@
 import Foundation
 
 /// The transition function of a ``Job`` once its lookup is over (docs/architecture.md, The
-/// transition function): plain values, no I/O. The owner of a job (``Fetcher/drive(_:options:)``
+/// transition function): plain values, no I/O. The owner of a job (``Fetcher/drive(_:options:action:)``
 /// for one job, the prefetch loop for a batch) asks ``next(_:rules:)`` what the job's state
 /// calls for, performs that ``Action``, and feeds what came of it back as an ``Event`` to
 /// ``handle(_:for:rules:)``, which moves the job and names the next action — until it is
@@ -26,7 +26,8 @@ enum JobMachine {
     /// stored meanwhile → ``Event/locked(_:)``.
     case lock
     /// Submit the transfer under the plan (a batch owner submits its jobs' together) →
-    /// ``Event/submitted(ticket:)``.
+    /// ``Event/submitted(ticket:)``, or ``Event/responded(_:)`` with the failure when it could
+    /// not be submitted (the cache's directories could not be made).
     case submit(Job.Plan)
     /// Wait for the transfer's response → ``Event/responded(_:)``.
     case awaitResponse(ticket: UInt64)
@@ -113,8 +114,11 @@ enum JobMachine {
 
   /// What trying a key's lock between processes found.
   enum LockAttempt: Sendable {
-    /// This process holds it; `stored` is what another process stored since the lookup.
-    case held(KeyLock, stored: CacheHit?)
+    /// This process holds it, and no other process stored the key since the lookup.
+    case held(KeyLock)
+    /// Another process stored the key since the lookup (the lock, taken to find out, is
+    /// already let go).
+    case storedMeanwhile(CacheHit)
     /// Another process holds it.
     case busy
     /// No lock can be had (an unwritable `locks/`): the download goes on alone.
