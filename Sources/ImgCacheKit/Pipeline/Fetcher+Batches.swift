@@ -11,9 +11,18 @@ extension Fetcher {
   func advance(
     _ job: inout Job, on event: JobMachine.Event, rules: JobMachine.Rules, options: FetchOptions
   ) -> JobMachine.Action {
-    var action = JobMachine.handle(event, for: &job, rules: rules)
-    while let next = performNow(action, for: job, options: options) {
-      action = JobMachine.handle(next, for: &job, rules: rules)
+    performingNow(JobMachine.handle(event, for: &job, rules: rules), &job, rules, options)
+  }
+
+  /// Performs `action` for `job` and what follows it while it does not wait
+  /// (``performNow(_:for:options:)``); returns the first action that waits.
+  func performingNow(
+    _ action: JobMachine.Action, _ job: inout Job, _ rules: JobMachine.Rules,
+    _ options: FetchOptions
+  ) -> JobMachine.Action {
+    var action = action
+    while let event = performNow(action, for: job, options: options) {
+      action = JobMachine.handle(event, for: &job, rules: rules)
     }
     return action
   }

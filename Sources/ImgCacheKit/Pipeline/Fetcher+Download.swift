@@ -20,10 +20,8 @@ extension Fetcher {
     let rules = rules(options)
     var submitted = [(index: Int, request: DownloadRequest)]()
     for index in starting {
-      var action = JobMachine.next(&jobs[index], rules: rules)
-      while let event = performNow(action, for: jobs[index], options: options) {
-        action = JobMachine.handle(event, for: &jobs[index], rules: rules)
-      }
+      let action = performingNow(
+        JobMachine.next(&jobs[index], rules: rules), &jobs[index], rules, options)
       if case .submit(let plan) = action {
         submitted.append((index, downloadRequest(for: jobs[index], plan: plan)))
       }

@@ -15,14 +15,19 @@ package enum Blocking {
   package static func store<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws
     -> T
   {
-    try await withCheckedThrowingContinuation { continuation in
-      stores.async { continuation.resume(with: Result { try work() }) }
-    }
+    try await run(on: stores, work)
   }
 
   /// Runs `work` on the blocking queue and returns its result.
   package static func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T
   {
+    try await run(on: queue, work)
+  }
+
+  /// Runs `work` on `queue` and returns its result.
+  private static func run<T: Sendable>(
+    on queue: DispatchQueue, _ work: @escaping @Sendable () throws -> T
+  ) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
       queue.async { continuation.resume(with: Result { try work() }) }
     }
