@@ -43,7 +43,11 @@ public struct ImgCacheCommand: AsyncParsableCommand {
     do {
       var command = try parseAsRoot(OptionalValues.expand(arguments))
       if var asyncCommand = command as? any AsyncParsableCommand {
-        try await asyncCommand.run()
+        // A command's synchronous work on the cache (its index, its files) may block: on the
+        // engine's executor, never on Swift's cooperative pool.
+        try await withTaskExecutorPreference(EngineExecutor.shared) {
+          try await asyncCommand.run()
+        }
       } else {
         try command.run()
       }

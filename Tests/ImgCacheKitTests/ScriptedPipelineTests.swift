@@ -84,6 +84,22 @@ struct ScriptedPipelineTests {
     unlink(body)
   }
 
+  @Test(
+    "a fetch and a prefetch take their steps on the engine's executor, not the cooperative pool")
+  func engineExecutor() async throws {
+    let transport = ScriptedTransport(fallback: .image(png))
+    let fetcher = fetcher(transport)
+    _ = await fetcher.fetch(url("one"))
+    _ = await fetcher.fetch([url("two"), url("three")])
+    let run = Prefetcher(fetcher: fetcher).start(
+      URLList((0..<3).map { url("p\($0)") }), options: FetchOptions())
+    for await _ in run {}
+    // Each step that may block (the index, a lock attempt, a body's check) runs where
+    // submits do: on `imgcache.engine`, whose threads may block.
+    #expect(transport.submittedOn.count == 3)
+    #expect(transport.submittedOn.allSatisfy { $0 }, "\(transport.submittedOn)")
+  }
+
   @Test("a finished download waits a moment at most to be stored with others, not for the rest")
   func storedWhileOthersTransfer() async throws {
     let slow = (0..<8).map { url("slow\($0)") }

@@ -62,6 +62,7 @@ final class ScriptedTransport: Transport {
     var replies: [String: [Reply]]
     var fallback: Reply
     var requests = [DownloadRequest]()
+    var submittedOn = [Bool]()
     var scheduled = [Scheduled]()
     var ready = [UInt64: Outcome]()
     var waiters = [UInt64: CheckedContinuation<Outcome, Never>]()
@@ -79,6 +80,9 @@ final class ScriptedTransport: Transport {
 
   /// Every request submitted, in order.
   var requests: [DownloadRequest] { state.withLock { $0.requests } }
+
+  /// Whether each submit ran on the engine's executor, in order.
+  var submittedOn: [Bool] { state.withLock { $0.submittedOn } }
 
   /// Returns once `count` requests (or more) have been submitted.
   func waitForRequests(_ count: Int) async {
@@ -99,9 +103,11 @@ final class ScriptedTransport: Transport {
   }
 
   private func enqueue(_ requests: [DownloadRequest], sink: (any DownloadSink)?) -> [UInt64] {
+    let onEngine = EngineExecutor.isCurrent
     let (tickets, due, reached) = state.withLock {
       state -> ([UInt64], [Scheduled], [CheckedContinuation<Void, Never>]) in
       var tickets = [UInt64]()
+      state.submittedOn.append(onEngine)
       for request in requests {
         state.nextTicket += 1
         let ticket = state.nextTicket

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import ImgCacheKit
 import Synchronization
 
 /// SIGINT and SIGTERM, while installed, cancel the command's work instead of killing the
@@ -51,7 +52,7 @@ final class Interrupts {
 
   /// Runs `work` in a task that a signal cancels; returns its value and the signal's status.
   static func run<T: Sendable>(_ work: @escaping @Sendable () async -> T) async -> (T, Int32?) {
-    let task = Task { await work() }
+    let task = Task(executorPreference: EngineExecutor.shared) { await work() }
     let interrupts = Interrupts { task.cancel() }
     let value = await task.value
     return (value, interrupts.status)

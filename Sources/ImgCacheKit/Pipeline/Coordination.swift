@@ -107,7 +107,7 @@ actor StoreBatcher {
       if !draining {
         draining = true
         // Not a child task: a batch being committed finishes even if its callers are cancelled.
-        Task { await self.drain() }
+        Task(executorPreference: EngineExecutor.shared) { await self.drain() }
       }
     }
   }

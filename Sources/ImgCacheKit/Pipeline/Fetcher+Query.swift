@@ -20,6 +20,17 @@ extension Fetcher {
     _ urls: [String], keyFilter: KeyFilter, failedTTL: TimeInterval, touch: Bool,
     variant: VariantSpec? = nil
   ) async throws -> [QueryAnswer] {
+    try await withTaskExecutorPreference(EngineExecutor.shared) {
+      try await queryHere(
+        urls, keyFilter: keyFilter, failedTTL: failedTTL, touch: touch, variant: variant)
+    }
+  }
+
+  /// ``query(_:keyFilter:failedTTL:touch:variant:)``'s work, on the engine's executor.
+  private func queryHere(
+    _ urls: [String], keyFilter: KeyFilter, failedTTL: TimeInterval, touch: Bool,
+    variant: VariantSpec?
+  ) async throws -> [QueryAnswer] {
     // With a variant, the variant's own key: `query` answers for what `fetch` would serve.
     var jobs = urls.map { url in
       let key = CacheKey.key(for: url, filter: keyFilter)

@@ -82,6 +82,13 @@ public final class Fetcher: Sendable {
   public func fetch(_ urls: [String], options: FetchOptions = FetchOptions()) async
     -> [FetchResult]
   {
+    await withTaskExecutorPreference(EngineExecutor.shared) {
+      await fetchHere(urls, options: options)
+    }
+  }
+
+  /// ``fetch(_:options:)-([String],_)``'s work, on the engine's executor.
+  private func fetchHere(_ urls: [String], options: FetchOptions) async -> [FetchResult] {
     var jobs = await lookUpOnCores(urls, options: options)
     let open = jobs.indices.filter { !jobs[$0].isFinished }
     var options = options

@@ -62,7 +62,8 @@ public struct Prefetcher: Sendable {
     _ input: sending any URLSource, options: FetchOptions, retryList: RetryList? = nil
   ) -> PrefetchRun {
     let channel = AsyncChannel<[PrefetchEvent]>()
-    let task = Task { [self] in
+    // On the engine's executor: its steps may block briefly (the index, the input's poll).
+    let task = Task(executorPreference: EngineExecutor.shared) { [self] in
       var run = RunState(retryList: retryList)
       await produce(input, into: &run, options: options, channel: channel)
       let summary = run.summary(collecting: retryList != nil ? input : nil)
