@@ -33,9 +33,19 @@ build: deps
 release: deps
 	$(SWIFT) build -c release -Xswiftc -static-stdlib
 
+# The command line's tests and the engine's run as two processes at once (the test binary run
+# twice; `swift test` allows one run a build folder): a CLI test waits for its child process
+# synchronously, holding a thread of the process's shared pool, and in one process those waits
+# held up the engine tests' tasks for a minute and more (their timed checks then failed). Each
+# process starts its own test servers.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	@tests="$$($(SWIFT) build --show-bin-path)/imgcachePackageTests.xctest"; \
+	  "$$tests" --testing-library swift-testing --filter '^ImgCacheCLITests\.' \
+	    > .build/cli-tests.log 2>&1 & cli=$$!; \
+	  "$$tests" --testing-library swift-testing --skip '^ImgCacheCLITests\.'; kit=$$?; \
+	  wait $$cli; status=$$?; echo "== the command line's tests (.build/cli-tests.log) =="; \
+	  cat .build/cli-tests.log; [ $$kit -eq 0 ] && [ $$status -eq 0 ]
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory check-docs
 	$(MAKE) --no-print-directory check-rules

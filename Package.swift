@@ -12,6 +12,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
+    .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
   ],
   targets: [
     // Headers only: libcurl is loaded with dlopen on first use (see Transport/CurlLibrary.swift).
@@ -36,7 +37,10 @@ let package = Package(
       name: "ImgCacheSniffer", dependencies: ["ImgCacheUntrusted"],
       path: "Sources/ImgCacheKit/Sniffer"),
     .target(
-      name: "ImgCacheTransport", dependencies: ["ImgCacheUntrusted", "CCurl"],
+      name: "ImgCacheTransport",
+      dependencies: [
+        "ImgCacheUntrusted", "CCurl", .product(name: "Atomics", package: "swift-atomics"),
+      ],
       path: "Sources/ImgCacheKit/Transport"),
     .target(
       name: "ImgCacheIndex",

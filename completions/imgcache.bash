@@ -203,8 +203,8 @@ _imgcache() {
 _imgcache_fetch() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --offline --reload --refresh --retry-failed --any --no-remote --netrc -k --insecure --enlarge --keep-metadata --no-rotate --animated --discard-original --link --version -h --help)
-    repeating_options=(--ro-dir -H --header)
-    non_repeating_options=(-d --dir --config --color --key-filter --freshness --stale-if-error --remote -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry -A --user-agent --failed-ttl --resize --gravity --format --quality --variant --output -o --key --input -i)
+    repeating_options=(--ro-dir -H --header --resolve)
+    non_repeating_options=(-d --dir --config --color --key-filter --freshness --stale-if-error --remote -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry --rate --rate-per-host -A --user-agent --failed-ttl --resize --gravity --format --quality --variant --output -o --key --input -i)
     __imgcache_offer_flags_options -1
 
     # Offer option value completions
@@ -240,6 +240,9 @@ _imgcache_fetch() {
     '-H'|'--header')
         return
         ;;
+    '--resolve')
+        return
+        ;;
     '-u'|'--user')
         return
         ;;
@@ -264,6 +267,12 @@ _imgcache_fetch() {
         return
         ;;
     '--retry')
+        return
+        ;;
+    '--rate')
+        return
+        ;;
+    '--rate-per-host')
         return
         ;;
     '-A'|'--user-agent')
@@ -304,8 +313,8 @@ _imgcache_fetch() {
 _imgcache_prefetch() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --offline --reload --refresh --retry-failed --any --no-remote --netrc -k --insecure --enlarge --keep-metadata --no-rotate --animated --discard-original --version -h --help)
-    repeating_options=(--ro-dir -H --header)
-    non_repeating_options=(-d --dir --config --color --key-filter --freshness --stale-if-error --remote -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry -A --user-agent --failed-ttl --resize --gravity --format --quality --variant --input -i --jobs -j --order --max-per-host --save-failed)
+    repeating_options=(--ro-dir -H --header --resolve)
+    non_repeating_options=(-d --dir --config --color --key-filter --freshness --stale-if-error --remote -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry --rate --rate-per-host -A --user-agent --failed-ttl --resize --gravity --format --quality --variant --input -i --jobs -j --order --max-per-host --save-failed)
     __imgcache_offer_flags_options -1
 
     # Offer option value completions
@@ -341,6 +350,9 @@ _imgcache_prefetch() {
     '-H'|'--header')
         return
         ;;
+    '--resolve')
+        return
+        ;;
     '-u'|'--user')
         return
         ;;
@@ -365,6 +377,12 @@ _imgcache_prefetch() {
         return
         ;;
     '--retry')
+        return
+        ;;
+    '--rate')
+        return
+        ;;
+    '--rate-per-host')
         return
         ;;
     '-A'|'--user-agent')

@@ -29,6 +29,7 @@ IMPORTS = {
     "CHiredis": ["Sources/ImgCacheKit/Remote/Redis/RedisConnection"],
     "COpenSSL": ["Sources/ImgCacheKit/Support/Digest.swift"],
     "AsyncAlgorithms": ["Sources/ImgCacheKit/Pipeline/Prefetcher.swift"],
+    "Atomics": ["Sources/ImgCacheKit/Transport/SharedHosts.swift"],
     "ArgumentParser": ["Sources/ImgCacheCLI/", "Tests/ImgCacheCLITests/"],
 }
 MAX_LINES = 300

@@ -16,6 +16,7 @@ LOCK = threading.Lock()
 FIRST = {}  # URLs with slowfirst=: how many requests each got
 HEARD = {}  # /hostile ids: the request headers each request came with
 RESUMABLE = {}  # /resumable ids: how many full and ranged requests were served
+THROTTLED = {}  # /throttle ids: when each request came (time.time())
 DOWN = {}  # /origin ids that are down, with how they fail: an HTTP status or "reset"
 ROOT = "."
 BOMB = gzip.compress(b"\0" * (64 * 1024 * 1024), compresslevel=9)
@@ -135,6 +136,8 @@ class Fault(BaseHTTPRequestHandler):
                 DOWN.pop(params.get("id", ""), None)
             if path == "/_heard":
                 body = json.dumps(HEARD.get(params.get("id", ""), [])).encode()
+            elif path == "/_throttled":
+                body = json.dumps(THROTTLED.get(params.get("id", ""), [])).encode()
             else:
                 body = json.dumps(STATS).encode()
         self.send(200, body, "application/json")
@@ -170,6 +173,23 @@ class Fault(BaseHTTPRequestHandler):
                 time.sleep(3)
                 self.wfile.write(b"\0")
             return
+        if path == "/throttle":
+            # Throttles the first `times` requests of `id` (default 1) with `status` (429) and
+            # `Retry-After: ra` (raw; `date+N`: an HTTP date N seconds ahead; none without
+            # `ra`), then serves an image. /_throttled?id=… lists when each request came.
+            key = params.get("id", "")
+            with LOCK:
+                seen = THROTTLED.setdefault(key, [])
+                seen.append(time.time())
+                count = len(seen)
+            if count <= int(params.get("times", "1")):
+                ra = urllib.parse.unquote(params.get("ra", ""))
+                if ra.startswith("date+"):
+                    ra = time.strftime("%a, %d %b %Y %H:%M:%S GMT",
+                                       time.gmtime(time.time() + float(ra[5:])))
+                headers = [("Retry-After", ra)] if ra else []
+                return self.send(int(params.get("status", "429")), b"slow down", "text/plain", headers)
+            return self.send(200, self.image())
         if path == "/origin":
             # An origin that can go down (/_down?id=…&how=503|reset) and come back (/_up?id=…),
             # with a strong ETag (304 to a matching If-None-Match) and Cache-Control from `cc`.

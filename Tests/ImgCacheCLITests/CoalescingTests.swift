@@ -15,9 +15,12 @@ struct CoalescingTests {
     return paths.map { seen[$0] ?? 0 }
   }
 
-  /// Files under locks/ besides `keys`, the one lock file (no inode per key).
+  /// Files under locks/ besides `keys`, the one lock file (no inode per key), and `hosts`,
+  /// the hosts' shared politeness (one file, whatever the keys).
   private var lockFiles: [String] {
-    DirectoryListing.names(atPath: env.cacheDirectory + "/locks").filter { $0 != "keys" }
+    DirectoryListing.names(atPath: env.cacheDirectory + "/locks").filter {
+      $0 != "keys" && $0 != "hosts"
+    }
   }
 
   /// The byte-range locks held on `locks/keys` now, as /proc/locks lists them.

@@ -90,6 +90,7 @@ struct PrefetcherTests {
     let urls =
       [servers.fault("/image/base.png?id=quick")]
       + (0..<6).map { servers.fault("/image/base.png?delay=15&id=slow\($0)") }
+    let started = Date()
     let run = prefetcher.start(URLList(urls), options: FetchOptions())
     let cache = prefetcher.fetcher.cache
     // Cancelled from a dispatch queue once the quick one is stored, as the signal handler
@@ -104,9 +105,12 @@ struct PrefetcherTests {
     }
     for await _ in run {}
     let summary = await run.summary
-    // Measured from the cancel (uncancelled, the slow transfers would run on for seconds and
-    // end as stall errors, which the counts below would show).
-    let since = cancelled.withLock { $0 }.map { Date().timeIntervalSince($0) }
+    // Measured from the cancel to the run's end as the run itself timed it (its elapsed time,
+    // on the engine's executor: this test's own task may be run late by a loaded test
+    // process's pool; once, 22 s late). Uncancelled, the slow transfers would run on for
+    // seconds and end as stall errors, which the counts below would show.
+    let ended = started.addingTimeInterval(summary.progress.elapsed)
+    let since = cancelled.withLock { $0 }.map { ended.timeIntervalSince($0) }
     #expect(since.map { $0 < 8 } == true, "ended \(String(describing: since)) s after the cancel")
     #expect(summary.cancelled)
     #expect(summary.progress.downloaded == 1)

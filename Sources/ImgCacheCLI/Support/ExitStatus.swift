@@ -24,7 +24,7 @@ enum ExitStatus {
     case .tls: return 5
     case .auth: return 6
     case .protocolError: return 7
-    case .httpStatus: return 8
+    case .httpStatus, .rateLimited: return 8
     case .notAnImage: return 9
     case .busy: return 10
     case .blacklisted: return 11
@@ -59,7 +59,7 @@ enum ExitStatus {
       5    TLS failure (certificate verification, handshake)
       6    authentication refused (HTTP 401/407)
       7    protocol error (too many redirects, body too large, bad response)
-      8    HTTP error status (404, 500, ...)
+      8    HTTP error status (404, 500, ...); rate_limited: a Retry-After past retry_after_max
       9    not an image (or an image with 0 pixels)
       10   busy: another clean or clear holds the lock
       11   blacklisted: the same request failed permanently a short time ago

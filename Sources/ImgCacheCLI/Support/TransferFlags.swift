@@ -6,6 +6,9 @@ struct TransferFlags: ParsableArguments {
   @Option(
     name: [.customShort("H"), .long], help: "Extra request header 'Name: value' (repeatable).")
   var header: [String] = []
+  @Option(
+    name: .long, help: "Pin HOST:PORT to ADDRESS, as curl's --resolve (repeatable).")
+  var resolve: [String] = []
   @Option(name: [.customShort("u"), .long], help: "user:password for HTTP basic authentication.")
   var user: String?
   @Flag(name: .long, help: "Read credentials from ~/.netrc.")
@@ -26,6 +29,10 @@ struct TransferFlags: ParsableArguments {
   var maxFilesize: String?
   @Option(name: .long, help: "Retries of transient failures.")
   var retry: String?
+  @Option(name: .long, help: "Requests started a second over all hosts, e.g. 10/s, 600/m.")
+  var rate: String?
+  @Option(name: .long, help: "Requests started a second to each host, e.g. 2/s.")
+  var ratePerHost: String?
   @Option(name: [.customShort("A"), .long], help: "User-Agent header.")
   var userAgent: String?
   @Option(name: .long, help: "How long a failed URL is not requested again, e.g. 1d.")
@@ -36,7 +43,8 @@ struct TransferFlags: ParsableArguments {
     ImgCacheCLI.policyFlags([
       ("cookie_jar", cookieJar), ("cacert", cacert), ("connect_timeout", connectTimeout),
       ("timeout", timeout), ("max_time", maxTime), ("max_filesize", maxFilesize),
-      ("retry", retry), ("user_agent", userAgent), ("failed_ttl", failedTTL),
+      ("retry", retry), ("user_agent", userAgent), ("failed_ttl", failedTTL), ("rate", rate),
+      ("rate_per_host", ratePerHost),
       ("netrc", netrc ? "true" : nil), ("insecure", insecure ? "true" : nil),
     ])
   }
@@ -46,6 +54,8 @@ struct TransferFlags: ParsableArguments {
     var options = context.configuration.transfer
     for header in header { try TransferOptions.checkHeader(header) }
     options.headers = header
+    for entry in resolve { _ = try TransferOptions.checkResolve(entry) }
+    options.resolve = resolve
     options.credentials = user
     if options.insecure {
       context.console.warning("TLS certificates are not verified (--insecure)")

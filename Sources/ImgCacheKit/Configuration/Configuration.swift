@@ -53,7 +53,7 @@ extension PolicyKey {
       "max_entries", "trim LRU entries above this count; 0: no limit", \.clean.maxEntries,
       minimum: 0, maximum: Int(Int32.max)),
     .integer(
-      "jobs", "transfers at once (at most 300, as curl)", \.transfer.maxConcurrent, minimum: 1,
+      "jobs", "transfers at once (at most 5000)", \.transfer.maxConcurrent, minimum: 1,
       maximum: TransferOptions.maxTransfers),
     .integer(
       "max_per_host", "transfers at once per host; 0: no own limit", \.transfer.maxPerHost,
@@ -69,6 +69,12 @@ extension PolicyKey {
       "retry", "retries of network failures, 5xx, 408 and 429", \.transfer.retries, minimum: 0,
       maximum: 100),
     .duration("retry_delay", "first retry delay; doubles each retry", \.transfer.retryDelay),
+    .rate(
+      "rate_per_host", "requests started a second to one host; 0: none", \.transfer.ratePerHost),
+    .rate("rate", "requests started a second over all hosts; 0: none", \.transfer.rate),
+    .duration(
+      "retry_after_max", "longest Retry-After honoured; longer: rate_limited",
+      \.transfer.retryAfterMax),
     .duration("failed_ttl", "how long a failed request is not sent again", \.failedTTL),
     .size("max_filesize", "largest body accepted", \.transfer.maxBodySize),
     .integer(

@@ -73,6 +73,18 @@ extension PolicyKey {
       }, render: { PolicyValue.text(duration: $0[keyPath: path]) })
   }
 
+  static func rate(
+    _ name: String, _ summary: String, _ path: WritableKeyPath<Configuration, Double> & Sendable
+  ) -> PolicyKey {
+    PolicyKey(
+      name: name, summary: summary, expected: "a rate like 10/s, 600/m or 3600/h, or 0 (none)",
+      apply: { config, text in
+        guard let value = PolicyValue.rate(text) else { return false }
+        config[keyPath: path] = value
+        return true
+      }, render: { PolicyValue.text(rate: $0[keyPath: path]) })
+  }
+
   static func integer(
     _ name: String, _ summary: String, _ path: WritableKeyPath<Configuration, Int> & Sendable,
     minimum: Int, maximum: Int

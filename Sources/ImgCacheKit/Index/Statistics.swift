@@ -106,7 +106,7 @@ public enum Counter: String, Sendable, CaseIterable, Codable {
     case .tls: .failuresTLS
     case .auth: .failuresAuth
     case .protocolError: .failuresProtocol
-    case .httpStatus: .failuresHTTP
+    case .httpStatus, .rateLimited: .failuresHTTP
     case .notAnImage: .failuresNotImage
     case .localIO: .failuresLocal
     case .invalidInput, .blacklisted, .busy, .cancelled, .tooLarge, .cannotDerive: nil

@@ -63,6 +63,9 @@ public final class Fetcher: Sendable {
     givenTransport = transport
     tiers = [cache] + (readOnly.isEmpty ? [] : [ReadOnlyDirectories(readOnly)])
     self.remote = remote
+    var transfer = transfer
+    // Hosts' pauses and rates hold for every process of this cache.
+    if transfer.hostsFile == nil { transfer.hostsFile = cache.layout.hostsFile }
     self.transfer = transfer
     stores = StoreBatcher(cache: cache)
     // sysconf, not ProcessInfo: its first use costs a hit millions of instructions.

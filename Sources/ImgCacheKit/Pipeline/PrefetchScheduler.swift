@@ -2,8 +2,9 @@ import Foundation
 
 /// What a prefetch has in flight, and what it may start or store now: a plain value the
 /// prefetch loop consults (docs/architecture.md, The prefetch loop). It holds no I/O and reads
-/// no clock: the loop passes the time in. Today it admits jobs in input order within one
-/// window; per-host queues and rates belong here.
+/// no clock: the loop passes the time in. It admits jobs in input order within one window;
+/// the transport's ``HostScheduler`` decides which queued transfer starts, host by host, and
+/// what it holds back for a paused host is set aside from the window (``heldBack``).
 struct PrefetchScheduler {
   /// Jobs transferring, in a task or being stored at once: four a transfer slot.
   let window: Int
@@ -41,11 +42,18 @@ struct PrefetchScheduler {
   /// Whether anything at all is left: in flight, or waiting to be stored.
   var hasWork: Bool { isBusy || !unstored.isEmpty }
 
+  /// Transfers the transport holds back for their hosts (a pause, a rate, a host's own
+  /// limit) while slots are free: they do not count against the window, up to
+  /// ``maxHeldBack`` — so a paused host's queued URLs never keep the other hosts waiting.
+  var heldBack = 0
+  /// The most held-back transfers set aside from the window: each holds a libcurl handle.
+  static let maxHeldBack = 4_096
+
   /// How many more jobs may start. Bodies waiting for the next store come on top, up to
   /// ``storeBatch``; past it, while a store runs, they count too (a store held up by another
   /// process's write would otherwise let them pile up).
   var room: Int {
-    window - transfers.count - children - storing
+    window + min(heldBack, Self.maxHeldBack) - transfers.count - children - storing
       - (storing > 0 ? max(0, unstored.count - storeBatch) : 0)
   }
 

@@ -195,6 +195,7 @@ public struct Prefetcher: Sendable {
         }
         var next = open[...]
         while !next.isEmpty {
+          scheduler.heldBack = fetcher.existingTransport?.heldBack ?? 0
           guard scheduler.room > 0 else {
             // The answers so far go first: events keep the order they were recorded in.
             if !answered.isEmpty { await channel.send(answered) }

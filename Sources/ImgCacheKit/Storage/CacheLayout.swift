@@ -27,6 +27,9 @@ public struct CacheLayout: Sendable, Equatable {
   public var locksDirectory: URL { root.appendingPathComponent("locks", isDirectory: true) }
   /// `$DIR/locks/keys`: one byte-range lock a key being downloaded, shared by every process.
   var keyLocksFile: String { locksDirectory.path + "/keys" }
+  /// `$DIR/locks/hosts`: hosts' pauses and rates, shared by every process (docs/design.md,
+  /// Politeness).
+  package var hostsFile: String { locksDirectory.path + "/hosts" }
   /// The name prefix of partial bodies kept in `tmp/` for a resumed download.
   static let partialPrefix = "resume-"
   /// Where the partial body of `key`'s download is kept (``PartialDownload``).

@@ -34,6 +34,9 @@ public struct CacheError: Error, Equatable, CustomStringConvertible {
     /// A variant cannot be derived: the original's format is not derived from (SVG, PDF, JPEG
     /// XL, BMP, ICO), it is damaged or truncated, or this libvips cannot write the format.
     case cannotDerive = "cannot_derive"
+    /// The host asked (`Retry-After` on a 429 or 503) to wait longer than `retry_after_max`:
+    /// not asked again before then. Transient: never a failed-URL record.
+    case rateLimited = "rate_limited"
   }
 
   /// The class of the failure.

@@ -5,15 +5,16 @@ import Dispatch
 /// block briefly — a statement on the index, a `KeyLock` attempt, a body's check, a `poll` of
 /// the URL input — and the cooperative pool's threads must never block (Swift counts on them
 /// for forward progress); a dispatch queue's may, and libdispatch adds a thread when they stay
-/// blocked. Its own QoS class gives it its own threads: derivations busy on every core
-/// (`imgcache.blocking`) never hold up the steps that keep transfers going. See
-/// docs/architecture.md, Execution contexts.
+/// blocked. Its own QoS class (`userInteractive`, which nothing else here uses) gives it
+/// threads of its own: derivations busy on every core (`imgcache.blocking`) and blocking
+/// work sent to `DispatchQueue.global()` never hold up the steps that keep transfers going.
+/// See docs/architecture.md, Execution contexts.
 package final class EngineExecutor: TaskExecutor {
   /// The one engine executor of the process.
   package static let shared = EngineExecutor()
 
   private let queue = DispatchQueue(
-    label: "imgcache.engine", qos: .default, attributes: .concurrent)
+    label: "imgcache.engine", qos: .userInteractive, attributes: .concurrent)
 
   private static let marker = DispatchSpecificKey<Bool>()
 

@@ -11,6 +11,17 @@ extension CurlTransfer {
     return result
   }
 
+  /// What `result` says of the transfer's host, for its politeness (``HostScheduler``): a 429
+  /// or 503 throttles it, with the wait its `Retry-After` asks for; any other status answers.
+  func ending(of result: Result<DownloadResponse, CacheError>) -> HostScheduler.Ending {
+    guard case .failure(let error) = result else { return .answered }
+    if error.kind == .httpStatus, let code = error.httpStatus, code == 429 || code == 503 {
+      let wait = responseHeaders["retry-after"].flatMap { RetryAfter.seconds($0, now: Date()) }
+      return .throttled(status: code, retryAfter: wait)
+    }
+    return status > 0 ? .answered : .unanswered
+  }
+
   private func outcome(_ code: CURLcode) -> Result<DownloadResponse, CacheError> {
     var responseCode = 0
     imgcache_getinfo_long(api, handle, CURLINFO_RESPONSE_CODE, &responseCode)

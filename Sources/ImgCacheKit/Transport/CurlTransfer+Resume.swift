@@ -24,7 +24,7 @@ extension CurlTransfer {
   /// resume, and those of freshness (RFC 9111).
   static let keptHeaders = HeaderLine.Names([
     "content-type", "etag", "last-modified", "content-length", "content-range", "date",
-    "cache-control", "expires", "age", "content-encoding",
+    "cache-control", "expires", "age", "content-encoding", "retry-after",
   ])
 
   /// Before an attempt: a resumed body goes back to the bytes it started with (the same

@@ -50,7 +50,8 @@ final class CurlTransfer {
   /// handle; nil when libcurl cannot make one.
   init?(
     id: UInt64, request: DownloadRequest, options: TransferOptions, api: imgcache_api,
-    share: UnsafeMutableRawPointer?, reusing spare: UnsafeMutableRawPointer? = nil
+    share: UnsafeMutableRawPointer?, resolve: UnsafeMutablePointer<curl_slist>? = nil,
+    reusing spare: UnsafeMutableRawPointer? = nil
   ) {
     guard let handle = spare ?? imgcache_easy_init(api) else { return nil }
     self.api = api
@@ -62,6 +63,7 @@ final class CurlTransfer {
     errorBuffer.initialize(repeating: 0, count: Int(imgcache_error_size))
     self.host = URLText.host(of: request.url)
     configure(options: options, share: share)
+    if let resolve { imgcache_setopt_slist(api, handle, CURLOPT_RESOLVE, resolve) }
   }
 
   deinit {

@@ -12,7 +12,14 @@ final class DownloadLoop {
   private var waiting = [CurlTransfer]()
   private var delayed = [(due: Date, transfer: CurlTransfer)]()
   private var active = [UnsafeMutableRawPointer: CurlTransfer]()
-  private var perHost = [String: Int]()
+  /// Which waiting transfer may start: slots, per-host limits, pauses, windows and rates.
+  var scheduler: HostScheduler
+  /// Pauses and rates shared with the other processes of the cache, when it has a file.
+  let shared: SharedHosts?
+  /// `--resolve`'s names, one list per host and port.
+  private let resolve: ResolveLists
+  /// When the scheduler next admits a transfer it holds back now (a pause or a rate).
+  private var admitsAt: ContinuousClock.Instant?
   /// Results to hand back, after their transfers were released (so a handle not kept is
   /// cleaned up, and a cookie jar written, before its caller goes on).
   private var finished = [(id: UInt64, result: Result<DownloadResponse, CacheError>)]()
@@ -31,7 +38,10 @@ final class DownloadLoop {
     guard let handles = downloader.loopHandles else { return nil }
     self.downloader = downloader
     options = downloader.options
+    scheduler = HostScheduler(HostScheduler.Limits(downloader.options))
     (api, multi, share) = handles
+    resolve = ResolveLists(downloader.options.resolve, api: handles.api)
+    shared = downloader.options.hostsFile.flatMap { SharedHosts(path: $0) }
   }
 
   /// Whether no transfer is running, waiting for a slot or waiting for a retry.
@@ -77,6 +87,10 @@ final class DownloadLoop {
       if let due = delayed.map(\.due).min() {
         wait = min(wait, max(0, Int(due.timeIntervalSinceNow * 1000) + 1))
       }
+      if let admitsAt, !waiting.isEmpty {
+        let left = admitsAt - ContinuousClock.now
+        wait = min(wait, max(0, Int((left / .milliseconds(1)).rounded(.up))))
+      }
       if let holdingSince {
         let left = Self.holdTime - (ContinuousClock.now - holdingSince)
         wait = min(wait, max(0, Int((left / .milliseconds(1)).rounded(.up))))
@@ -99,7 +113,7 @@ final class DownloadLoop {
       guard
         let transfer = CurlTransfer(
           id: id, request: request, options: options, api: api, share: share,
-          reusing: spareHandles.popLast())
+          resolve: resolve.list(for: request.url), reusing: spareHandles.popLast())
       else {
         finished.append(
           (id, .failure(CacheError(.localIO, "cannot create a transfer", url: request.url))))
@@ -132,26 +146,58 @@ final class DownloadLoop {
     downloader.deliver(results)
   }
 
-  /// Moves waiting transfers (and retries now due) into the multi handle, within the limits.
+  /// Moves waiting transfers (and retries now due) into the multi handle, as the scheduler
+  /// admits them, in start order: one held back (its host paused, full, or ahead of its rate)
+  /// is passed over, not waited for; one whose host refused fails now, without a request.
   private func startTransfers() {
     let now = Date()
     let due = delayed.filter { $0.due <= now }.map(\.transfer)
     delayed.removeAll { $0.due <= now }
     // Retries go first: they were started before anything still waiting.
     waiting.insert(contentsOf: due, at: options.order == .fifo ? 0 : waiting.count)
-    while active.count < max(1, options.maxConcurrent), !waiting.isEmpty {
-      let candidates = options.order == .fifo ? Array(waiting.indices) : waiting.indices.reversed()
-      guard let index = candidates.first(where: { hostHasRoom(waiting[$0].host) }) else { return }
-      let transfer = waiting.remove(at: index)
-      transfer.prepareAttempt()
-      active[transfer.handle] = transfer
-      perHost[transfer.host, default: 0] += 1
-      imgcache_multi_add_handle(api, multi, transfer.handle)
+    admitsAt = nil
+    var held = 0
+    defer {
+      // More held back: a prefetch waiting for room may start other hosts' URLs now.
+      if downloader.held.exchange(held, ordering: .relaxed) < held { downloader.nudgeSinks() }
     }
+    guard !waiting.isEmpty, active.count < scheduler.limits.maxConcurrent else { return }
+    let instant = ContinuousClock.now
+    var kept = [CurlTransfer]()
+    kept.reserveCapacity(waiting.count)
+    for transfer in options.order == .fifo ? waiting : waiting.reversed() {
+      guard active.count < scheduler.limits.maxConcurrent else {
+        kept.append(transfer)
+        continue
+      }
+      switch admission(for: transfer.host, now: instant) {
+      case .start:
+        scheduler.start(transfer.host, now: instant)
+        transfer.prepareAttempt()
+        active[transfer.handle] = transfer
+        imgcache_multi_add_handle(api, multi, transfer.handle)
+      case .wait(let until):
+        kept.append(transfer)
+        held += 1
+        if let until { admitsAt = min(admitsAt ?? until, until) }
+      case .refuse(let until):
+        transfer.discardFile()
+        finished.append((transfer.id, .failure(refused(transfer, until: until, now: instant))))
+      }
+    }
+    waiting = options.order == .fifo ? kept : kept.reversed()
   }
 
-  private func hostHasRoom(_ host: String) -> Bool {
-    options.maxPerHost <= 0 || perHost[host, default: 0] < options.maxPerHost
+  /// The failure of a transfer whose host asked for a wait past `retry_after_max`.
+  private func refused(
+    _ transfer: CurlTransfer, until: ContinuousClock.Instant, now: ContinuousClock.Instant
+  ) -> CacheError {
+    let seconds = Int64(max(0, ((until - now) / .seconds(1)).rounded(.up)))
+    return CacheError(
+      .rateLimited,
+      "the host asked to wait \(seconds) s more (Retry-After), past retry_after_max "
+        + "(\(PolicyValue.text(duration: options.retryAfterMax)))",
+      url: transfer.request.url, httpStatus: transfer.status == 0 ? nil : transfer.status)
   }
 
   /// Collects finished transfers; a transient failure with retries left waits for its retry.
@@ -164,16 +210,27 @@ final class DownloadLoop {
         let transfer = active.removeValue(forKey: easy)
       else { continue }
       freed += 1
-      perHost[transfer.host, default: 1] -= 1
       // The message is valid only until the handle is removed: its result first.
       let code = imgcache_msg_result(message)
       imgcache_multi_remove_handle(api, multi, easy)
-      let result = transfer.finish(code)
-      if case .failure(let error) = result, error.isTransient, transfer.attempt < options.retries {
-        let delay = options.retryDelay * pow(2, Double(transfer.attempt))
+      var result = transfer.finish(code)
+      let now = ContinuousClock.now
+      let verdict = scheduler.end(transfer.host, transfer.ending(of: result), now: now)
+      if verdict != .proceed { share(transfer.host, now: now) }
+      if case .refuse(let until) = verdict {
+        result = .failure(refused(transfer, until: until, now: now))
+      } else if case .failure(let error) = result, error.isTransient,
+        transfer.attempt < options.retries
+      {
         transfer.attempt += 1
         transfer.discardFile()
-        delayed.append((Date().addingTimeInterval(delay), transfer))
+        if verdict == .retry {
+          // Throttled: it waits for its host's pause, with the host's other transfers.
+          waiting.insert(transfer, at: options.order == .fifo ? 0 : waiting.count)
+        } else {
+          let delay = options.retryDelay * pow(2, Double(transfer.attempt - 1))
+          delayed.append((Date().addingTimeInterval(delay), transfer))
+        }
         continue
       }
       finished.append((transfer.id, result))
@@ -188,7 +245,7 @@ final class DownloadLoop {
   private func cancel(where matches: (CurlTransfer) -> Bool) {
     for (easy, transfer) in active where matches(transfer) {
       imgcache_multi_remove_handle(api, multi, easy)
-      perHost[transfer.host, default: 1] -= 1
+      _ = scheduler.end(transfer.host, .unanswered, now: ContinuousClock.now)
       active[easy] = nil
       cancelled(transfer)
     }

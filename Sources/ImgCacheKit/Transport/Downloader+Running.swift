@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 extension Downloader {
@@ -41,5 +42,30 @@ extension Downloader {
   public static func shutdownAll() {
     let all = running.withLock { $0.values.compactMap(\.downloader) }
     for downloader in all { downloader.shutdown() }
+  }
+}
+
+extension Downloader {
+  /// Hands every sink with transfers in flight an empty batch of results: a wake-up (more
+  /// transfers are held back for their hosts, so a prefetch may admit others).
+  func nudgeSinks() {
+    let sinks = state.withLock { state in
+      var seen = Set<ObjectIdentifier>()
+      return state.sinks.values.filter { seen.insert(ObjectIdentifier($0)).inserted }
+    }
+    for sink in sinks { sink.receive([]) }
+  }
+
+  /// Raises the soft limit of open files, when `transfers` at once could pass it, as far as
+  /// the hard limit allows: each transfer may hold a socket and a body file, beside the
+  /// index's and the cache's own descriptors.
+  static func raiseOpenFilesLimit(for transfers: Int) {
+    let wanted = rlim_t(2 * max(1, transfers) + 256)
+    var limit = rlimit()
+    guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0,
+      limit.rlim_cur < wanted
+    else { return }
+    limit.rlim_cur = min(wanted, limit.rlim_max)
+    _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
   }
 }

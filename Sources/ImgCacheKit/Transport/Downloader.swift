@@ -26,12 +26,12 @@ public final class Downloader: @unchecked Sendable {
   private let curl: Result<CurlLibrary, CacheError>
   private let multi: UnsafeMutableRawPointer?
   private let share: UnsafeMutableRawPointer?
-  private let state = Mutex(SharedState())
+  let state = Mutex(SharedState())
 
   typealias Continuation = CheckedContinuation<Result<DownloadResponse, CacheError>, Never>
 
   /// What callers and the loop thread exchange.
-  private struct SharedState {
+  struct SharedState {
     var nextID: UInt64 = 0
     /// Requests the loop has not picked up yet.
     var incoming = [(id: UInt64, request: DownloadRequest)]()
@@ -58,12 +58,15 @@ public final class Downloader: @unchecked Sendable {
   /// ends. A prefetch whose transfers finish faster than it hands over the next ones (small
   /// files on a near server) otherwise started a thread for each batch: 145 for 2,000 files.
   let linger: Duration
+  /// Transfers the loop holds back for their hosts (``Transport/heldBack``), as of its last turn.
+  let held = Atomic<Int>(0)
 
   /// Creates a downloader; its thread starts with the first request and ends once idle for
   /// `linger`.
   public init(options: TransferOptions = TransferOptions(), linger: Duration = .milliseconds(500)) {
     self.options = options
     self.linger = linger
+    Self.raiseOpenFilesLimit(for: options.maxConcurrent)
     curl = CurlLibrary.shared
     guard case .success(let library) = curl else {
       (multi, share) = (nil, nil)

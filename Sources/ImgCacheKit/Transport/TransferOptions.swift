@@ -17,8 +17,10 @@ public struct TransferOptions: Sendable, Equatable {
     case lifo
   }
 
-  /// The most transfers allowed at once (curl's `--parallel-max` cap).
-  public static let maxTransfers = 300
+  /// The most transfers allowed at once (curl's `--parallel-max` stops at 300): a web-scale
+  /// prefetch keeps thousands of slow hosts busy. The open-files limit is raised to fit
+  /// (``Downloader/raiseOpenFilesLimit(for:)``).
+  public static let maxTransfers = 5_000
 
   /// Transfers running at once. The default is 6.
   public var maxConcurrent = 6
@@ -55,7 +57,21 @@ public struct TransferOptions: Sendable, Equatable {
   /// Retries of a transient failure (network, 5xx, 429). The default is 2.
   public var retries = 2
   /// The first retry's delay in seconds; each further retry doubles it. The default is 1.
+  /// Also a host's first pause after a 429 or 503 without `Retry-After`.
   public var retryDelay: TimeInterval = 1
+  /// Requests started a second to one host (a smooth token bucket); 0 (the default): no rate.
+  public var ratePerHost: Double = 0
+  /// Requests started a second over all hosts (curl's `--rate`); 0 (the default): no rate.
+  public var rate: Double = 0
+  /// The longest wait a `Retry-After` is honoured for, in seconds; a longer one fails the
+  /// host's URLs as `rate_limited` until then. The default is 60.
+  public var retryAfterMax: TimeInterval = 60
+  /// Names pinned to addresses, `HOST:PORT:ADDRESS[,ADDRESS…]` each (curl's `--resolve`;
+  /// checked by ``checkResolve(_:)``).
+  public var resolve: [String] = []
+  /// The file through which the processes of one cache share hosts' pauses and rates
+  /// (``SharedHosts``; a fetcher sets its cache's); nil: this process keeps them alone.
+  public var hostsFile: String?
 
   /// The defaults.
   public init() {}
@@ -182,7 +198,7 @@ extension CacheError {
     case .notAnImage, .tls, .auth, .protocolError: return true
     case .httpStatus: return httpStatus == 404 || httpStatus == 410
     case .invalidInput, .localIO, .network, .blacklisted, .busy, .cancelled, .tooLarge,
-      .cannotDerive:
+      .cannotDerive, .rateLimited:
       return false
     }
   }

@@ -17,6 +17,17 @@ public protocol Transport: AnyObject, Sendable {
   /// Cancels every transfer submitted for `sink` and not yet delivered: their results are
   /// `.cancelled` errors. Safe from a cancellation handler.
   func cancel(sink: any DownloadSink)
+  /// Transfers queued and held back for their host while slots are free (a paused host, one
+  /// at its own limit or ahead of its rate): a prefetch does not count them against its
+  /// window, so the other hosts keep the slots busy.
+  var heldBack: Int { get }
 }
 
-extension Downloader: Transport {}
+extension Transport {
+  /// None: a transport without per-host politeness holds nothing back.
+  public var heldBack: Int { 0 }
+}
+
+extension Downloader: Transport {
+  public var heldBack: Int { held.load(ordering: .relaxed) }
+}

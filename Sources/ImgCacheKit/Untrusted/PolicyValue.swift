@@ -24,6 +24,41 @@ public enum PolicyValue {
     return Int64(bytes)
   }
 
+  /// The fastest rate accepted: a million requests a second.
+  public static let maxRate = 1_000_000.0
+
+  /// The slowest rate accepted: one request a day.
+  public static let minRate = 1.0 / 86_400
+
+  /// Parses a rate of requests (curl's `--rate`): `10/s`, `600/m`, `3600/h`, `2/d`, `0.5/s`,
+  /// a bare number (a second), or `0` (none). Returns requests a second (0: none); nil for
+  /// anything else, a negative rate, or one outside ``minRate``…``maxRate``.
+  public static func rate(_ text: String) -> Double? {
+    let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+    let parts = trimmed.split(separator: "/", omittingEmptySubsequences: false)
+    guard parts.count <= 2, let count = parts.first, !count.isEmpty,
+      count.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+      count.filter({ $0 == "." }).count <= 1, let value = Double(count), value.isFinite
+    else { return nil }
+    let periods: [Substring: Double] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400]
+    guard let period = parts.count == 2 ? periods[parts[1]] : 1 else { return nil }
+    let perSecond = value / period
+    guard perSecond <= maxRate, perSecond == 0 || perSecond >= minRate else { return nil }
+    return perSecond
+  }
+
+  /// `rate` written back: `0`, or requests a second, a minute or an hour, whichever is whole.
+  public static func text(rate perSecond: Double) -> String {
+    guard perSecond > 0 else { return "0" }
+    for (unit, period) in [("s", 1.0), ("m", 60.0), ("h", 3_600.0), ("d", 86_400.0)] {
+      let count = perSecond * period
+      if abs(count - count.rounded()) < 1e-9 * max(1, count) {
+        return "\(Int64(count.rounded()))/\(unit)"
+      }
+    }
+    return "\(perSecond)/s"
+  }
+
   /// The longest duration accepted: 100 years (so every duration converts to milliseconds).
   public static let maxDuration: TimeInterval = 100 * 365 * 86_400
 

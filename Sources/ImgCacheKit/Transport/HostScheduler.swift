@@ -1,0 +1,193 @@
+import Foundation
+
+/// Which queued transfer may start now, host by host: the download loop's admission, as a
+/// plain value with no I/O and no clock (time is passed in). Per host it keeps the transfers
+/// running, a pause (a 429 or 503's `Retry-After`, else an exponential backoff), a refusal
+/// (a `Retry-After` past `retry_after_max`: the host's transfers fail at once as
+/// `rate_limited`), an AIMD window (a 429 without `Retry-After` halves the host's
+/// concurrency, down to 1; each window of successes grows it by one) and the earliest next
+/// start of its rate; and one overall rate. A paused host never holds up another: the loop
+/// asks for each waiting transfer in turn and starts the first one admitted. See
+/// docs/design.md, Politeness.
+package struct HostScheduler: Sendable {
+  package typealias Instant = ContinuousClock.Instant
+
+  /// The limits, from ``TransferOptions``.
+  package struct Limits: Sendable, Equatable {
+    /// Transfers at once, over all hosts.
+    package var maxConcurrent: Int
+    /// Transfers at once to one host; 0: none of its own.
+    package var maxPerHost: Int
+    /// Requests started a second to one host; 0: no rate.
+    package var ratePerHost: Double
+    /// Requests started a second over all hosts; 0: no rate.
+    package var rate: Double
+    /// The longest `Retry-After` waited for, in seconds; a longer one refuses the host.
+    package var retryAfterMax: TimeInterval
+    /// A host's first pause after a 429 or 503 without `Retry-After`, in seconds; each
+    /// throttle in a row doubles it, up to `retryAfterMax`.
+    package var backoff: TimeInterval
+
+    /// The limits `options` set.
+    package init(_ options: TransferOptions) {
+      maxConcurrent = max(1, options.maxConcurrent)
+      maxPerHost = options.maxPerHost
+      ratePerHost = options.ratePerHost
+      rate = options.rate
+      retryAfterMax = options.retryAfterMax
+      backoff = options.retryDelay
+    }
+  }
+
+  /// Whether a transfer for a host may start.
+  package enum Admission: Equatable, Sendable {
+    /// Now.
+    case start
+    /// Not before `until`; nil: not before a transfer ends (no slot, or the host's window).
+    case wait(until: Instant?)
+    /// Never before `until`, past the cap: the transfer fails now as `rate_limited`.
+    case refuse(until: Instant)
+  }
+
+  /// How a transfer ended, as far as its host's politeness goes.
+  package enum Ending: Equatable, Sendable {
+    /// An answer that is not a throttle (a 404 too).
+    case answered
+    /// A 429 or 503, with the wait its `Retry-After` asks for (seconds), if it had one.
+    case throttled(status: Int, retryAfter: TimeInterval?)
+    /// No answer (a network failure, a cancel): nothing learnt of the host.
+    case unanswered
+  }
+
+  /// What becomes of a throttled transfer.
+  package enum Verdict: Equatable, Sendable {
+    /// It ends as it is.
+    case proceed
+    /// It waits for its host's pause to end, then starts again.
+    case retry
+    /// Its host asked for a wait past the cap: it fails as `rate_limited`.
+    case refuse(until: Instant)
+  }
+
+  struct Host: Sendable {
+    var active = 0
+    var pausedUntil: Instant?
+    var refusedUntil: Instant?
+    /// Throttles without `Retry-After` in a row: the backoff's exponent.
+    var throttles = 0
+    /// The AIMD window: transfers at once allowed; nil when no 429 narrowed it.
+    var window: Int?
+    /// Successes since the window last grew.
+    var successes = 0
+    /// The rate's earliest next start.
+    var nextStart: Instant?
+
+    /// Whether it holds nothing worth keeping at `now`.
+    func isSpent(at now: Instant) -> Bool {
+      active == 0 && throttles == 0 && window == nil
+        && [pausedUntil, refusedUntil, nextStart].allSatisfy { $0.map { $0 <= now } ?? true }
+    }
+  }
+
+  package let limits: Limits
+  private(set) var hosts = [String: Host]()
+  private(set) var active = 0
+  private var nextStart: Instant?
+  private var pruneAt = 1_024
+
+  /// A scheduler with `limits` and no history.
+  package init(_ limits: Limits) { self.limits = limits }
+
+  /// Whether a transfer for `host` may start at `now`.
+  package func admission(for host: String, now: Instant) -> Admission {
+    let state = hosts[host]
+    if let until = state?.refusedUntil, until > now { return .refuse(until: until) }
+    if let until = state?.pausedUntil, until > now { return .wait(until: until) }
+    guard active < limits.maxConcurrent, (state?.active ?? 0) < capacity(of: state) else {
+      return .wait(until: nil)
+    }
+    if let next = nextStart, next > now { return .wait(until: next) }
+    if let next = state?.nextStart, next > now { return .wait(until: next) }
+    return .start
+  }
+
+  /// When `host` is paused or refused until, if it is.
+  package func pause(of host: String) -> (paused: Instant?, refused: Instant?) {
+    (hosts[host]?.pausedUntil, hosts[host]?.refusedUntil)
+  }
+
+  /// Transfers at once `state`'s host may have: its own limit, narrowed by its window.
+  private func capacity(of state: Host?) -> Int {
+    let own = limits.maxPerHost > 0 ? limits.maxPerHost : limits.maxConcurrent
+    return min(own, state?.window ?? own)
+  }
+
+  /// Notes a transfer for `host` started at `now` (admitted by ``admission(for:now:)``).
+  package mutating func start(_ host: String, now: Instant) {
+    active += 1
+    hosts[host, default: Host()].active += 1
+    if let interval = Self.interval(limits.ratePerHost) {
+      hosts[host, default: Host()].nextStart = now + interval
+    }
+    if let interval = Self.interval(limits.rate) { nextStart = now + interval }
+  }
+
+  /// The time between two starts at `rate` a second: nil for no rate (0, or not a number), at
+  /// most a day (a rate set in code may be any `Double`).
+  static func interval(_ rate: Double) -> Duration? {
+    guard rate > 0 else { return nil }
+    return .seconds(min(1 / rate, 86_400))
+  }
+
+  /// Notes a transfer for `host` ended at `now` as `ending`; says what becomes of it.
+  package mutating func end(_ host: String, _ ending: Ending, now: Instant) -> Verdict {
+    active = max(0, active - 1)
+    var state = hosts[host] ?? Host()
+    let capacity = capacity(of: state)
+    state.active = max(0, state.active - 1)
+    var verdict = Verdict.proceed
+    switch ending {
+    case .unanswered: break
+    case .answered:
+      state.throttles = 0
+      if let window = state.window {
+        state.successes += 1
+        if state.successes >= window {
+          state.successes = 0
+          let own = limits.maxPerHost > 0 ? limits.maxPerHost : limits.maxConcurrent
+          state.window = window + 1 >= own ? nil : window + 1
+        }
+      }
+    case .throttled(let status, let retryAfter):
+      state.successes = 0
+      if let retryAfter, retryAfter > limits.retryAfterMax {
+        let until = now + .seconds(min(retryAfter, RetryAfter.longest))
+        state.refusedUntil = max(state.refusedUntil ?? until, until)
+        verdict = .refuse(until: until)
+      } else {
+        let wait: TimeInterval
+        if let retryAfter {
+          wait = retryAfter
+        } else {
+          wait = min(
+            limits.backoff * pow(2, Double(min(state.throttles, 62))), limits.retryAfterMax)
+          state.throttles += 1
+          if status == 429 { state.window = max(1, capacity / 2) }
+        }
+        let until = now + .seconds(min(max(0, wait), RetryAfter.longest))
+        state.pausedUntil = max(state.pausedUntil ?? until, until)
+        verdict = .retry
+      }
+    }
+    hosts[host] = state.isSpent(at: now) ? nil : state
+    if hosts.count >= pruneAt { prune(now: now) }
+    return verdict
+  }
+
+  /// Forgets the hosts that hold nothing any more, so memory follows the hosts in play, not
+  /// every host ever asked.
+  private mutating func prune(now: Instant) {
+    hosts = hosts.filter { !$0.value.isSpent(at: now) }
+    pruneAt = max(1_024, 2 * hosts.count)
+  }
+}

@@ -1,0 +1,72 @@
+import CCurl
+import Foundation
+
+extension TransferOptions {
+  /// Checks a `--resolve` entry, `HOST:PORT:ADDRESS[,ADDRESS…]` (curl's `CURLOPT_RESOLVE`;
+  /// an IPv6 host or address in brackets), and returns the `host:port` it pins, lowercase.
+  public static func checkResolve(_ entry: String) throws -> String {
+    // Shown as given, each character outside printable ASCII as '?': the error is one line.
+    let shown = String(
+      entry.unicodeScalars.map { $0.value >= 0x20 && $0.value < 0x7F ? Character($0) : "?" })
+    let invalid = CacheError(
+      .invalidInput,
+      "invalid --resolve '\(shown)' (expected HOST:PORT:ADDRESS, e.g. img.example:443:127.0.0.1)")
+    let bytes = Array(entry.utf8)
+    guard bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { throw invalid }
+    // The host: up to the first ':' (past a bracketed IPv6 address).
+    var index = 0
+    if bytes.first == UInt8(ascii: "[") {
+      guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { throw invalid }
+      index = close + 1
+    } else {
+      index = bytes.firstIndex(of: UInt8(ascii: ":")) ?? bytes.count
+    }
+    guard index > 0, index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw invalid }
+    let host = String(decoding: bytes[..<index], as: UTF8.self).lowercased()
+    let rest = bytes[(index + 1)...]
+    guard let colon = rest.firstIndex(of: UInt8(ascii: ":")),
+      let port = Checked.digits(String(decoding: rest[..<colon], as: UTF8.self)),
+      (1...65_535).contains(port)
+    else { throw invalid }
+    let addresses = rest[(colon + 1)...]
+    let allowed = Set("0123456789abcdefABCDEF.:[],".utf8)
+    guard !addresses.isEmpty, addresses.allSatisfy(allowed.contains),
+      !host.utf8.contains(where: { $0 == UInt8(ascii: ",") })
+    else { throw invalid }
+    return "\(host):\(port)"
+  }
+}
+
+/// The `--resolve` entries as the download loop holds them: one libcurl list per pinned
+/// `host:port`, so a transfer loads only its own entry (libcurl parses every entry of the list
+/// a transfer is given, at each transfer). Lives on the loop's thread; freed with it.
+final class ResolveLists {
+  private let api: imgcache_api
+  private var lists = [String: UnsafeMutablePointer<curl_slist>]()
+
+  /// The lists of `entries` (checked already by ``TransferOptions/checkResolve(_:)``; one
+  /// that is not is left out).
+  init(_ entries: [String], api: imgcache_api) {
+    self.api = api
+    for entry in entries {
+      guard let key = try? TransferOptions.checkResolve(entry) else { continue }
+      lists[key] = imgcache_slist_append(api, lists[key], entry)
+    }
+  }
+
+  deinit { for list in lists.values { imgcache_slist_free_all(api, list) } }
+
+  /// Whether no name is pinned.
+  var isEmpty: Bool { lists.isEmpty }
+
+  /// The list pinning `url`'s host and port, if any.
+  func list(for url: String) -> UnsafeMutablePointer<curl_slist>? {
+    guard !lists.isEmpty else { return nil }
+    var authority = URLText.host(of: url)
+    let bracketEnd = authority.lastIndex(of: "]") ?? authority.startIndex
+    if !authority[bracketEnd...].contains(":") {
+      authority += url.lowercased().hasPrefix("https:") ? ":443" : ":80"
+    }
+    return lists[authority]
+  }
+}
