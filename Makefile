@@ -105,7 +105,7 @@ deb: release
 	bash scripts/make-deb.sh
 
 # Benchmark (not part of make test): release build, real-image corpus, peers in the same run.
-BENCH_PACKAGES := aria2 wget time valgrind libvips-tools python3-matplotlib desktop-base gnome-backgrounds mate-backgrounds oxygen-icon-theme
+BENCH_PACKAGES := aria2 wget wget2 time valgrind libvips-tools python3-matplotlib desktop-base gnome-backgrounds mate-backgrounds oxygen-icon-theme
 bench: deps
 	@missing=""; for p in $(BENCH_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; fi

@@ -136,6 +136,40 @@ struct HostSchedulerTests {
     #expect(count == 5)
   }
 
+  @Test("without a rate given, a host's 429s teach its rate: at most one 429 a Retry-After window")
+  func learnedRate() {
+    // A host of 20 requests a second (a bucket of 20) that answers 429 with Retry-After: 1
+    // beyond, each answer 5 ms after its request; the loop looks every millisecond for 12 s
+    // with 16 slots, so up to 16 requests are out when the bucket runs dry.
+    var hosts = scheduler(jobs: 16)
+    var (tokens, refilled) = (20.0, 0.0)
+    var inFlight = [(due: Double, ending: HostScheduler.Ending)]()
+    var (answers, throttles) = (0, [Double]())
+    for step in 0..<12_000 {
+      let now = Double(step) / 1_000
+      for reply in inFlight where reply.due <= now {
+        _ = hosts.end("h", reply.ending, now: at(now))
+        if reply.ending == .answered { answers += 1 } else { throttles.append(now) }
+      }
+      inFlight.removeAll { $0.due <= now }
+      tokens = min(20, tokens + (now - refilled) * 20)
+      refilled = now
+      while hosts.admission(for: "h", now: at(now)) == .start {
+        hosts.start("h", now: at(now))
+        let admitted = tokens >= 1
+        if admitted { tokens -= 1 }
+        inFlight.append(
+          (now + 0.005, admitted ? .answered : .throttled(status: 429, retryAfter: 1)))
+      }
+    }
+    #expect(answers >= 200, "\(answers) answers in 12 s")
+    // After the first two windows, never two 429s within one Retry-After window.
+    let late = throttles.filter { $0 >= 2 }
+    for (earlier, later) in zip(late, late.dropFirst()) {
+      #expect(later - earlier >= 1, "429s at \(earlier) and \(later)")
+    }
+  }
+
   @Test("a 429 storm over 500 hosts: each paused alone, every other admitted, all forgotten after")
   func storm() {
     var hosts = scheduler(jobs: 1_000)

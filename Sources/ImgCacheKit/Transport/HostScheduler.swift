@@ -4,8 +4,8 @@ import Foundation
 /// plain value with no I/O and no clock (time is passed in). Per host it keeps the transfers
 /// running, a pause (a 429 or 503's `Retry-After`, else an exponential backoff), a refusal
 /// (a `Retry-After` past `retry_after_max`: the host's transfers fail at once as
-/// `rate_limited`), an AIMD window (a 429 without `Retry-After` halves the host's
-/// concurrency, down to 1; each window of successes grows it by one) and the earliest next
+/// `rate_limited`), an AIMD window (a 429 halves the transfers the host had running, down to
+/// 1; each window of successes grows it by one) and the earliest next
 /// start of its rate; and one overall rate. A paused host never holds up another: the loop
 /// asks for each waiting transfer in turn and starts the first one admitted. See
 /// docs/design.md, Politeness.
@@ -81,10 +81,20 @@ package struct HostScheduler: Sendable {
     var successes = 0
     /// The rate's earliest next start.
     var nextStart: Instant?
+    /// The rate the host showed it admits, as the time between two starts: learned from its
+    /// throttles (answers since the last pause ended, over the time to the end of the next).
+    var learned: Duration?
+    /// Since when answers are counted toward ``learned``, and how many came.
+    var cycleStart: Instant?
+    var cycleAnswers = 0
+    /// Answers since the learned rate last grew.
+    var sinceSpeedUp = 0
 
     /// Whether it holds nothing worth keeping at `now`.
     func isSpent(at now: Instant) -> Bool {
-      active == 0 && throttles == 0 && window == nil
+      // A cycle counts a host's answers until it throttles: kept a minute after it began.
+      active == 0 && throttles == 0 && window == nil && learned == nil
+        && cycleStart.map { $0 + .seconds(60) <= now } ?? true
         && [pausedUntil, refusedUntil, nextStart].allSatisfy { $0.map { $0 <= now } ?? true }
     }
   }
@@ -125,11 +135,36 @@ package struct HostScheduler: Sendable {
   /// Notes a transfer for `host` started at `now` (admitted by ``admission(for:now:)``).
   package mutating func start(_ host: String, now: Instant) {
     active += 1
-    hosts[host, default: Host()].active += 1
-    if let interval = Self.interval(limits.ratePerHost) {
-      hosts[host, default: Host()].nextStart = now + interval
-    }
+    var state = hosts[host] ?? Host()
+    state.active += 1
+    if state.cycleStart == nil { state.cycleStart = now }
+    let spacing = [Self.interval(limits.ratePerHost), state.learned].compactMap { $0 }.max()
+    if let spacing { state.nextStart = now + spacing }
+    hosts[host] = state
     if let interval = Self.interval(limits.rate) { nextStart = now + interval }
+  }
+
+  /// Learns the rate `state`'s host admits from a throttle at `now` whose pause ends at
+  /// `resumes`: the answers since the cycle began, over the time from then to `resumes` (a
+  /// bucket emptied and refilled); a new cycle begins when the pause ends.
+  private func learn(_ state: inout Host, now: Instant, resumes: Instant) {
+    if let start = state.cycleStart, state.cycleAnswers > 0, resumes > start {
+      let spacing = (resumes - start) / state.cycleAnswers
+      state.learned = min(spacing, .seconds(max(0.001, min(limits.retryAfterMax, 86_400))))
+    }
+    (state.cycleStart, state.cycleAnswers) = (resumes, 0)
+  }
+
+  /// A second's worth of answers at the learned rate without a throttle: the rate grows by one
+  /// request a second (the additive increase; a throttle relearns it).
+  private func speedUp(_ state: inout Host) {
+    guard let learned = state.learned else { return }
+    state.sinceSpeedUp += 1
+    let perSecond = Duration.seconds(1) / learned
+    guard Double(state.sinceSpeedUp) >= max(1, perSecond.rounded(.down)) else { return }
+    state.sinceSpeedUp = 0
+    let faster = Duration.seconds(1) / (perSecond + 1)
+    state.learned = faster <= .milliseconds(1) ? nil : faster
   }
 
   /// The time between two starts at `rate` a second: nil for no rate (0, or not a number), at
@@ -143,13 +178,16 @@ package struct HostScheduler: Sendable {
   package mutating func end(_ host: String, _ ending: Ending, now: Instant) -> Verdict {
     active = max(0, active - 1)
     var state = hosts[host] ?? Host()
-    let capacity = capacity(of: state)
+    // What ran at once when it ended, this one included: what a 429 halves.
+    let running = min(capacity(of: state), max(1, state.active))
     state.active = max(0, state.active - 1)
     var verdict = Verdict.proceed
     switch ending {
     case .unanswered: break
     case .answered:
       state.throttles = 0
+      state.cycleAnswers += 1
+      speedUp(&state)
       if let window = state.window {
         state.successes += 1
         if state.successes >= window {
@@ -160,6 +198,8 @@ package struct HostScheduler: Sendable {
       }
     case .throttled(let status, let retryAfter):
       state.successes = 0
+      // Too many requests: the host's transfers at once halve (down to 1), whatever else it says.
+      if status == 429 { state.window = max(1, running / 2) }
       if let retryAfter, retryAfter > limits.retryAfterMax {
         let until = now + .seconds(min(retryAfter, RetryAfter.longest))
         state.refusedUntil = max(state.refusedUntil ?? until, until)
@@ -172,9 +212,9 @@ package struct HostScheduler: Sendable {
           wait = min(
             limits.backoff * pow(2, Double(min(state.throttles, 62))), limits.retryAfterMax)
           state.throttles += 1
-          if status == 429 { state.window = max(1, capacity / 2) }
         }
         let until = now + .seconds(min(max(0, wait), RetryAfter.longest))
+        learn(&state, now: now, resumes: until)
         state.pausedUntil = max(state.pausedUntil ?? until, until)
         verdict = .retry
       }
