@@ -97,6 +97,27 @@ struct FullDiskTests {
     #expect(env.run(["fetch", "--any", url("small3.png")]).status == 0, "fetch after clear")
   }
 
+  /// The hosts' shared politeness (`locks/hosts`) is mapped: made sparse, the first store to
+  /// one of its pages on a full disk was a SIGBUS. Its blocks are allocated first, or nothing
+  /// is shared.
+  @Test("a full disk never kills a download through the shared hosts file")
+  func hostsFileOnFullDisk() throws {
+    let disk = try SmallFilesystem(.ext4)
+    let env = CLIEnvironment()
+    let cache = disk.path + "/cache"
+    env.environment["IMGCACHE_DIR"] = cache
+    let folder = try origin()
+    #expect(env.run(["fetch", "--any", servers.nginx("\(folder)/small1.png")]).status == 0)
+    unlink(cache + "/locks/hosts")
+    // No room at all, the index's reserve given up too.
+    unlink(cache + "/index.sqlite-reserve")
+    disk.fill()
+    // A rate writes the host's next start into the file at once.
+    let run = env.run(
+      ["fetch", "--any", "--rate-per-host", "10/s", servers.nginx("\(folder)/small2.png")])
+    #expect([0, 3].contains(run.status), "status \(run.status): \(run.stderr)")
+  }
+
   /// On 1 KiB blocks SQLite's shared memory is sparse: the first touch of a hole through its
   /// mapping on a full disk was a SIGBUS for every command, `size` included.
   @Test("no command dies of a signal when the index's shared memory cannot grow")

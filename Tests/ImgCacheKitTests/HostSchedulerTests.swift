@@ -71,6 +71,14 @@ struct HostSchedulerTests {
     #expect(hosts.admission(for: "a", now: at(now)) == .wait(until: at(now + 1)))
   }
 
+  @Test("a burst of 429s (requests already out when the first came) halves the window once")
+  func oneHalvingABurst() {
+    var hosts = scheduler(jobs: 8)
+    #expect(fill(&hosts, "a", now: at(0)) == 8)
+    for _ in 0..<8 { _ = hosts.end("a", .throttled(status: 429, retryAfter: 1), now: at(0.01)) }
+    #expect(fill(&hosts, "a", now: at(2)) == 4)
+  }
+
   /// Starts transfers to `host` at `now` while admitted; returns how many.
   func fill(_ hosts: inout HostScheduler, _ host: String, now: ContinuousClock.Instant) -> Int {
     var started = 0

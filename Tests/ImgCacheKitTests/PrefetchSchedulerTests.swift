@@ -59,3 +59,18 @@ struct PrefetchSchedulerTests {
     #expect(scheduler.room == 4 && scheduler.hasWork && !scheduler.isBusy)
   }
 }
+
+/// The prefetch loop's inbox, woken with nothing in it (the transport holds more back).
+@Suite("Finished downloads: an empty wake-up is never lost", .timeLimit(.minutes(1)))
+struct InboxWakeTests {
+  @Test("a wake-up that comes before the wait ends the next wait at once")
+  func earlyNudge() async {
+    let inbox = FinishedDownloads()
+    inbox.receive([])
+    let arrivals = await inbox.take()
+    #expect(arrivals.isEmpty)
+    // Taken once: the next wait waits (for its deadline here).
+    let later = await inbox.take(before: .now + .milliseconds(20))
+    #expect(later.isEmpty)
+  }
+}

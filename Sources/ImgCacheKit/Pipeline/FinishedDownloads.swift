@@ -33,6 +33,9 @@ final class FinishedDownloads: DownloadSink {
     var watching = false
     /// The number of the current wait for arrivals: a timer ends only its own.
     var waits: UInt64 = 0
+    /// A wake-up with nothing in it came (``receive(_:)`` of no results: the transport holds
+    /// more back) while no one waited: the next take returns at once.
+    var nudged = false
   }
 
   private let state = Mutex(State())
@@ -56,6 +59,7 @@ final class FinishedDownloads: DownloadSink {
       state.arrivals.responses += more.responses
       state.arrivals.results += more.results
       state.arrivals.stored += more.stored
+      if more.isEmpty && state.waiter == nil { state.nudged = true }
       let signal = state.watching
       state.watching = false
       guard let waiter = state.waiter else { return (nil, signal) }
@@ -103,7 +107,10 @@ final class FinishedDownloads: DownloadSink {
           defer { state.arrivals = Arrivals() }
           return (state.arrivals, 0)
         }
-        if let deadline, deadline <= .now { return (Arrivals(), 0) }
+        if state.nudged || deadline.map({ $0 <= .now }) == true {
+          state.nudged = false
+          return (Arrivals(), 0)
+        }
         state.waits &+= 1
         state.waiter = waiter
         return (nil, state.waits)

@@ -17,23 +17,29 @@ extension DownloadLoop {
       overall: HostScheduler.interval(limits.rate).flatMap(Self.nanoseconds))
     switch claim {
     case .start: return .start
-    case .wait(let until): return .wait(until: now + .nanoseconds(until &- wall))
-    case .refuse(let until): return .refuse(until: now + .nanoseconds(until &- wall))
+    case .wait(let until), .refuse(let until):
+      // Another process's pause, judged by this process's own cap (`retry_after_max`).
+      let wait = Duration.nanoseconds(until &- wall)
+      let cap = Duration.seconds(max(0, min(limits.retryAfterMax, RetryAfter.longest)))
+      return wait > cap ? .refuse(until: now + wait) : .wait(until: now + wait)
     }
   }
 
-  /// Shares `host`'s pause or refusal, as the scheduler now holds it, with the other processes.
+  /// Shares `host`'s pause (a refusal too: the time the host asked for) with the other
+  /// processes, each of which judges it by its own `retry_after_max`. At most a day is shared:
+  /// an absurd `Retry-After` must not hold a cache's every later run.
   func share(_ host: String, now: ContinuousClock.Instant) {
     guard let shared else { return }
     let (paused, refused) = scheduler.pause(of: host)
     let wall = SharedHosts.now()
-    if let paused, paused > now, let wait = Self.nanoseconds(paused - now) {
+    for until in [paused, refused].compactMap({ $0 }) where until > now {
+      guard let wait = Self.nanoseconds(min(until - now, Self.longestShared)) else { continue }
       shared.pause(host, until: wall &+ wait, now: wall)
     }
-    if let refused, refused > now, let wait = Self.nanoseconds(refused - now) {
-      shared.refuse(host, until: wall &+ wait, now: wall)
-    }
   }
+
+  /// The longest pause shared with the other processes.
+  static let longestShared = Duration.seconds(86_400)
 
   /// `duration` in nanoseconds; nil past `Int64` (no wait the scheduler holds is that long).
   static func nanoseconds(_ duration: Duration) -> Int64? {

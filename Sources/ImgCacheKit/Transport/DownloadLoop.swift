@@ -38,10 +38,10 @@ final class DownloadLoop {
     guard let handles = downloader.loopHandles else { return nil }
     self.downloader = downloader
     options = downloader.options
-    scheduler = HostScheduler(HostScheduler.Limits(downloader.options))
+    scheduler = downloader.hosts.withLock { $0 }
     (api, multi, share) = handles
     resolve = ResolveLists(downloader.options.resolve, api: handles.api)
-    shared = downloader.options.hostsFile.flatMap { SharedHosts(path: $0) }
+    shared = downloader.sharedHosts
   }
 
   /// Whether no transfer is running, waiting for a slot or waiting for a retry.
@@ -52,6 +52,7 @@ final class DownloadLoop {
   package func run() {
     Downloader.loopStarted(downloader)
     defer {
+      downloader.hosts.withLock { [scheduler] in $0 = scheduler }
       for handle in spareHandles { imgcache_easy_cleanup(api, handle) }
       spareHandles.removeAll()
       Downloader.loopEnded(downloader)
@@ -178,7 +179,8 @@ final class DownloadLoop {
         imgcache_multi_add_handle(api, multi, transfer.handle)
       case .wait(let until):
         kept.append(transfer)
-        held += 1
+        // Under an overall rate every host waits alike: nothing to set aside for the others.
+        if scheduler.limits.rate <= 0 { held += 1 }
         if let until { admitsAt = min(admitsAt ?? until, until) }
       case .refuse(let until):
         transfer.discardFile()

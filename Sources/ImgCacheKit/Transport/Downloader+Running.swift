@@ -60,7 +60,7 @@ extension Downloader {
   /// the hard limit allows: each transfer may hold a socket and a body file, beside the
   /// index's and the cache's own descriptors.
   static func raiseOpenFilesLimit(for transfers: Int) {
-    let wanted = rlim_t(2 * max(1, transfers) + 256)
+    let wanted = rlim_t(2 * min(max(1, transfers), 1_000_000) + 256)
     var limit = rlimit()
     guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0,
       limit.rlim_cur < wanted
@@ -68,4 +68,14 @@ extension Downloader {
     limit.rlim_cur = min(wanted, limit.rlim_max)
     _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
   }
+}
+
+/// Takes the results of the transfers submitted for it (``Downloader/submit(_:into:)``)
+/// several at a time: a prefetch, which advances them in batches instead of awaiting each in a
+/// task of its own.
+public protocol DownloadSink: AnyObject, Sendable {
+  /// Receives the results of some of its transfers, by ticket; called with no lock held, on
+  /// the loop thread (or, when libcurl cannot be loaded, within `submit`, before it returns
+  /// the tickets); it must only hand them over (no waiting, no I/O).
+  func receive(_ results: [(ticket: UInt64, result: Result<DownloadResponse, CacheError>)])
 }

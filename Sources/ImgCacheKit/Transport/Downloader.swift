@@ -60,12 +60,19 @@ public final class Downloader: @unchecked Sendable {
   let linger: Duration
   /// Transfers the loop holds back for their hosts (``Transport/heldBack``), as of its last turn.
   let held = Atomic<Int>(0)
+  /// The hosts' scheduler between two runs of the loop (one ends after `linger` idle): their
+  /// pauses, windows and learned rates outlive it. The loop takes it and gives it back.
+  let hosts: Mutex<HostScheduler>
+  /// The cache's shared hosts file, mapped once (nil without one, or when it cannot be).
+  let sharedHosts: SharedHosts?
 
   /// Creates a downloader; its thread starts with the first request and ends once idle for
   /// `linger`.
   public init(options: TransferOptions = TransferOptions(), linger: Duration = .milliseconds(500)) {
     self.options = options
     self.linger = linger
+    hosts = Mutex(HostScheduler(HostScheduler.Limits(options)))
+    sharedHosts = options.hostsFile.flatMap { SharedHosts(path: $0) }
     Self.raiseOpenFilesLimit(for: options.maxConcurrent)
     curl = CurlLibrary.shared
     guard case .success(let library) = curl else {
@@ -286,14 +293,4 @@ public final class Downloader: @unchecked Sendable {
     guard case .success(let library) = curl, let multi else { return nil }
     return (library.api, multi, share)
   }
-}
-
-/// Takes the results of the transfers submitted for it (``Downloader/submit(_:into:)``)
-/// several at a time: a prefetch, which advances them in batches instead of awaiting each in a
-/// task of its own.
-public protocol DownloadSink: AnyObject, Sendable {
-  /// Receives the results of some of its transfers, by ticket; called with no lock held, on
-  /// the loop thread (or, when libcurl cannot be loaded, within `submit`, before it returns
-  /// the tickets); it must only hand them over (no waiting, no I/O).
-  func receive(_ results: [(ticket: UInt64, result: Result<DownloadResponse, CacheError>)])
 }

@@ -150,7 +150,7 @@ package struct HostScheduler: Sendable {
   private func learn(_ state: inout Host, now: Instant, resumes: Instant) {
     if let start = state.cycleStart, state.cycleAnswers > 0, resumes > start {
       let spacing = (resumes - start) / state.cycleAnswers
-      state.learned = min(spacing, .seconds(max(0.001, min(limits.retryAfterMax, 86_400))))
+      state.learned = min(spacing, .seconds(10))
     }
     (state.cycleStart, state.cycleAnswers) = (resumes, 0)
   }
@@ -198,8 +198,11 @@ package struct HostScheduler: Sendable {
       }
     case .throttled(let status, let retryAfter):
       state.successes = 0
-      // Too many requests: the host's transfers at once halve (down to 1), whatever else it says.
-      if status == 429 { state.window = max(1, running / 2) }
+      // Too many requests: the host's transfers at once halve (down to 1), whatever else it
+      // says — once a burst: the 429s of requests sent before the pause began do not halve
+      // it again.
+      let pausedAlready = state.pausedUntil.map { $0 > now } ?? false
+      if status == 429 && !pausedAlready { state.window = max(1, running / 2) }
       if let retryAfter, retryAfter > limits.retryAfterMax {
         let until = now + .seconds(min(retryAfter, RetryAfter.longest))
         state.refusedUntil = max(state.refusedUntil ?? until, until)

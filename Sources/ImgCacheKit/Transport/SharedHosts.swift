@@ -7,7 +7,8 @@ import Foundation
 /// through atomic operations, so a request costs a few loads and at most two compare-and-swaps,
 /// no lock and no system call. Times are wall-clock nanoseconds (processes share no other
 /// clock). The file is outside input: a value more than ``RetryAfter/longest`` ahead is read as
-/// no value, and a full or damaged table only leaves a host unshared, never a trap.
+/// no value, and a full or damaged table only leaves a host unshared, never a trap. Its blocks
+/// are allocated before it is mapped; on a disk too full for them, nothing is shared.
 ///
 /// A slot is four `Int64`s: the host's hash (0: free), paused until, refused until, next start.
 /// Slot 0 holds the overall rate's next start. A host takes the first free slot of the eight
@@ -30,9 +31,9 @@ package final class SharedHosts: @unchecked Sendable {
     defer { close(descriptor) }
     var info = stat()
     guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-    if info.st_size < Self.size {
-      guard ftruncate(descriptor, off_t(Self.size)) == 0 else { return nil }
-    }
+    // Every block allocated before it is mapped: a store to a page with no block behind it
+    // on a full disk is a SIGBUS, not an error (docs/design.md, A full disk).
+    guard posix_fallocate(descriptor, 0, off_t(Self.size)) == 0 else { return nil }
     guard
       let mapped = mmap(nil, Self.size, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0),
       mapped != MAP_FAILED

@@ -50,6 +50,7 @@ public enum PolicyValue {
   /// `rate` written back: `0`, or requests a second, a minute or an hour, whichever is whole.
   public static func text(rate perSecond: Double) -> String {
     guard perSecond > 0 else { return "0" }
+    guard perSecond <= maxRate else { return "\(perSecond)/s" }
     for (unit, period) in [("s", 1.0), ("m", 60.0), ("h", 3_600.0), ("d", 86_400.0)] {
       let count = perSecond * period
       if abs(count - count.rounded()) < 1e-9 * max(1, count) {
