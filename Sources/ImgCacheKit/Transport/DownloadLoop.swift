@@ -164,30 +164,47 @@ final class DownloadLoop {
     }
     guard !waiting.isEmpty, active.count < scheduler.limits.maxConcurrent else { return }
     let instant = ContinuousClock.now
-    var kept = [CurlTransfer]()
-    kept.reserveCapacity(waiting.count)
-    for transfer in options.order == .fifo ? waiting : waiting.reversed() {
-      guard active.count < scheduler.limits.maxConcurrent else {
-        kept.append(transfer)
-        continue
-      }
+    let fifo = options.order == .fifo
+    // Looked at in start order until the slots are full: a turn that frees one slot costs
+    // what it passes over, not the whole queue (1,000 waiting at -j 256).
+    var leaving = [Int]()
+    var offset = fifo ? 0 : waiting.count - 1
+    while waiting.indices.contains(offset), active.count < scheduler.limits.maxConcurrent {
+      let transfer = waiting[offset]
       switch admission(for: transfer.host, now: instant) {
       case .start:
         scheduler.start(transfer.host, now: instant)
         transfer.prepareAttempt()
         active[transfer.handle] = transfer
         imgcache_multi_add_handle(api, multi, transfer.handle)
+        leaving.append(offset)
       case .wait(let until):
-        kept.append(transfer)
         // Under an overall rate every host waits alike: nothing to set aside for the others.
         if scheduler.limits.rate <= 0 { held += 1 }
         if let until { admitsAt = min(admitsAt ?? until, until) }
       case .refuse(let until):
         transfer.discardFile()
         finished.append((transfer.id, .failure(refused(transfer, until: until, now: instant))))
+        leaving.append(offset)
       }
+      offset += fifo ? 1 : -1
     }
-    waiting = options.order == .fifo ? kept : kept.reversed()
+    removeWaiting(at: leaving, fifo: fifo)
+  }
+
+  /// Removes the waiting transfers at `offsets`, in the order they were looked at (rising for
+  /// FIFO, falling for LIFO): at the front or the back when none was passed over, the usual
+  /// case, without touching the rest.
+  private func removeWaiting(at offsets: [Int], fifo: Bool) {
+    guard let last = offsets.last else { return }
+    if fifo && last == offsets.count - 1 {
+      waiting.removeFirst(offsets.count)
+    } else if !fifo && last == waiting.count - offsets.count {
+      waiting.removeLast(offsets.count)
+    } else {
+      let gone = Set(offsets)
+      waiting = waiting.indices.filter { !gone.contains($0) }.map { waiting[$0] }
+    }
   }
 
   /// The failure of a transfer whose host asked for a wait past `retry_after_max`.
