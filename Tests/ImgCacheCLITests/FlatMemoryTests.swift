@@ -15,8 +15,10 @@ struct FlatMemoryTests {
   fileprivate func peakKiB(_ arguments: [String], status: Int32 = 0) throws -> Int {
     let script = """
       import resource, subprocess, sys
-      done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+      done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
       print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+      if done.returncode < 0:  # a crash: its backtrace, for the report
+          sys.stderr.write(done.stderr.decode(errors="replace")[-6000:])
       """
     let output = run(
       "/usr/bin/env", ["python3", "-c", script, imgcacheBinary] + arguments,
@@ -26,7 +28,8 @@ struct FlatMemoryTests {
     }
     try #require(fields.count == 2, "\(output.stdout) \(output.stderr)")
     #expect(
-      fields[0] == Int(status), "imgcache \(arguments.joined(separator: " ")): exit \(fields[0])")
+      fields[0] == Int(status),
+      "imgcache \(arguments.joined(separator: " ")): exit \(fields[0]) \(output.stderr)")
     return fields[1]
   }
 
