@@ -39,16 +39,27 @@ public struct PolicyKey: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension PolicyKey {
+  /// A key whose value `parse` reads (nil: not one) and `render` writes back.
+  static func parsed<Value>(
+    _ name: String, _ summary: String, _ path: WritableKeyPath<Configuration, Value> & Sendable,
+    expected: String, parse: @escaping @Sendable (String) -> Value?,
+    render: @escaping @Sendable (Value) -> String
+  ) -> PolicyKey {
+    PolicyKey(
+      name: name, summary: summary, expected: expected,
+      apply: { config, text in
+        guard let value = parse(text) else { return false }
+        config[keyPath: path] = value
+        return true
+      }, render: { render($0[keyPath: path]) })
+  }
+
   static func size(
     _ name: String, _ summary: String, _ path: WritableKeyPath<Configuration, Int64> & Sendable
   ) -> PolicyKey {
-    PolicyKey(
-      name: name, summary: summary, expected: "a size like 500K, 20M, 1.5G",
-      apply: { config, text in
-        guard let value = PolicyValue.size(text) else { return false }
-        config[keyPath: path] = value
-        return true
-      }, render: { PolicyValue.text(size: $0[keyPath: path]) })
+    parsed(
+      name, summary, path, expected: "a size like 500K, 20M, 1.5G", parse: PolicyValue.size,
+      render: PolicyValue.text(size:))
   }
 
   static func duration(
@@ -76,13 +87,9 @@ extension PolicyKey {
   static func rate(
     _ name: String, _ summary: String, _ path: WritableKeyPath<Configuration, Double> & Sendable
   ) -> PolicyKey {
-    PolicyKey(
-      name: name, summary: summary, expected: "a rate like 10/s, 600/m or 3600/h, or 0 (none)",
-      apply: { config, text in
-        guard let value = PolicyValue.rate(text) else { return false }
-        config[keyPath: path] = value
-        return true
-      }, render: { PolicyValue.text(rate: $0[keyPath: path]) })
+    parsed(
+      name, summary, path, expected: "a rate like 10/s, 600/m or 3600/h, or 0 (none)",
+      parse: PolicyValue.rate, render: PolicyValue.text(rate:))
   }
 
   static func integer(

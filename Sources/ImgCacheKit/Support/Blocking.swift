@@ -48,12 +48,8 @@ package enum Blocking {
         first.attach(continuation)
         queue.async { first.resume(with: Result { try work() }) }
         if let limit {
-          let (seconds, attoseconds) = limit.components
-          let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
           let delay =
-            nanoseconds.overflow
-            ? DispatchTimeInterval.never
-            : .nanoseconds(Int(nanoseconds.partialValue) + Int(attoseconds / 1_000_000_000))
+            limit.checkedNanoseconds.map { DispatchTimeInterval.nanoseconds(Int($0)) } ?? .never
           DispatchQueue.global().asyncAfter(deadline: .now() + delay) {
             if first.resume(with: .failure(timedOut)) { giveUp() }
           }

@@ -13,8 +13,8 @@ extension DownloadLoop {
     let limits = scheduler.limits
     let claim = shared.claim(
       host, now: wall,
-      perHost: HostScheduler.interval(limits.ratePerHost).flatMap(Self.nanoseconds),
-      overall: HostScheduler.interval(limits.rate).flatMap(Self.nanoseconds))
+      perHost: HostScheduler.interval(limits.ratePerHost).flatMap(\.checkedNanoseconds),
+      overall: HostScheduler.interval(limits.rate).flatMap(\.checkedNanoseconds))
     switch claim {
     case .start: return .start
     case .wait(let until), .refuse(let until):
@@ -33,20 +33,11 @@ extension DownloadLoop {
     let (paused, refused) = scheduler.pause(of: host)
     let wall = SharedHosts.now()
     for until in [paused, refused].compactMap({ $0 }) where until > now {
-      guard let wait = Self.nanoseconds(min(until - now, Self.longestShared)) else { continue }
+      guard let wait = min(until - now, Self.longestShared).checkedNanoseconds else { continue }
       shared.pause(host, until: wall &+ wait, now: wall)
     }
   }
 
   /// The longest pause shared with the other processes.
   static let longestShared = Duration.seconds(86_400)
-
-  /// `duration` in nanoseconds; nil past `Int64` (no wait the scheduler holds is that long).
-  static func nanoseconds(_ duration: Duration) -> Int64? {
-    let (seconds, attoseconds) = duration.components
-    let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-    guard !overflow else { return nil }
-    let (total, overflowSum) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
-    return overflowSum ? nil : total
-  }
 }

@@ -128,9 +128,11 @@ package struct HostScheduler: Sendable {
 
   /// Transfers at once `state`'s host may have: its own limit, narrowed by its window.
   private func capacity(of state: Host?) -> Int {
-    let own = limits.maxPerHost > 0 ? limits.maxPerHost : limits.maxConcurrent
-    return min(own, state?.window ?? own)
+    min(ownLimit, state?.window ?? ownLimit)
   }
+
+  /// Transfers at once a host may have of its own: `max_per_host`, else `jobs`.
+  private var ownLimit: Int { limits.maxPerHost > 0 ? limits.maxPerHost : limits.maxConcurrent }
 
   /// Notes a transfer for `host` started at `now` (admitted by ``admission(for:now:)``).
   package mutating func start(_ host: String, now: Instant) {
@@ -192,8 +194,7 @@ package struct HostScheduler: Sendable {
         state.successes += 1
         if state.successes >= window {
           state.successes = 0
-          let own = limits.maxPerHost > 0 ? limits.maxPerHost : limits.maxConcurrent
-          state.window = window + 1 >= own ? nil : window + 1
+          state.window = window + 1 >= ownLimit ? nil : window + 1
         }
       }
     case .throttled(let status, let retryAfter):
