@@ -112,6 +112,20 @@ struct PolitenessTests {
     }
   }
 
+  @Test("a rate shared by two processes makes one wait its turn, never fail, whatever the cap")
+  func sharedRateWaits() throws {
+    // retry_after_max = 0: any pause is refused, but a rate's turn is no pause.
+    let ids = (0..<2).map { "rate-\($0)-\(UUID().uuidString.prefix(8))" }
+    let variables = ["IMGCACHE_RETRY_AFTER_MAX": "0s", "IMGCACHE_RATE_PER_HOST": "1/s"]
+    let runs = try ids.map {
+      try env.start(["fetch", throttled($0, times: 0)], environment: variables)
+    }
+    for process in runs { process.waitUntilExit() }
+    #expect(runs.map(\.terminationStatus) == [0, 0])
+    let times = ids.compactMap { heard($0).first }.sorted()
+    #expect(times.count == 2 && times[1] - times[0] >= 0.95, "\(times)")
+  }
+
   @Test(
     "a Retry-After past retry_after_max fails the URL as rate_limited at once, for every process")
   func pastTheCap() {

@@ -21,7 +21,7 @@ struct SharedHostsTests {
     one.pause("img.example:443", until: now + 5 * second, now: now)
     #expect(
       other.claim("img.example:443", now: now, perHost: nil, overall: nil)
-        == .wait(until: now + 5 * second))
+        == .paused(until: now + 5 * second))
     #expect(other.claim("cdn.example:443", now: now, perHost: nil, overall: nil) == .start)
     #expect(
       other.claim("img.example:443", now: now + 5 * second, perHost: nil, overall: nil) == .start)
@@ -30,7 +30,7 @@ struct SharedHostsTests {
     one.pause("img.example:443", until: now + 2 * second, now: now)
     #expect(
       one.claim("img.example:443", now: now, perHost: nil, overall: nil)
-        == .wait(until: now + 9 * second))
+        == .paused(until: now + 9 * second))
     other.refuse("slow.example:80", until: now + 3_600 * second, now: now)
     #expect(
       one.claim("slow.example:80", now: now, perHost: nil, overall: nil)
@@ -77,7 +77,7 @@ struct SharedHostsTests {
         shared.pause(host, until: now + 3 * second, now: now)
         #expect(
           shared.claim(host, now: now + second, perHost: nil, overall: nil)
-            == .wait(until: now + 3 * second))
+            == .paused(until: now + 3 * second))
         #expect(shared.claim(host, now: now + 3 * second, perHost: nil, overall: nil) == .start)
       }
     }

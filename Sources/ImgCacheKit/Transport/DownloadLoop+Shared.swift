@@ -17,8 +17,10 @@ extension DownloadLoop {
       overall: HostScheduler.interval(limits.rate).flatMap(\.checkedNanoseconds))
     switch claim {
     case .start: return .start
-    case .wait(let until), .refuse(let until):
-      // Another process's pause, judged by this process's own cap (`retry_after_max`).
+    case .wait(let until): return .wait(until: now + .nanoseconds(until &- wall))
+    case .paused(let until), .refuse(let until):
+      // Another process's pause, judged by this process's own cap (`retry_after_max`); a
+      // rate's wait never is.
       let wait = Duration.nanoseconds(until &- wall)
       let cap = Duration.seconds(max(0, min(limits.retryAfterMax, RetryAfter.longest)))
       return wait > cap ? .refuse(until: now + wait) : .wait(until: now + wait)

@@ -49,8 +49,10 @@ package final class SharedHosts: @unchecked Sendable {
   package enum Claim: Equatable, Sendable {
     /// Started: its rates' next starts are taken.
     case start
-    /// Not before this wall-clock time (nanoseconds).
+    /// Not before this wall-clock time (nanoseconds): a rate's next start.
     case wait(until: Int64)
+    /// The host is paused until this wall-clock time (nanoseconds), by some process.
+    case paused(until: Int64)
     /// Refused until this wall-clock time (nanoseconds).
     case refuse(until: Int64)
   }
@@ -139,7 +141,7 @@ package final class SharedHosts: @unchecked Sendable {
       let refused = time(slot, 2, now: now)
       if refused > 0 { return .refuse(until: refused) }
       let paused = time(slot, 1, now: now)
-      if paused > 0 { return .wait(until: paused) }
+      if paused > 0 { return .paused(until: paused) }
       // Both next starts are looked at before either is taken: one taken for nothing would
       // hold its rate back an interval.
       let own = perHost == nil ? 0 : time(slot, 3, now: now)
