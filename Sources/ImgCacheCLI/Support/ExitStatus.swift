@@ -30,12 +30,13 @@ enum ExitStatus {
     case .blacklisted: return 11
     case .tooLarge: return 12
     case .cannotDerive: return 13
+    case .disallowed: return 14
     case .cancelled: return 130
     }
   }
 
   /// The more severe of two statuses for a batch: an interrupt beats everything, then among
-  /// errors (2–13) the lowest wins as in wget, then a negative answer (1), then success.
+  /// errors (2–14) the lowest wins as in wget, then a negative answer (1), then success.
   static func worst(_ a: Int32, _ b: Int32) -> Int32 {
     func rank(_ code: Int32) -> Int32 {
       switch code {
@@ -65,8 +66,9 @@ enum ExitStatus {
       11   blacklisted: the same request failed permanently a short time ago
       12   too large to derive a variant from (max_pixels, max_frames)
       13   cannot derive a variant (SVG, PDF, JPEG XL, a damaged original)
+      14   disallowed (--robots): robots.txt disallows the URL, or X-Robots-Tag opts out
       130  interrupted (SIGINT)
       143  terminated (SIGTERM)
-    Batches exit with the most severe status: 130/143, then the lowest of 2-13, then 1.
+    Batches exit with the most severe status: 130/143, then the lowest of 2-14, then 1.
     """
 }

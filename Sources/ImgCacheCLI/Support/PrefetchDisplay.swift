@@ -25,6 +25,8 @@ struct PrefetchDisplay {
       return false
     }
     switch result.outcome {
+    case .failure(let error) where error.kind == .disallowed:
+      console.detail("disallowed: \(error.message)")
     case .failure(let error) where error.kind != .cancelled:
       console.detail("failed: \(error.message)")
     case .success(.stale(_, _, let error)):
@@ -64,12 +66,18 @@ struct PrefetchDisplay {
     if p.stale > 0 { parts.append("\(p.stale) stale (origin failed)") }
     if p.notStored > 0 { parts.append("\(p.notStored) not stored (no-store)") }
     parts.append("\(p.failed) failed")
+    if p.disallowed > 0 { parts.append("\(p.disallowed) disallowed (robots)") }
     if p.duplicates > 0 { parts.append("\(p.duplicates) duplicates") }
     let head = interrupted ? "prefetch interrupted after" : "prefetch:"
     console.info(
       "\(head) \(p.total) URLs in \(Units.formatDuration(p.elapsed)): "
         + parts.joined(separator: ", "))
     if summary.unfinishedCount > 0 { console.info("unfinished: \(summary.unfinishedCount) URLs") }
+    if !summary.disallowed.isEmpty {
+      console.info("disallowed (robots):")
+      for (_, error) in summary.disallowed.prefix(50) { console.info("  \(error.message)") }
+      if p.disallowed > 50 { console.info("  ... and \(p.disallowed - 50) more") }
+    }
     guard !summary.failures.isEmpty else { return }
     console.info("failed:")
     for (_, error) in summary.failures.prefix(50) {

@@ -136,7 +136,7 @@ struct FetchRecord: Codable {
         break
       }
     case .failure(let failure):
-      status = "error"
+      status = failure.kind == .disallowed ? "disallowed" : "error"
       exitCode = ExitStatus.code(for: failure.kind)
       error = ErrorRecord(failure)
     }

@@ -96,6 +96,10 @@ struct FetchFlags: ParsableArguments {
   var remote: String?
   @Flag(name: .long, help: "Neither ask nor write the remote tier.")
   var noRemote = false
+  @Flag(
+    inversion: .prefixedNo,
+    help: "Obey robots.txt (RFC 9309) and X-Robots-Tag opt-outs; a disallowed URL exits 14.")
+  var robots: Bool?
 
   /// The fetch options under `policy`.
   func fetchOptions(_ context: CommandContext) throws -> FetchOptions {
@@ -111,6 +115,7 @@ struct FetchFlags: ParsableArguments {
     options.failedTTL = context.configuration.failedTTL
     options.freshness = context.configuration.freshness
     options.useRemote = !noRemote
+    options.robots = context.configuration.robots
     return options
   }
 
@@ -118,6 +123,7 @@ struct FetchFlags: ParsableArguments {
     keys.policyFlags.merging(
       ImgCacheCLI.policyFlags([
         ("freshness", freshness), ("stale_if_error", staleIfError), ("remote_storage", remote),
+        ("robots", robots.map { $0 ? "obey" : "ignore" }),
       ])
     ) { $1 }
   }

@@ -26,6 +26,8 @@ public struct Configuration: Sendable, Equatable {
   public var variants = [String: VariantSpec]()
   /// The presets as written.
   public var variantTexts = [String: String]()
+  /// Whether robots.txt and `X-Robots-Tag` opt-outs are obeyed.
+  public var robots = RobotsPolicy.ignore
 
   /// The defaults.
   public init() {}
@@ -75,6 +77,7 @@ extension PolicyKey {
     .duration(
       "retry_after_max", "longest Retry-After honoured; longer: rate_limited",
       \.transfer.retryAfterMax),
+    .choice("robots", "robots.txt and X-Robots-Tag opt-outs: ignore or obey", \.robots),
     .duration("failed_ttl", "how long a failed request is not sent again", \.failedTTL),
     .size("max_filesize", "largest body accepted", \.transfer.maxBodySize),
     .integer(

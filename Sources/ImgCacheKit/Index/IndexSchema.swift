@@ -125,6 +125,8 @@ enum IndexSchema {
     migrator.registerMigration("v8") { db in try VariantLinks.create(db) }
     // The lean index: entries found by their key's MD5, no field written twice (StoredForm).
     migrator.registerMigration("v9") { db in try makeLean(db) }
+    // robots.txt rules by origin, for `--robots` (StoredRobots).
+    migrator.registerMigration("v10") { db in try StoredRobots.create(db) }
     return migrator
   }
 

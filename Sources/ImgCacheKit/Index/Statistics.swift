@@ -32,6 +32,11 @@ public enum Counter: String, Sendable, CaseIterable, Codable {
   case notStored = "not_stored"
   /// Requests refused without the network because they failed recently.
   case blacklisted
+  /// With `--robots`: URLs not downloaded because robots.txt disallows them or an
+  /// `X-Robots-Tag` opted out (docs/design.md, Politeness).
+  case disallowed
+  /// robots.txt files requested (once per origin a day, with `--robots`).
+  case robotsFetches = "robots_fetches"
   /// Failed downloads, by class (the exit status they give).
   case failuresNetwork = "failures_network"
   case failuresTLS = "failures_tls"
@@ -109,6 +114,7 @@ public enum Counter: String, Sendable, CaseIterable, Codable {
     case .httpStatus, .rateLimited: .failuresHTTP
     case .notAnImage: .failuresNotImage
     case .localIO: .failuresLocal
+    case .disallowed: .disallowed
     case .invalidInput, .blacklisted, .busy, .cancelled, .tooLarge, .cannotDerive: nil
     }
   }

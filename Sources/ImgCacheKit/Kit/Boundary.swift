@@ -24,6 +24,10 @@ public enum Boundary {
     case remoteStorage = "remote-storage"
     /// An SVG's root tag (width, height, viewBox).
     case svg
+    /// A robots.txt (RFC 9309), and its rules matched against paths.
+    case robotsTxt = "robots-txt"
+    /// `X-Robots-Tag` lines.
+    case robotsTag = "x-robots-tag"
   }
 
   /// A sample input of `target` for a fuzzer to start from.
@@ -53,6 +57,12 @@ public enum Boundary {
     case .remoteStorage:
       return ["redis://:secret@127.0.0.1:6379|connect-timeout=100", "s3://bucket/p|region=x"]
     case .svg: return [#"<svg width="10" height="20" viewBox="0 0 10 20"></svg>"#]
+    case .robotsTxt:
+      return [
+        "User-agent: *\nDisallow: /private/\nAllow: /private/ok*.png$\n",
+        "user-agent: imgcache/2\r\nuser-agent: other\r\ndisallow: /%7Ea/*x # c\r\n",
+      ]
+    case .robotsTag: return ["noimageai", "googlebot: noindex, imgcache: noai", "none"]
     }
   }
 
@@ -91,6 +101,15 @@ public enum Boundary {
       return (try? RemoteSpec.parseList(text)) != nil
     case .svg:
       return ImageSniffer.sniff(data: bytes) != nil
+    case .robotsTxt:
+      let rules = RobotsRules.parse(bytes, agent: RobotsTag.agent)
+      // Kept in the index and read back as the same rules; paths the file names decided.
+      guard RobotsRules(encoded: rules.encoded) == rules else { return false }
+      for path in ["/", "/private/ok1.png", text, "/" + text] { _ = rules.deciding(path) }
+      return !rules.rules.isEmpty
+    case .robotsTag:
+      return RobotsTag.optOut(in: text.split(separator: "\n").map(String.init), agent: "imgcache")
+        != nil
     }
   }
 

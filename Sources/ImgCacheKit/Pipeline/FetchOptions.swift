@@ -39,6 +39,9 @@ public struct FetchOptions: Sendable, Equatable {
   public var discardOriginal = false
   /// The limits an original must fit before anything is decoded.
   public var derivationLimits = DerivationLimits()
+  /// Whether robots.txt and `X-Robots-Tag` opt-outs are obeyed (`--robots`). Ignored by
+  /// default, as curl and wget do for URLs given to them.
+  public var robots = RobotsPolicy.ignore
   /// Whether a downloaded body is stored as a batch of one at once, instead of through the
   /// batcher's gathering (a single URL has nothing to batch with).
   var storesAlone = false
@@ -50,6 +53,16 @@ public struct FetchOptions: Sendable, Equatable {
   public func key(for url: String) -> String {
     explicitKey ?? CacheKey.key(for: url, filter: keyFilter)
   }
+}
+
+/// Whether downloads obey robots.txt and `X-Robots-Tag` (policy `robots`, docs/design.md,
+/// Politeness).
+public enum RobotsPolicy: String, Sendable, CaseIterable {
+  /// Every URL given is downloaded.
+  case ignore
+  /// A URL its host's robots.txt disallows for `imgcache` is not requested, and a response
+  /// whose `X-Robots-Tag` opts out (`noimageai`, `noai`, `none`) is aborted before its body.
+  case obey
 }
 
 /// What a successful fetch did.

@@ -18,6 +18,8 @@ extension Fetcher {
     -> JobMachine.Event?
   {
     switch action {
+    case .consultRobots(let url):
+      return robotsAnswerNow(for: url).map { .robots($0) }
     case .join(let flight):
       return .joined(flight, leads: flights.join(flight))
     case .lock:
@@ -59,6 +61,8 @@ extension Fetcher {
   {
     if let event = performNow(action, for: job, options: options) { return event }
     switch action {
+    case .consultRobots(let url):
+      return .robots(await robotsAnswer(for: url))
     case .submit(let plan):
       do { try cache.prepare() } catch {
         return .responded(.failure(CacheError.io("cannot create the cache", error)))

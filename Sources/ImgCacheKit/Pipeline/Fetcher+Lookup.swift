@@ -159,7 +159,8 @@ extension Fetcher {
           validators: validators, sequence: nextSequence(),
           fingerprint: fingerprint(options, request),
           file: CacheLayout.relativeFile(for: jobs[index].key),
-          takesLock: options.mode == .normal && validators == nil))
+          takesLock: options.mode == .normal && validators == nil,
+          robots: options.robots == .obey ? .toConsult : .ignored))
     }
   }
 

@@ -12,6 +12,7 @@ extension Fetcher {
       url: url, temporaryDirectory: cache.layout.tmpPath,
       etag: plan.validators?.etag, lastModified: plan.validators?.lastModified,
       credentials: job.request?.credentials, sequence: plan.sequence)
+    request.honoursRobotsTag = plan.robots != .ignored
     guard job.lock != nil else { return request }
     let point = cache.resumePoint(key: job.key, url: url)
     let (cache, key) = (self.cache, job.key)

@@ -34,6 +34,8 @@ public final class Fetcher: Sendable {
   /// nothing).
   var existingTransport: (any Transport)? { givenTransport ?? downloaderSlot.withLock { $0 } }
   let flights = Flights()
+  /// The robots.txt files this process knows (`--robots`).
+  let robotsBook = RobotsBook()
   let stores: StoreBatcher
   /// Derivations at once: one per core (each decodes a whole image), fewer when `jobs` is.
   let derivations: Slots

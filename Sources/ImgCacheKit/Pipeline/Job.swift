@@ -82,6 +82,18 @@ struct Job: Sendable {
     var restarted = false
     /// Whether kept partial bodies were already given up for this download's room (once).
     var madeRoom = false
+    /// What robots.txt still has to say before the request goes out (`--robots`).
+    var robots = RobotsStep.ignored
+  }
+
+  /// Where a download stands with robots.txt.
+  enum RobotsStep: Sendable, Equatable {
+    /// Not obeyed (`robots = ignore`).
+    case ignored
+    /// To ask before the request goes out.
+    case toConsult
+    /// Allowed; its response's `X-Robots-Tag` is still obeyed.
+    case cleared
   }
 
   /// A job for `url` under `options`: ``State/lookup``, or done with the reason it is refused.

@@ -12,6 +12,9 @@ extension JobMachine {
         job.state = .done(.failure(CacheError(.invalidInput, "not a URL to download")))
         return .settle
       }
+      // Before the flight and the lock: a robots.txt to fetch never holds up another job of
+      // the key, nor another process.
+      if plan.robots == .toConsult { return .consultRobots(request.stripped) }
       if job.flight == nil {
         return .join(
           FlightKey(
@@ -68,6 +71,18 @@ extension JobMachine {
         // Written back (or not: a write-back never fails the job).
         job.state = .done(.success(outcome))
       default: break
+      }
+      return next(&job, rules: rules)
+    case .robots(let answer):
+      guard case .download(var plan) = job.state else { break }
+      switch answer {
+      case .allowed:
+        plan.robots = .cleared
+        job.state = .download(plan)
+      case .refused(let error):
+        job.state = .done(.failure(error))
+        // Counted (a refusal is no failed request: never recorded).
+        return .noteFailure(error, recordingUnder: nil)
       }
       return next(&job, rules: rules)
     case .joined(let flight, let leads):

@@ -20,6 +20,9 @@ enum JobMachine {
 
   /// The I/O a job waits for; the owner performs it and feeds back the ``Event`` named beside.
   enum Action: Sendable {
+    /// Ask the host's robots.txt (`--robots`) whether the URL may be requested →
+    /// ``Event/robots(_:)``.
+    case consultRobots(String)
     /// Join the request's flight in this process → ``Event/joined(_:leads:)``.
     case join(FlightKey)
     /// Try the key's lock between processes and, holding it, look for what another process
@@ -81,6 +84,8 @@ enum JobMachine {
   enum Event: Sendable {
     /// The effect asked for is done; nothing new to decide on.
     case proceed
+    /// What the host's robots.txt says of the URL.
+    case robots(RobotsAnswer)
     /// The job leads the flight it joined, or follows it.
     case joined(FlightKey, leads: Bool)
     /// What trying the key's lock found.
@@ -110,6 +115,14 @@ enum JobMachine {
     case variantFound(CacheHit?)
     /// The variant made, or why not.
     indirect case derived(Result<DerivedVariant, CacheError>)
+  }
+
+  /// What a host's robots.txt says of a URL.
+  enum RobotsAnswer: Sendable {
+    /// It may be requested.
+    case allowed
+    /// It may not: `.disallowed`, with the rule or the reason (or `.cancelled`).
+    case refused(CacheError)
   }
 
   /// What trying a key's lock between processes found.
@@ -151,6 +164,7 @@ extension JobMachine.Event {
   var name: String {
     switch self {
     case .proceed: "proceed"
+    case .robots: "robots"
     case .joined: "joined"
     case .locked: "locked"
     case .submitted: "submitted"

@@ -24,6 +24,9 @@ public struct PrefetchProgress: Sendable, Equatable {
   public var notStored = 0
   /// Failed.
   public var failed = 0
+  /// Not downloaded because robots.txt or `X-Robots-Tag` said so (`--robots`): neither
+  /// failed nor to retry.
+  public var disallowed = 0
   /// Bytes downloaded.
   public var bytes: Int64 = 0
   /// Seconds since the start.
@@ -44,6 +47,9 @@ public struct PrefetchSummary: Sendable {
   public var failures: [(url: String, error: CacheError)]
   /// How many URLs failed.
   public var failureCount = 0
+  /// The first URLs (at most ``kept``) robots.txt or `X-Robots-Tag` refused, with why; all
+  /// of them go to the run's ``RetryList``, commented out.
+  public var disallowed = [(url: String, error: CacheError)]()
   /// The classes of every failure (the exit status folds them).
   public var failureKinds = Set<CacheError.Kind>()
   /// The first URLs (at most ``kept``) read but not finished because of a cancel, then (with a

@@ -5,6 +5,7 @@ struct RunState {
   let start = Date()
   var progress = PrefetchProgress()
   var failures = [(url: String, error: CacheError)]()
+  var disallowed = [(url: String, error: CacheError)]()
   var failureCount = 0
   var failureKinds = Set<CacheError.Kind>()
   var unfinished = [String]()
@@ -80,6 +81,7 @@ struct RunState {
       progress: progress, failures: failures, unfinished: unfinished, cancelled: cancelled,
       inputError: inputError)
     (summary.failureCount, summary.failureKinds) = (failureCount, failureKinds)
+    summary.disallowed = disallowed
     summary.unfinishedCount = unfinishedCount
     return summary
   }
@@ -122,6 +124,11 @@ struct RunState {
       progress.notStored += 1
     case .failure(let error) where error.kind == .cancelled:
       noteUnfinished(result.url)
+    case .failure(let error) where error.kind == .disallowed:
+      progress.disallowed += 1
+      failureKinds.insert(error.kind)
+      if disallowed.count < PrefetchSummary.kept { disallowed.append((result.url, error)) }
+      retryList?.add(disallowed: error)
     case .failure(let error):
       progress.failed += 1
       noteFailure(result.url, error)

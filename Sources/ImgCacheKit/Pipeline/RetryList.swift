@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 
 /// The URL list to run again (`prefetch --save-failed`), written as the run goes: each failure
-/// after a `#` line that says why, then the URLs never finished (a cancelled run's, and the
+/// after a `#` line that says why, each URL disallowed by robots as a `# disallowed:` line
+/// (listed, not run again), then the URLs never finished (a cancelled run's, and the
 /// input it left unread). A run of a hundred million URLs keeps none of them in memory. The
 /// file appears whole or not at all: it is written beside its place and renamed there by
 /// ``finish()``. A prefetch reads it back as it is (comments skipped).
@@ -52,6 +53,10 @@ public final class RetryList: Sendable {
   func add(_ url: String, failure: CacheError) {
     append("# \(failure.message)\n\(url)\n")
   }
+
+  /// Adds a URL robots.txt or `X-Robots-Tag` refused, as a comment (a rerun does not ask for
+  /// it): `# disallowed: <url>: <why>`.
+  func add(disallowed: CacheError) { append("# disallowed: \(disallowed.message)\n") }
 
   /// Adds a URL the run did not finish.
   func add(unfinished url: String) { append(url + "\n") }

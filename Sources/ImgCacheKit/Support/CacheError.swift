@@ -37,6 +37,9 @@ public struct CacheError: Error, Equatable, CustomStringConvertible {
     /// The host asked (`Retry-After` on a 429 or 503) to wait longer than `retry_after_max`:
     /// not asked again before then. Transient: never a failed-URL record.
     case rateLimited = "rate_limited"
+    /// With `--robots`: the host's robots.txt disallows the URL, or the response's
+    /// `X-Robots-Tag` opts out (its body not read). Never a failed-URL record.
+    case disallowed
   }
 
   /// The class of the failure.

@@ -25,6 +25,7 @@ extension CurlTransfer {
   static let keptHeaders = HeaderLine.Names([
     "content-type", "etag", "last-modified", "content-length", "content-range", "date",
     "cache-control", "expires", "age", "content-encoding", "retry-after",
+    "x-robots-tag",
   ])
 
   /// Before an attempt: a resumed body goes back to the bytes it started with (the same

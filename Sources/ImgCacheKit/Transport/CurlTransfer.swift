@@ -41,6 +41,9 @@ final class CurlTransfer {
   var responseHeaders = [String: String]()
   /// Why a callback stopped the transfer, when one did.
   var abortReason: CacheError?
+  /// This attempt's `X-Robots-Tag` lines, kept apart (an agent named on one line addresses
+  /// only that line's directives) when the request honours them.
+  var robotsTags = [String]()
 
   /// Whether `handle` went to another transfer (``detachHandle()``): then it is not cleaned
   /// up here.
@@ -145,8 +148,8 @@ final class CurlTransfer {
     imgcache_setopt_header_function(api, h) { data, size, count, user in
       guard let user, let data else { return 0 }
       let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
-      transfer.header(data, size * count)
-      return size * count
+      // Fewer bytes taken than given stop the transfer: an opted-out response's body.
+      return transfer.header(data, size * count) ? size * count : 0
     }
   }
 
@@ -186,6 +189,7 @@ final class CurlTransfer {
     bytes = 0
     status = 0
     abortReason = nil
+    robotsTags = []
     contentType = nil
     etag = nil
     lastModified = nil
@@ -194,7 +198,8 @@ final class CurlTransfer {
   /// Parses one header line: a status line resets the fields (redirects, 100 Continue); every
   /// other line goes through ``HeaderLine`` (any name length, no control characters), and of
   /// the headers kept a list field's lines are joined, any other field's first line counts.
-  private func header(_ data: UnsafeMutablePointer<CChar>, _ length: Int) {
+  /// False at the end of a 2xx response's headers that opt out (``optedOut()``).
+  private func header(_ data: UnsafeMutablePointer<CChar>, _ length: Int) -> Bool {
     lastActivity = DispatchTime.now().uptimeNanoseconds
     let bytes = UnsafeRawBufferPointer(start: data, count: length)
     if bytes.starts(with: "HTTP/".utf8) {
@@ -204,21 +209,43 @@ final class CurlTransfer {
       etag = nil
       lastModified = nil
       responseHeaders = [:]
-      return
+      robotsTags = []
+      return true
     }
-    guard let line = HeaderLine.parse(bytes, keeping: Self.keptHeaders) else { return }
+    // The empty line that ends a response's headers.
+    if length <= 2, bytes.first == 0x0D || bytes.first == 0x0A { return !optedOut() }
+    guard let line = HeaderLine.parse(bytes, keeping: Self.keptHeaders) else { return true }
     switch line.name {
+    case "x-robots-tag":
+      if request.honoursRobotsTag && robotsTags.count < Self.robotsTagLines {
+        robotsTags.append(line.value)
+      }
     case "content-type": contentType = contentType ?? line.value
     case "etag": etag = etag ?? line.value
     case "last-modified": lastModified = lastModified ?? line.value
     default:
       if let earlier = responseHeaders[line.name] {
-        guard HTTPFields.listFields.contains(line.name) else { return }
+        guard HTTPFields.listFields.contains(line.name) else { return true }
         responseHeaders[line.name] = earlier + ", " + line.value
       } else {
         responseHeaders[line.name] = line.value
       }
     }
+    return true
+  }
+
+  /// The most `X-Robots-Tag` lines a response is read for.
+  static let robotsTagLines = 64
+
+  /// Whether the final response's headers opt out of this download (with
+  /// ``DownloadRequest/honoursRobotsTag``): then ``abortReason`` says which directive.
+  private func optedOut() -> Bool {
+    guard request.honoursRobotsTag, (200..<300).contains(status), !robotsTags.isEmpty,
+      let directive = RobotsTag.optOut(in: robotsTags, agent: RobotsTag.agent)
+    else { return false }
+    abortReason = CacheError(
+      .disallowed, "X-Robots-Tag: \(directive) (the body was not downloaded)", url: request.url)
+    return true
   }
 
   /// Aborts the transfer (returns non-zero) after the idle timeout without a byte.

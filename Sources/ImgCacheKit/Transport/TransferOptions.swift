@@ -111,6 +111,10 @@ public struct DownloadRequest: Sendable {
   public var credentials: String?
   /// Where a body worth keeping goes, so that an interrupted transfer can be resumed.
   public var resumable: Resumable?
+  /// Whether a 2xx response whose `X-Robots-Tag` opts out of `imgcache` (``RobotsTag``) is
+  /// aborted once its headers are in, before a byte of its body is taken: a `.disallowed`
+  /// failure.
+  public var honoursRobotsTag = false
 
   /// Creates a request.
   public init(
@@ -198,7 +202,7 @@ extension CacheError {
     case .notAnImage, .tls, .auth, .protocolError: return true
     case .httpStatus: return httpStatus == 404 || httpStatus == 410
     case .invalidInput, .localIO, .network, .blacklisted, .busy, .cancelled, .tooLarge,
-      .cannotDerive, .rateLimited:
+      .cannotDerive, .rateLimited, .disallowed:
       return false
     }
   }

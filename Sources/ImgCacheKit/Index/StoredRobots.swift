@@ -1,0 +1,65 @@
+import Foundation
+import GRDB
+
+/// A host's robots.txt as the index keeps it for every process of the cache
+/// (docs/design.md, Politeness): the rules for `imgcache`, and until when they hold.
+public struct StoredRobots: Sendable, Equatable {
+  /// The rules for `imgcache` (``RobotsRules/disallowAll`` when the file was unreachable).
+  public var rules: RobotsRules
+  /// Why the file could not be had (`HTTP 503`, a network failure): everything is disallowed
+  /// until ``expires``. Nil when the rules are the file's (or a 4xx: none).
+  public var unreachable: String?
+  /// When the origin is asked again.
+  public var expires: Date
+
+  /// Creates a record.
+  public init(rules: RobotsRules, unreachable: String? = nil, expires: Date) {
+    (self.rules, self.unreachable, self.expires) = (rules, unreachable, expires)
+  }
+
+  /// The table, by origin (`scheme://host[:port]`, lower case).
+  static func create(_ db: Database) throws {
+    try db.create(table: "robots") { t in
+      t.primaryKey("origin", .text)
+      t.column("rules", .text).notNull()
+      t.column("unreachable", .text)
+      t.column("expires", .double).notNull()
+    }
+    try db.create(index: "robots_expires", on: "robots", columns: ["expires"])
+  }
+}
+
+extension Index {
+  /// The robots.txt kept for `origin`, unless it expired by `time` (or its row is damaged).
+  package func robots(origin: String, at time: Date) throws -> StoredRobots? {
+    try peek(orIfMissing: nil) { db in
+      guard
+        let row = try Row.fetchOne(
+          db, sql: "SELECT rules, unreachable, expires FROM robots WHERE origin = ?",
+          arguments: [origin])
+      else { return nil }
+      let expires = Date(timeIntervalSince1970: row["expires"] as Double? ?? 0)
+      guard expires > time, let text = row["rules"] as String?,
+        let rules = RobotsRules(encoded: text)
+      else { return nil }
+      return StoredRobots(rules: rules, unreachable: row["unreachable"], expires: expires)
+    }
+  }
+
+  /// Keeps `robots` for `origin` (replacing what was kept), and forgets those expired by
+  /// `time`.
+  package func record(robots: StoredRobots, origin: String, at time: Date) throws {
+    try write { db in
+      try db.execute(
+        sql: "DELETE FROM robots WHERE expires <= ?", arguments: [time.timeIntervalSince1970])
+      try db.execute(
+        sql: """
+          INSERT OR REPLACE INTO robots (origin, rules, unreachable, expires)
+          VALUES (?, ?, ?, ?)
+          """,
+        arguments: [
+          origin, robots.rules.encoded, robots.unreachable, robots.expires.timeIntervalSince1970,
+        ])
+    }
+  }
+}

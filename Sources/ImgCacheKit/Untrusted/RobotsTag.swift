@@ -1,0 +1,39 @@
+import Foundation
+
+/// The opt-outs of `X-Robots-Tag` response headers that a download with `--robots` honours
+/// (docs/design.md, Politeness): `noimageai`, `noai` and `none`, for every agent or for ours.
+/// Each header line is a comma-separated list of directives; `name: directive` addresses what
+/// follows it on that line to the agent `name` (`X-Robots-Tag: googlebot: noindex, noai`).
+public enum RobotsTag {
+  /// imgcache's product token, in robots.txt groups and `X-Robots-Tag` lines.
+  public static let agent = "imgcache"
+  /// The directives that opt a response out of being downloaded here.
+  static let optOuts: Set<String> = ["noimageai", "noai", "none"]
+  /// Directives that carry a value after a colon: not agent names.
+  static let valued: Set<String> = [
+    "unavailable_after", "max-snippet", "max-image-preview", "max-video-preview",
+  ]
+
+  /// The opt-out directive `lines` (the header's values, one per line received) address to
+  /// `agent` or to everyone; nil when there is none.
+  public static func optOut(in lines: [String], agent: String) -> String? {
+    let agent = agent.lowercased()
+    for line in lines {
+      var addressed: String?
+      for part in line.split(separator: ",") {
+        var directive = part.trimmingCharacters(in: .whitespaces).lowercased()
+        if let colon = directive.firstIndex(of: ":") {
+          let name = directive[..<colon].trimmingCharacters(in: .whitespaces)
+          if !valued.contains(name) {
+            addressed = name
+            directive = directive[directive.index(after: colon)...]
+              .trimmingCharacters(in: .whitespaces)
+          }
+        }
+        guard addressed == nil || addressed == agent else { continue }
+        if optOuts.contains(directive) { return directive }
+      }
+    }
+    return nil
+  }
+}
