@@ -202,7 +202,7 @@ _imgcache() {
 
 _imgcache_fetch() {
     repeating_flags=()
-    non_repeating_flags=(--quiet -q --verbose -v --json --offline --reload --refresh --retry-failed --any --no-remote --netrc -k --insecure --enlarge --keep-metadata --no-rotate --animated --discard-original --link --version -h --help)
+    non_repeating_flags=(--quiet -q --verbose -v --json --offline --reload --refresh --retry-failed --any --no-remote --robots --no-robots --netrc -k --insecure --enlarge --keep-metadata --no-rotate --animated --discard-original --link --version -h --help)
     repeating_options=(--ro-dir -H --header --resolve)
     non_repeating_options=(-d --dir --config --color --key-filter --freshness --stale-if-error --remote -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry --rate --rate-per-host -A --user-agent --failed-ttl --resize --gravity --format --quality --variant --output -o --key --input -i)
     __imgcache_offer_flags_options -1
@@ -312,7 +312,7 @@ _imgcache_fetch() {
 
 _imgcache_prefetch() {
     repeating_flags=()
-    non_repeating_flags=(--quiet -q --verbose -v --json --offline --reload --refresh --retry-failed --any --no-remote --netrc -k --insecure --enlarge --keep-metadata --no-rotate --animated --discard-original --version -h --help)
+    non_repeating_flags=(--quiet -q --verbose -v --json --offline --reload --refresh --retry-failed --any --no-remote --robots --no-robots --netrc -k --insecure --enlarge --keep-metadata --no-rotate --animated --discard-original --version -h --help)
     repeating_options=(--ro-dir -H --header --resolve)
     non_repeating_options=(-d --dir --config --color --key-filter --freshness --stale-if-error --remote -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry --rate --rate-per-host -A --user-agent --failed-ttl --resize --gravity --format --quality --variant --input -i --jobs -j --order --max-per-host --save-failed)
     __imgcache_offer_flags_options -1

@@ -17,6 +17,14 @@ FIRST = {}  # URLs with slowfirst=: how many requests each got
 HEARD = {}  # /hostile ids: the request headers each request came with
 RESUMABLE = {}  # /resumable ids: how many full and ranged requests were served
 THROTTLED = {}  # /throttle ids: when each request came (time.time())
+ROBOTS = {}  # host names: how many times each asked for /robots.txt
+# /robots.txt by the first label of the Host name, `r-<kind>-…` (any other: 404).
+ROBOTS_FILES = {
+    "deny": "User-agent: *\nDisallow: /*private\n",
+    "ours": "# us only\nUser-agent: otherbot\nAllow: /\n\nUser-agent: ImgCache/9\nDisallow: /\n",
+    "other": "User-agent: otherbot\nDisallow: /\n",
+    "slow": "User-agent: *\nDisallow: /*private\n",
+}
 DOWN = {}  # /origin ids that are down, with how they fail: an HTTP status or "reset"
 ROOT = "."
 BOMB = gzip.compress(b"\0" * (64 * 1024 * 1024), compresslevel=9)
@@ -138,6 +146,8 @@ class Fault(BaseHTTPRequestHandler):
                 body = json.dumps(HEARD.get(params.get("id", ""), [])).encode()
             elif path == "/_throttled":
                 body = json.dumps(THROTTLED.get(params.get("id", ""), [])).encode()
+            elif path == "/_robots":
+                body = json.dumps(ROBOTS).encode()
             else:
                 body = json.dumps(STATS).encode()
         self.send(200, body, "application/json")
@@ -152,6 +162,10 @@ class Fault(BaseHTTPRequestHandler):
         delay = float(params.get("delay", "0"))
         if delay:
             time.sleep(min(delay, 30))
+        if path == "/robots.txt":
+            return self.robots()
+        if path == "/optout":
+            return self.optout(params)
         if path.startswith("/image/"):
             # `pad` zero bytes after the image (still sniffed as one): a body of any size.
             pad = b"\0" * min(int(params.get("pad", "0")), 1 << 24)
@@ -366,6 +380,39 @@ class Fault(BaseHTTPRequestHandler):
         if path == "/resumable":
             return self.resumable(params)
         self.send(404, b"not found", "text/plain")
+
+    def robots(self):
+        # r-deny: disallows *private for everyone; r-ours: everything for imgcache only;
+        # r-other: everything for another agent; r-404, r-503: that status; r-slow: as deny,
+        # after a second (the URLs of its host wait for one fetch).
+        host = self.headers.get("Host", "").split(":")[0]
+        with LOCK:
+            ROBOTS[host] = ROBOTS.get(host, 0) + 1
+        kind = host.split("-")[1] if host.startswith("r-") and "-" in host[2:] else ""
+        if kind == "slow":
+            time.sleep(1)
+        if kind in ROBOTS_FILES:
+            return self.send(200, ROBOTS_FILES[kind].encode(), "text/plain")
+        if kind.isdigit():
+            return self.send(int(kind), b"no robots here", "text/plain")
+        return self.send(404, b"no robots.txt", "text/plain")
+
+    def optout(self, params):
+        # An image with `X-Robots-Tag: tag` (`tag2`: a second line): its headers and the first
+        # half of its body at once, the rest after `stall` seconds (20) — a client that honours
+        # the tag has gone by then, one that does not waits or times out.
+        body = self.image()
+        self.send_response(200)
+        self.send_header("Content-Type", "image/png")
+        self.send_header("Content-Length", str(len(body)))
+        for name in ("tag", "tag2"):
+            if name in params:
+                self.send_header("X-Robots-Tag", urllib.parse.unquote(params[name]))
+        self.end_headers()
+        self.wfile.write(body[: len(body) // 2])
+        self.wfile.flush()
+        time.sleep(min(float(params.get("stall", "20")), 30))
+        self.wfile.write(body[len(body) // 2:])
 
     def resumable(self, params):
         # A body of `size` bytes with a strong ETag; the first full response of an `id` is cut
