@@ -12,12 +12,16 @@ struct RobotsCLITests {
   let servers = TestServers.shared
 
   /// A host name of `kind` no other test uses.
-  func host(_ kind: String) -> String { "r-\(kind)-\(UUID().uuidString.prefix(8).lowercased()).test" }
+  func host(_ kind: String) -> String {
+    "r-\(kind)-\(UUID().uuidString.prefix(8).lowercased()).test"
+  }
   /// `--resolve` for `hosts`.
   func pins(_ hosts: [String]) -> [String] {
     hosts.flatMap { ["--resolve", "\($0):\(servers.faultPort):127.0.0.1"] }
   }
-  func url(_ host: String, _ path: String) -> String { "http://\(host):\(servers.faultPort)\(path)" }
+  func url(_ host: String, _ path: String) -> String {
+    "http://\(host):\(servers.faultPort)\(path)"
+  }
   /// How many times each host asked for /robots.txt.
   func robotsAsked() -> [String: Int] {
     let text = run("/usr/bin/curl", ["-s", servers.fault("/_robots")]).stdout
@@ -48,7 +52,8 @@ struct RobotsCLITests {
     #expect(run.status == 14, "\(run.stderr)")
     let status = statuses(run.stdout)
     #expect(status[denied] == "disallowed" && status[allowed] == "downloaded", "\(run.stdout)")
-    #expect(run.stdout.contains("\"exit_code\":14") && run.stdout.contains("\"kind\":\"disallowed\""))
+    #expect(
+      run.stdout.contains("\"exit_code\":14") && run.stdout.contains("\"kind\":\"disallowed\""))
     let requests = servers.stats()?.requests ?? [:]
     #expect(requests["/image/base.png?private=\(id)"] == nil, "the disallowed URL was requested")
     #expect(requests["/image/base.png?ok=\(id)"] == 1)
@@ -90,7 +95,8 @@ struct RobotsCLITests {
       ["prefetch", "-q", "--robots", "-j", "8", "-i", "-"] + pins(names),
       input: urls.joined(separator: "\n") + "\n")
     #expect(run.status == 0, "\(run.stderr)")
-    let later = env.run(["fetch", "--robots", url(names[0], "/image/base.png?later")] + pins(names))
+    let later = env.run(
+      ["fetch", "--robots", url(names[0], "/image/base.png?later")] + pins(names))
     #expect(later.status == 0, "\(later.stderr)")
     let asked = robotsAsked()
     #expect(names.allSatisfy { asked[$0] == 1 }, "\(names.map { asked[$0] ?? 0 })")
@@ -124,7 +130,9 @@ struct RobotsCLITests {
     }
     // Half the body comes with the headers, the rest 20 s later: a client that read it would
     // have bytes, and would time out (10 s without a byte) before the rest.
-    for tags in [["noimageai"], ["noindex, NOAI"], ["googlebot: noindex", "none"], ["imgcache: none"]] {
+    for tags in [
+      ["noimageai"], ["noindex, NOAI"], ["googlebot: noindex", "none"], ["imgcache: none"],
+    ] {
       let run = env.run(["fetch", "--json", "--robots", "--timeout", "10s", optOut(tags)])
       #expect(run.status == 14, "\(tags): \(run.stderr)")
       #expect(run.stdout.contains("\"downloaded_bytes\":0"), "\(tags): \(run.stdout)")

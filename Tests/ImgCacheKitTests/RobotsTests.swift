@@ -10,9 +10,12 @@ import Testing
 /// text, matched by the RFC's rules, with no server.
 @Suite("robots.txt and X-Robots-Tag: RFC 9309 groups, longest match, opt-outs")
 struct RobotsTests {
-  func rules(_ text: String) -> RobotsRules { RobotsRules.parse(Array(text.utf8), agent: "imgcache") }
+  func rules(_ text: String) -> RobotsRules {
+    RobotsRules.parse(Array(text.utf8), agent: "imgcache")
+  }
 
-  @Test("our group wins over *; groups naming us are merged; a product token ignores case and version")
+  @Test(
+    "our group wins over *; groups naming us are merged; a product token ignores case and version")
   func groups() {
     let text = """
       User-agent: *
@@ -92,7 +95,8 @@ struct RobotsTests {
     #expect(ContinuousClock.now - started < .seconds(20), "bounded work")
     let binary = (0..<4_096).map { UInt8(truncatingIfNeeded: $0 &* 7919) }
     _ = RobotsRules.parse(binary, agent: "imgcache").allows("/x")
-    #expect(rules("User-agent: *\nDisallow: /" + String(repeating: "x", count: 5_000)).rules.isEmpty)
+    #expect(
+      rules("User-agent: *\nDisallow: /" + String(repeating: "x", count: 5_000)).rules.isEmpty)
   }
 
   @Test("rules kept in the index read back the same; a damaged row is no rules")

@@ -79,7 +79,9 @@ extension Fetcher {
 
   /// The first ``RobotsRules/parsedLimit`` bytes of `response`'s body; its file removed.
   private static func text(of response: DownloadResponse) -> Data {
-    if let body = response.body, response.file == nil { return body.prefix(RobotsRules.parsedLimit) }
+    if let body = response.body, response.file == nil {
+      return body.prefix(RobotsRules.parsedLimit)
+    }
     guard let file = response.file else { return Data() }
     defer { unlink(file) }
     guard let handle = FileHandle(forReadingAtPath: file) else { return Data() }

@@ -148,7 +148,9 @@ extension RobotsRules {
     var out = [UInt8]()
     out.reserveCapacity(bytes.count)
     let hex = Array("0123456789ABCDEF".utf8)
-    func encode(_ byte: UInt8) { out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]] }
+    func encode(_ byte: UInt8) {
+      out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+    }
     var index = 0
     while index < bytes.count {
       let byte = bytes[index]
