@@ -24,6 +24,8 @@ ROBOTS_FILES = {
     "ours": "# us only\nUser-agent: otherbot\nAllow: /\n\nUser-agent: ImgCache/9\nDisallow: /\n",
     "other": "User-agent: otherbot\nDisallow: /\n",
     "slow": "User-agent: *\nDisallow: /*private\n",
+    # 1.2 MB: its rules first, then comments; a client reads the start (RFC 9309 §2.5).
+    "big": "User-agent: *\nDisallow: /*private\n" + "# padding\n" * 120_000,
 }
 DOWN = {}  # /origin ids that are down, with how they fail: an HTTP status or "reset"
 ROOT = "."

@@ -104,6 +104,19 @@ struct RobotsCLITests {
     #expect(stats.contains("\"robots_fetches\":3"), "\(stats)")
   }
 
+  @Test("a robots.txt over max_filesize is read from its start, not failed (nor all disallowed)")
+  func largeFile() {
+    let name = host("big")
+    let denied = url(name, "/image/base.png?private=big")
+    let allowed = url(name, "/image/base.png?ok=big")
+    let run = env.run(
+      ["prefetch", "--json", "--robots", "--max-filesize", "100K", "-i", "-"] + pins([name]),
+      input: "\(denied)\n\(allowed)\n")
+    #expect(run.status == 14, "\(run.stderr)")
+    let status = statuses(run.stdout)
+    #expect(status[denied] == "disallowed" && status[allowed] == "downloaded", "\(run.stdout)")
+  }
+
   @Test("without --robots (or with --no-robots over the policy) no robots.txt is asked")
   func ignoredByDefault() {
     let name = host("ours")

@@ -185,3 +185,68 @@ struct JobMachineRobotsTests {
     #expect(job.result.outcome == .failure(refusal))
   }
 }
+
+/// The review's findings, kept as regressions.
+@Suite("robots.txt: hostile patterns, byte-order marks, values that look like agents")
+struct RobotsRegressionTests {
+  func rules(_ text: String) -> RobotsRules {
+    RobotsRules.parse(Array(text.utf8), agent: "imgcache")
+  }
+
+  @Test(
+    "long literal pieces between stars: linear work (a backtracking matcher took billions of steps)"
+  )
+  func longPieces() {
+    let piece = String(repeating: "a", count: 4_000)
+    var file = "User-agent: *\n"
+    for n in 0..<100 { file += "Disallow: /*\(piece)\(n)b\n" }
+    let robots = rules(file)
+    #expect(robots.rules.count == 100)
+    let path = "/" + String(repeating: "a", count: 8_000)
+    var allowed = 0
+    for _ in 0..<20 where robots.allows(path) { allowed += 1 }
+    #expect(allowed == 20)
+    #expect(!robots.allows(path + "7b"), "a piece found at its leftmost place still matches")
+  }
+
+  @Test("pattern semantics: pieces in order, $ at the end only, a trailing * is any rest")
+  func pieces() {
+    func match(_ pattern: String, _ path: String) -> Bool {
+      RobotsPattern(pattern).matches(Array(path.utf8))
+    }
+    #expect(match("/a*b*c", "/axxbyyc") && match("/a*b*c", "/abcabc") && !match("/a*b*c", "/acb"))
+    #expect(match("/a*b$", "/abab") && !match("/a*b$", "/aba") && match("/*$", "/x"))
+    #expect(match("/a$", "/a") && !match("/a$", "/ab") && match("/a*", "/a"))
+    #expect(match("*.png$", "/x.png") && !match("*.png$", "/x.png?y") && match("*", "/"))
+    #expect(match("/ab*ba$", "/aba") == false, "pieces never overlap")
+    #expect(match("/x**y", "/xy"))
+  }
+
+  @Test("a UTF-8 byte-order mark before the first line is no part of it")
+  func byteOrderMark() {
+    let robots = RobotsRules.parse(
+      [0xEF, 0xBB, 0xBF] + Array("User-agent: *\nDisallow: /\n".utf8), agent: "imgcache")
+    #expect(!robots.allows("/x.png"))
+    #expect(rules("User-agent: *bot\nDisallow: /\n").allows("/x"), "*bot is no wildcard")
+  }
+
+  @Test("X-Robots-Tag: a value with colons is no agent; the opt-out after it counts")
+  func valuesWithColons() {
+    #expect(
+      RobotsTag.optOut(
+        in: ["unavailable_after: Friday, 25-Jun-10 15:00:00 PST, noai"], agent: "imgcache")
+        == "noai")
+    #expect(RobotsTag.optOut(in: ["other-bot: noai"], agent: "imgcache") == nil)
+  }
+
+  @Test("dot segments are removed as libcurl sends the path: /a/../private is /private")
+  func dotSegments() {
+    #expect(Fetcher.robotsParts(of: "http://h/a/../private/x.png")?.path == "/private/x.png")
+    #expect(Fetcher.withoutDotSegments("/a/./b/../c?x=/../y") == "/a/c?x=/../y")
+    #expect(Fetcher.withoutDotSegments("/../..") == "/")
+    #expect(Fetcher.withoutDotSegments("/a/b/..") == "/a/")
+    #expect(Fetcher.withoutDotSegments("/a/.hidden") == "/a/.hidden")
+    let denied = RobotsRules.parse(Array("User-agent: *\nDisallow: /private\n".utf8), agent: "x")
+    #expect(!denied.allows(Fetcher.robotsParts(of: "http://h/ok/../private")?.path ?? ""))
+  }
+}

@@ -43,7 +43,8 @@ extension Fetcher {
     let hasBody = lstat(kept, &info) == 0 && info.st_size > 0
     guard error.httpStatus == 416 || error.httpStatus == 206 else {
       // A body not kept (too short to be worth it) leaves no record either.
-      guard error.isPermanent || !hasBody else { return .kept }
+      // An opt-out (X-Robots-Tag) keeps nothing of the body it refused.
+      guard error.isPermanent || error.kind == .disallowed || !hasBody else { return .kept }
       cache.discardPartial(key: key)
       return .dropped
     }

@@ -11,47 +11,60 @@ extension Fetcher {
   static let unreachableRobotsLifetime: TimeInterval = 3_600
 
   /// What robots.txt says of `url` when it is known without waiting (this process's, else the
-  /// index's); nil when it must be fetched (``robotsAnswer(for:)``).
+  /// index's); nil when it must be fetched, or is being fetched (``robotsAnswer(for:)``).
   func robotsAnswerNow(for url: String) -> JobMachine.RobotsAnswer? {
     guard let (origin, path) = Self.robotsParts(of: url) else { return .allowed }
     let time = cache.now()
-    if let robots = robotsBook.known(origin, at: time) {
-      return Self.answer(robots, origin: origin, path: path, url: url)
+    switch robotsBook.knowledge(of: origin, at: time) {
+    case .known(let robots): return Self.answer(robots, origin: origin, path: path, url: url)
+    case .fetching: return nil
+    case .unknown:
+      guard let stored = try? cache.index.robots(origin: origin, at: time) else { return nil }
+      robotsBook.remember(origin, stored)
+      return Self.answer(stored, origin: origin, path: path, url: url)
     }
-    guard let stored = try? cache.index.robots(origin: origin, at: time) else { return nil }
-    robotsBook.remember(origin, stored)
-    return Self.answer(stored, origin: origin, path: path, url: url)
   }
 
   /// What robots.txt says of `url`, fetching the file when no process of this cache has it.
   func robotsAnswer(for url: String) async -> JobMachine.RobotsAnswer {
     guard let (origin, path) = Self.robotsParts(of: url) else { return .allowed }
-    let robots: StoredRobots?
-    switch robotsBook.ask(origin, at: cache.now()) {
-    case .known(let known): robots = known
-    case .follow: robots = await robotsBook.wait(for: origin)
-    case .lead:
-      // Another process may have fetched it since.
-      let found = (try? cache.index.robots(origin: origin, at: cache.now())) ?? nil
-      if let found {
-        robots = found
-      } else {
-        robots = await fetchRobots(origin)
+    // A follower whose leader got nothing (cancelled, or a local failure) asks again: it may
+    // lead the next fetch. Bounded: each turn ends a fetch.
+    for _ in 0..<8 {
+      guard !Task.isCancelled else { break }
+      switch robotsBook.ask(origin, at: cache.now()) {
+      case .known(let robots): return Self.answer(robots, origin: origin, path: path, url: url)
+      case .follow:
+        guard let robots = await robotsBook.wait(for: origin) else { continue }
+        return Self.answer(robots, origin: origin, path: path, url: url)
+      case .lead:
+        // Another process may have fetched it since.
+        let fetched: Result<StoredRobots, CacheError>
+        if let found = try? cache.index.robots(origin: origin, at: cache.now()) {
+          fetched = .success(found)
+        } else {
+          fetched = await fetchRobots(origin)
+        }
+        robotsBook.finish(origin, with: try? fetched.get())
+        switch fetched {
+        case .success(let robots): return Self.answer(robots, origin: origin, path: path, url: url)
+        case .failure(let error): return .refused(error.about(url))
+        }
       }
-      robotsBook.finish(origin, with: robots)
     }
-    guard let robots else {
-      return .refused(CacheError(.cancelled, "cancelled", url: url))
-    }
-    return Self.answer(robots, origin: origin, path: path, url: url)
+    return .refused(CacheError(.cancelled, "cancelled", url: url))
   }
 
-  /// `origin`'s robots.txt, fetched and kept in the index; nil when the fetch was cancelled.
-  private func fetchRobots(_ origin: String) async -> StoredRobots? {
+  /// `origin`'s robots.txt, fetched and kept in the index; a failure when the fetch was
+  /// cancelled or the cache cannot be written (an answer of the origin is never a failure).
+  private func fetchRobots(_ origin: String) async -> Result<StoredRobots, CacheError> {
     cache.note([.robotsFetches: 1])
-    do { try cache.prepare() } catch { return nil }
-    let request = DownloadRequest(
+    do { try cache.prepare() } catch {
+      return .failure(CacheError.io("cannot create the cache", error))
+    }
+    var request = DownloadRequest(
       url: origin + "/robots.txt", temporaryDirectory: cache.layout.tmpPath)
+    request.truncatesAt = Int64(RobotsRules.parsedLimit)
     let result = await transport.result(of: transport.submit([request])[0])
     let now = cache.now()
     let robots: StoredRobots
@@ -60,7 +73,13 @@ extension Fetcher {
       let rules = RobotsRules.parse(Self.text(of: response), agent: RobotsTag.agent)
       robots = StoredRobots(rules: rules, expires: now + Self.robotsLifetime)
     case .failure(let error) where error.kind == .cancelled:
-      return nil
+      return .failure(error)
+    case .failure(let error) where error.kind == .rateLimited:
+      // The host refuses everything for now: so is robots.txt, for this process only.
+      return .success(
+        StoredRobots(
+          rules: .disallowAll, unreachable: error.detail,
+          expires: now + Self.unreachableRobotsLifetime))
     case .failure(let error):
       let status = error.httpStatus ?? 0
       if (400..<500).contains(status) && status != 429 {
@@ -74,7 +93,7 @@ extension Fetcher {
       }
     }
     try? cache.index.record(robots: robots, origin: origin, at: now)
-    return robots
+    return .success(robots)
   }
 
   /// The first ``RobotsRules/parsedLimit`` bytes of `response`'s body; its file removed.
@@ -115,6 +134,27 @@ extension Fetcher {
     var path = String(url[start...])
     if let fragment = path.firstIndex(of: "#") { path = String(path[..<fragment]) }
     if !path.hasPrefix("/") { path = "/" + path }
-    return (scheme + "://" + host, path)
+    return (scheme + "://" + host, withoutDotSegments(path))
+  }
+
+  /// `path` (with its query) without `.` and `..` segments (RFC 3986 §5.2.4), as libcurl sends
+  /// it: `/a/../private` is asked about as `/private`.
+  static func withoutDotSegments(_ path: String) -> String {
+    let query = path.firstIndex(of: "?")
+    let part = query.map { path[..<$0] } ?? path[...]
+    guard part.contains("/.") else { return path }
+    var kept = [Substring]()
+    let segments = part.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+    for (index, segment) in segments.enumerated() {
+      let last = index == segments.count - 1
+      switch segment {
+      case ".": if last { kept.append("") }
+      case "..":
+        if !kept.isEmpty { kept.removeLast() }
+        if last { kept.append("") }
+      default: kept.append(segment)
+      }
+    }
+    return "/" + kept.joined(separator: "/") + (query.map { path[$0...] } ?? "")
   }
 }

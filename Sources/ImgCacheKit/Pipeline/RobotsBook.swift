@@ -29,11 +29,24 @@ final class RobotsBook: Sendable {
   /// How many origins' files are remembered.
   static let kept = 4_096
 
-  /// The file known for `origin` and still in force at `time`, if any.
-  func known(_ origin: String, at time: Date) -> StoredRobots? {
+  /// What this process knows of `origin` at `time`.
+  enum Knowledge {
+    /// Its file, in force.
+    case known(StoredRobots)
+    /// Its file is being fetched.
+    case fetching
+    /// Nothing (or a file that expired).
+    case unknown
+  }
+
+  /// What this process knows of `origin` at `time`.
+  func knowledge(of origin: String, at time: Date) -> Knowledge {
     table.withLock { table in
-      guard case .known(let robots) = table[origin], robots.expires > time else { return nil }
-      return robots
+      switch table[origin] {
+      case .known(let robots) where robots.expires > time: .known(robots)
+      case .fetching: .fetching
+      default: .unknown
+      }
     }
   }
 

@@ -6,8 +6,14 @@ import Foundation
 extension CurlTransfer {
   /// Takes a chunk of the body from libcurl's write callback; returns the bytes taken (fewer
   /// stop the transfer, with ``abortReason`` saying why).
-  func receive(_ data: UnsafeMutablePointer<CChar>, _ length: Int) -> Int {
+  func receive(_ data: UnsafeMutablePointer<CChar>, _ given: Int) -> Int {
     lastActivity = DispatchTime.now().uptimeNanoseconds
+    var length = given
+    if let limit = request.truncatesAt, Int64(length) > limit - bytes {
+      // What fits is kept, then the transfer stops: the body is cut there.
+      length = Int(max(0, limit - bytes))
+      truncated = true
+    }
     if !(200..<300).contains(status) {
       // An error page is not worth downloading: stop at its first byte.
       abortReason = Self.statusError(status, url: request.url)
@@ -35,7 +41,7 @@ extension CurlTransfer {
         bodyInMemory = false
       }
       if pendingHash.count >= Self.memoryLimit { hashPending() }
-      return length
+      return truncated ? 0 : length
     } catch let error as CacheError where error.kind == .protocolError {
       abortReason = error
       return 0

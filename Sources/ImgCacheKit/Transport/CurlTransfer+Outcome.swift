@@ -29,7 +29,8 @@ extension CurlTransfer {
     var effective: UnsafeMutablePointer<CChar>?
     imgcache_getinfo_string(api, handle, CURLINFO_EFFECTIVE_URL, &effective)
     let effectiveURL = effective.map { String(cString: $0) } ?? request.url
-    guard code == CURLE_OK else {
+    // A body cut on purpose (``truncated``) stopped with a write error: it is the response.
+    guard code == CURLE_OK || (truncated && abortReason == nil && code == CURLE_WRITE_ERROR) else {
       let detail = String(cString: errorBuffer)
       return .failure(abortReason ?? Self.error(for: code, detail: detail, url: request.url))
     }

@@ -41,6 +41,9 @@ final class CurlTransfer {
   var responseHeaders = [String: String]()
   /// Why a callback stopped the transfer, when one did.
   var abortReason: CacheError?
+  /// Whether the body was cut at ``DownloadRequest/truncatesAt`` (the transfer stopped there,
+  /// and what came is the response).
+  var truncated = false
   /// This attempt's `X-Robots-Tag` lines, kept apart (an agent named on one line addresses
   /// only that line's directives) when the request honours them.
   var robotsTags = [String]()
@@ -61,7 +64,7 @@ final class CurlTransfer {
     self.id = id
     self.request = request
     self.handle = handle
-    self.maxBodySize = options.maxBodySize
+    self.maxBodySize = request.truncatesAt ?? options.maxBodySize
     self.idleNanoseconds = UInt64(Checked.milliseconds(options.idleTimeout)) * 1_000_000
     errorBuffer.initialize(repeating: 0, count: Int(imgcache_error_size))
     self.host = URLText.host(of: request.url)
@@ -102,7 +105,9 @@ final class CurlTransfer {
     if options.maxTime > 0 {
       imgcache_setopt_long(api, h, CURLOPT_TIMEOUT_MS, Checked.milliseconds(options.maxTime))
     }
-    imgcache_setopt_off(api, h, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(options.maxBodySize))
+    if request.truncatesAt == nil {
+      imgcache_setopt_off(api, h, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(options.maxBodySize))
+    }
     imgcache_setopt_string(api, h, CURLOPT_ACCEPT_ENCODING, "")
     imgcache_setopt_string(api, h, CURLOPT_USERAGENT, options.userAgent)
     imgcache_setopt_long(api, h, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
@@ -189,6 +194,7 @@ final class CurlTransfer {
     bytes = 0
     status = 0
     abortReason = nil
+    truncated = false
     robotsTags = []
     contentType = nil
     etag = nil

@@ -115,6 +115,9 @@ public struct DownloadRequest: Sendable {
   /// aborted once its headers are in, before a byte of its body is taken: a `.disallowed`
   /// failure.
   public var honoursRobotsTag = false
+  /// When set, the body is cut after this many bytes and delivered as it is (a robots.txt, of
+  /// which only the start is read), instead of failing past ``TransferOptions/maxBodySize``.
+  public var truncatesAt: Int64?
 
   /// Creates a request.
   public init(

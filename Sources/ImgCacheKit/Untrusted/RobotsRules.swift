@@ -11,7 +11,14 @@ public struct RobotsRules: Sendable, Equatable {
     public var allows: Bool
     /// The path pattern, normalized (``RobotsRules/normalized(_:)``): `*` matches any run of
     /// characters, a final `$` the end of the path.
-    public var pattern: String
+    public let pattern: String
+    /// The pattern compiled.
+    let compiled: RobotsPattern
+
+    /// A rule that allows (or disallows) what `pattern` (normalized) matches.
+    public init(allows: Bool, pattern: String) {
+      (self.allows, self.pattern, compiled) = (allows, pattern, RobotsPattern(pattern))
+    }
 
     /// The rule as a robots.txt line, for a message.
     public var line: String { (allows ? "Allow: " : "Disallow: ") + pattern }
@@ -43,7 +50,10 @@ public struct RobotsRules: Sendable, Equatable {
     var named = false
     // The agents of the group being read; a rule after a user-agent line ends the list.
     var group = (ours: false, everyone: false, closed: true)
-    for line in lines(of: text.prefix(parsedLimit)) {
+    var read = Array(text.prefix(parsedLimit))[...]
+    // A UTF-8 byte-order mark is no part of the first field's name.
+    if read.starts(with: [0xEF, 0xBB, 0xBF]) { read = read.dropFirst(3) }
+    for line in lines(of: read) {
       guard let (field, value) = field(of: line) else { continue }
       switch field {
       case "user-agent":
@@ -81,7 +91,7 @@ public struct RobotsRules: Sendable, Equatable {
       let length = rule.pattern.utf8.count
       guard length > bestLength || (length == bestLength && rule.allows && best?.allows == false)
       else { continue }
-      if Self.matches(Array(rule.pattern.utf8), target) {
+      if rule.compiled.matches(target) {
         (best, bestLength) = (rule, length)
       }
     }
@@ -124,9 +134,9 @@ extension RobotsRules {
   }
 
   /// The product token a user-agent line names: its leading letters, `_` and `-`, lowercase
-  /// (`imgcache/2.0` names `imgcache`); `*` for everyone.
+  /// (`imgcache/2.0` names `imgcache`); `*` for everyone (a `*` alone).
   static func productToken(_ value: String) -> String {
-    if value.hasPrefix("*") { return "*" }
+    if value == "*" { return "*" }
     return String(
       value.prefix { $0.isASCII && ($0.isLetter || $0 == "_" || $0 == "-") }.lowercased())
   }
@@ -185,34 +195,6 @@ extension RobotsRules {
       true
     default: false
     }
-  }
-
-  /// Whether `pattern` matches `path` from its start: `*` any run of octets, a final `$` the
-  /// end; without `$`, a prefix. Greedy with one backtrack point, so linear in the path for
-  /// each star (never exponential).
-  static func matches(_ pattern: [UInt8], _ path: [UInt8]) -> Bool {
-    var pattern = pattern
-    let anchored = pattern.last == UInt8(ascii: "$")
-    if anchored { pattern.removeLast() } else { pattern.append(UInt8(ascii: "*")) }
-    let star = UInt8(ascii: "*")
-    var (p, t) = (0, 0)
-    var backtrack: (p: Int, t: Int)?
-    while t < path.count {
-      if p < pattern.count && pattern[p] == star {
-        backtrack = (p + 1, t)
-        p += 1
-      } else if p < pattern.count && pattern[p] == path[t] {
-        p += 1
-        t += 1
-      } else if let point = backtrack {
-        backtrack = (point.p, point.t + 1)
-        (p, t) = (point.p, point.t + 1)
-      } else {
-        return false
-      }
-    }
-    while p < pattern.count && pattern[p] == star { p += 1 }
-    return p == pattern.count
   }
 }
 

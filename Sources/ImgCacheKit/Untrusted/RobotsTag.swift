@@ -24,7 +24,9 @@ public enum RobotsTag {
         var directive = part.trimmingCharacters(in: .whitespaces).lowercased()
         if let colon = directive.firstIndex(of: ":") {
           let name = directive[..<colon].trimmingCharacters(in: .whitespaces)
-          if !valued.contains(name) {
+          // An agent is a product token (letters, `_`, `-`); anything else before a colon is
+          // part of a value (`unavailable_after: 25-Jun-10 15:00:00 PST`).
+          if !valued.contains(name) && isProductToken(name) {
             addressed = name
             directive = directive[directive.index(after: colon)...]
               .trimmingCharacters(in: .whitespaces)
@@ -35,5 +37,10 @@ public enum RobotsTag {
       }
     }
     return nil
+  }
+
+  /// Whether `name` can be an agent's product token.
+  static func isProductToken(_ name: String) -> Bool {
+    !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0 == "_" || $0 == "-") }
   }
 }
