@@ -57,16 +57,37 @@ extension Downloader {
   }
 
   /// Raises the soft limit of open files, when `transfers` at once could pass it, as far as
-  /// the hard limit allows: each transfer may hold a socket and a body file, beside the
-  /// index's and the cache's own descriptors.
-  static func raiseOpenFilesLimit(for transfers: Int) {
-    let wanted = rlim_t(2 * min(max(1, transfers), 1_000_000) + 256)
+  /// the hard limit allows: each transfer may hold a socket and a body file, and the idle
+  /// connections kept for reuse (``connectionLimit(transfers:openFiles:)``) a socket each,
+  /// beside the index's and the cache's own descriptors. Returns the soft limit then in force.
+  @discardableResult
+  static func raiseOpenFilesLimit(for transfers: Int) -> Int {
+    let wanted = rlim_t(5 * min(max(1, transfers), 1_000_000) + reservedFiles)
     var limit = rlimit()
-    guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0,
-      limit.rlim_cur < wanted
-    else { return }
-    limit.rlim_cur = min(wanted, limit.rlim_max)
-    _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+    guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else {
+      return 1_024
+    }
+    if limit.rlim_cur < wanted {
+      let raised = min(wanted, limit.rlim_max)
+      var asked = limit
+      asked.rlim_cur = raised
+      if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &asked) == 0 {
+        limit.rlim_cur = raised
+      }
+    }
+    return Int(clamping: limit.rlim_cur)
+  }
+
+  /// Descriptors kept for everything but transfers: the index, locks, the input, stdio.
+  static let reservedFiles = 256
+
+  /// The connections libcurl may keep open: those of `transfers` at once, and idle ones up to
+  /// three times as many again, kept for the next request to their host (a list that comes
+  /// back to a host reuses its connection, TLS handshake and all, instead of opening one a
+  /// request) — within `openFiles`, which a body file per transfer also takes from.
+  static func connectionLimit(transfers: Int, openFiles: Int) -> Int {
+    let transfers = max(1, transfers)
+    return max(transfers, min(4 * transfers, openFiles - reservedFiles - transfers))
   }
 }
 
