@@ -112,6 +112,33 @@ struct PolitenessTests {
     }
   }
 
+  @Test("a list sorted by host: a paused host's thousands of URLs never hold the next host back")
+  func sortedListParks() {
+    let port = servers.faultPort
+    let tag = UUID().uuidString.prefix(8)
+    // a.test pauses 8 s at its first URL, and has 4,200 more: past the window (64) and the 4,096
+    // transfers the transport may hold back. Before, they filled both and b.test waited.
+    let first = "sorted-a-\(tag)"
+    let b = (0..<4).map { "sorted-b\($0)-\(tag)" }
+    var list = ["http://a.test:\(port)/throttle?id=\(first)&times=1&status=503"]
+    list += (0..<4_200).map { "http://a.test:\(port)/image/base.png?sorted=\(tag)&n=\($0)" }
+    list += b.map { "http://b.test:\(port)/throttle?id=\($0)&times=0" }
+    let run = env.run(
+      [
+        "prefetch", "-q", "-j", "16", "-i", "-", "--resolve", "a.test:\(port):127.0.0.1",
+        "--resolve", "b.test:\(port):127.0.0.1",
+      ], environment: ["IMGCACHE_RETRY_DELAY": "8s"], input: list.joined(separator: "\n") + "\n")
+    #expect(run.status == 0, "\(run.stderr)")
+    guard let paused = heard(first).first else {
+      Issue.record("a.test was never asked")
+      return
+    }
+    for id in b {
+      let times = heard(id)
+      #expect(times.count == 1 && times[0] - paused < 6, "\(id): \(times) vs \(paused)")
+    }
+  }
+
   @Test("a rate shared by two processes makes one wait its turn, never fail, whatever the cap")
   func sharedRateWaits() throws {
     // retry_after_max = 0: any pause is refused, but a rate's turn is no pause.

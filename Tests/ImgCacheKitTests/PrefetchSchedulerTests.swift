@@ -22,6 +22,7 @@ struct PrefetchSchedulerTests {
     for (ticket, job) in first.enumerated() { scheduler.transfers[UInt64(ticket)] = job }
     #expect(scheduler.room == 0 && scheduler.admit(&open).isEmpty && open.count == 12)
     scheduler.transfers[0] = nil
+    scheduler.ended("https://img.example/0.png")
     #expect(scheduler.admit(&open).map(\.given) == ["https://img.example/8.png"])
   }
 
@@ -72,5 +73,49 @@ struct InboxWakeTests {
     // Taken once: the next wait waits (for its deadline here).
     let later = await inbox.take(before: .now + .milliseconds(20))
     #expect(later.isEmpty)
+  }
+}
+
+/// Jobs parked per host: a host with a window's worth started never fills the window again.
+@Suite("The prefetch scheduler parks a host's jobs past its share of the window")
+struct PrefetchParkingTests {
+  let start = ContinuousClock.now
+
+  func jobs(_ host: String, _ count: Int) -> [Job] {
+    (0..<count).map { Job("https://\(host)/\($0).png", options: FetchOptions()) }
+  }
+
+  @Test("a list sorted by host: the first host's jobs past the window wait, the next host's start")
+  func sortedList() {
+    var scheduler = PrefetchScheduler(transfers: 1, now: start)
+    var open = (jobs("a.example", 10) + jobs("b.example", 3))[...]
+    let first = scheduler.admit(&open)
+    #expect(first.map(\.given) == jobs("a.example", 4).map(\.given))
+    for (ticket, job) in first.enumerated() { scheduler.transfers[UInt64(ticket)] = job }
+    // a.example is paused: the transport holds its four back, so the window has room again.
+    scheduler.heldBack = 4
+    let second = scheduler.admit(&open)
+    #expect(second.map(\.given) == jobs("b.example", 3).map(\.given), "\(second.map(\.given))")
+    #expect(open.isEmpty && scheduler.parkedCount == 6)
+    // One of a.example's ends: its next parked job comes first, in input order.
+    scheduler.transfers[0] = nil
+    scheduler.ended("https://a.example/0.png")
+    scheduler.heldBack = 3
+    var none = [Job]()[...]
+    #expect(scheduler.admit(&none).map(\.given) == ["https://a.example/4.png"])
+  }
+
+  @Test("parked jobs are bounded; a cancelled run takes them back; nothing in flight frees all")
+  func bounds() {
+    var scheduler = PrefetchScheduler(transfers: 1, now: start)
+    var open = jobs("a.example", 4 + PrefetchScheduler.maxParked + 5)[...]
+    let first = scheduler.admit(&open)
+    for (ticket, job) in first.enumerated() { scheduler.transfers[UInt64(ticket)] = job }
+    scheduler.heldBack = 4
+    #expect(scheduler.admit(&open).isEmpty)
+    #expect(scheduler.parkedCount == PrefetchScheduler.maxParked && open.count == 5)
+    #expect(scheduler.takeParked().count == PrefetchScheduler.maxParked && !scheduler.hasParked)
+    scheduler.transfers.removeAll()
+    #expect(scheduler.admit(&open).count == 4, "nothing in flight: the host's count starts over")
   }
 }

@@ -24,6 +24,12 @@ struct PrefetchScheduler {
   private(set) var unstoredSince: ContinuousClock.Instant
   /// Jobs in the store task (one at a time: what checks meanwhile joins the next).
   private(set) var storing = 0
+  /// Jobs admitted and not ended, by host: no host has more than ``window`` (docs/design.md,
+  /// Politeness): a paused host's next jobs are parked here instead of filling the window.
+  private var started = [String: Int]()
+  /// Jobs of hosts at their share, waiting for it, in input order by host.
+  private var parked = [String: Queue]()
+  private(set) var parkedCount = 0
 
   /// A scheduler for `transfers` slots of the downloader, at `now`.
   init(
@@ -87,10 +93,81 @@ struct PrefetchScheduler {
   /// The store task ended.
   mutating func storeEnded() { storing = 0 }
 
-  /// The jobs of `open` (in input order) that may start now; they leave `open`.
+  /// The jobs that may start now, in input order: first those parked for hosts that have
+  /// room again, then those of `open`, which they leave (a job of a host with ``window`` jobs
+  /// started and not ended is parked instead, while fewer than ``maxParked`` are).
   mutating func admit(_ open: inout ArraySlice<Job>) -> [Job] {
-    let starting = Array(open.prefix(max(0, room)))
-    open = open.dropFirst(starting.count)
+    var starting = [Job]()
+    var room = self.room
+    // Nothing in flight: no host has anything started (whatever was missed, the run goes on).
+    if !hasWork { started.removeAll() }
+    if parkedCount > 0 {
+      for host in Array(parked.keys) where room > 0 {
+        while room > 0, started[host, default: 0] < window, var queue = parked[host],
+          let job = queue.popFirst()
+        {
+          parked[host] = queue.isEmpty ? nil : queue
+          parkedCount -= 1
+          start(job, host: host, into: &starting, room: &room)
+        }
+      }
+    }
+    while room > 0, let job = open.first {
+      let host = Self.host(of: job)
+      if started[host, default: 0] >= window {
+        guard parkedCount < Self.maxParked else { break }
+        parked[host, default: Queue()].append(job)
+        parkedCount += 1
+      } else {
+        start(job, host: host, into: &starting, room: &room)
+      }
+      open = open.dropFirst()
+    }
     return starting
+  }
+
+  private mutating func start(_ job: Job, host: String, into starting: inout [Job], room: inout Int)
+  {
+    started[host, default: 0] += 1
+    starting.append(job)
+    room -= 1
+  }
+
+  /// A job admitted ended (settled, or its task's result came), `url` its URL.
+  mutating func ended(_ url: String) {
+    let host = URLText.host(of: url)
+    guard let count = started[host] else { return }
+    started[host] = count > 1 ? count - 1 : nil
+  }
+
+  /// Every parked job, taken out (a cancelled run lists them as unfinished).
+  mutating func takeParked() -> [Job] {
+    defer { (parked, parkedCount) = ([:], 0) }
+    return parked.values.flatMap { $0.jobs[$0.head...] }
+  }
+
+  /// Whether jobs are parked for their hosts.
+  var hasParked: Bool { parkedCount > 0 }
+
+  /// The host a job's transfer goes to (as the transport's politeness names it).
+  static func host(of job: Job) -> String { URLText.host(of: job.request?.stripped ?? job.given) }
+
+  /// The most jobs parked for their hosts (each a few hundred bytes): past it, the input waits.
+  static let maxParked = 65_536
+
+  /// A host's parked jobs, in input order.
+  struct Queue {
+    var jobs = [Job]()
+    var head = 0
+    var isEmpty: Bool { head == jobs.count }
+    mutating func append(_ job: Job) { jobs.append(job) }
+    mutating func popFirst() -> Job? {
+      guard head < jobs.count else { return nil }
+      defer {
+        head += 1
+        if head == jobs.count { (jobs, head) = ([], 0) }
+      }
+      return jobs[head]
+    }
   }
 }

@@ -105,7 +105,10 @@ public struct Prefetcher: Sendable {
         let action = action ?? JobMachine.next(&job, rules: rules)
         switch action {
         case .awaitResponse(let ticket): scheduler.transfers[ticket] = job
-        case .settle: events.append(run.record(fetcher.settle(job)))
+        case .settle:
+          let result = fetcher.settle(job)
+          scheduler.ended(result.url)
+          events.append(run.record(result))
         default:
           scheduler.children += 1
           group.addTask { inbox.add(await fetcher.drive(job, options: options, action: action)) }
@@ -134,6 +137,7 @@ public struct Prefetcher: Sendable {
         for result in arrivals.results {
           await group.next()
           scheduler.children -= 1
+          scheduler.ended(result.url)
           events.append(run.record(result))
         }
         for jobs in arrivals.stored {
@@ -171,11 +175,30 @@ public struct Prefetcher: Sendable {
         if !events.isEmpty { await channel.send(events) }
       }
 
+      /// Starts what the scheduler admits of `next` (after the jobs it parked for their hosts,
+      /// which come first); false when it admitted nothing.
+      func startAdmitted(_ next: inout ArraySlice<Job>, into events: inout [PrefetchEvent]) -> Bool
+      {
+        var starting = scheduler.admit(&next)
+        guard !starting.isEmpty else { return false }
+        fetcher.start(&starting, options: options, into: inbox)
+        for job in starting { hand(job, into: &events) }
+        return true
+      }
+
       while !Task.isCancelled {
         // What finished goes to the store before more input is read, however fast the input
         // comes (the window counts it until it is stored and its lock let go).
         if inbox.hasArrivals { await takeArrivals(waiting: false) }
         storeUnstored()
+        if scheduler.hasParked {
+          // Their hosts may have room again.
+          scheduler.heldBack = fetcher.existingTransport?.heldBack ?? 0
+          var none = [Job]()[...]
+          var started = [PrefetchEvent]()
+          _ = startAdmitted(&none, into: &started)
+          if !started.isEmpty { await channel.send(started) }
+        }
         // With work outstanding, a wait for input also ends when something arrives.
         let busy = scheduler.isBusy
         let mayWait = !busy || inbox.watch()
@@ -183,7 +206,7 @@ public struct Prefetcher: Sendable {
           input, size: batchSize, wait: mayWait, wake: busy ? inbox.wake : nil)
         if busy { inbox.stopWatching() }
         if batch.isEmpty {
-          if run.inputEnded || !busy { break }
+          if (run.inputEnded || !busy) && !scheduler.hasParked { break }
           await takeArrivals(waiting: !mayWait && inbox.wake == nil)
           continue
         }
@@ -207,14 +230,29 @@ public struct Prefetcher: Sendable {
             for job in next { run.noteUnfinished(job.display) }
             break
           }
-          // Started here, in input order, as many as the scheduler admits.
-          var starting = scheduler.admit(&next)
-          fetcher.start(&starting, options: options, into: inbox)
-          for job in starting { hand(job, into: &answered) }
+          // Started here, in input order, as many as the scheduler admits; when it admits none
+          // (its hosts' parked jobs are as many as it keeps), something must end first.
+          if !startAdmitted(&next, into: &answered) && !next.isEmpty {
+            if !answered.isEmpty { await channel.send(answered) }
+            answered = []
+            await takeArrivals()
+          }
         }
         if !answered.isEmpty { await channel.send(answered) }
       }
-      while scheduler.hasWork { await takeArrivals() }
+      while scheduler.hasWork || scheduler.hasParked {
+        if Task.isCancelled {
+          for job in scheduler.takeParked() { run.noteUnfinished(job.display) }
+        }
+        if scheduler.hasParked {
+          scheduler.heldBack = fetcher.existingTransport?.heldBack ?? 0
+          var none = [Job]()[...]
+          var started = [PrefetchEvent]()
+          _ = startAdmitted(&none, into: &started)
+          if !started.isEmpty { await channel.send(started) }
+        }
+        if scheduler.hasWork { await takeArrivals() }
+      }
     }
   }
 }
