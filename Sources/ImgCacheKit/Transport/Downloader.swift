@@ -73,7 +73,6 @@ public final class Downloader: @unchecked Sendable {
     self.linger = linger
     hosts = Mutex(HostScheduler(HostScheduler.Limits(options)))
     sharedHosts = options.hostsFile.flatMap { SharedHosts(path: $0) }
-    let openFiles = Self.raiseOpenFilesLimit(for: options.maxConcurrent)
     curl = CurlLibrary.shared
     guard case .success(let library) = curl else {
       (multi, share) = (nil, nil)
@@ -82,11 +81,10 @@ public final class Downloader: @unchecked Sendable {
     let api = library.api
     multi = imgcache_multi_init(api)
     imgcache_multi_setopt_long(api, multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-    // Transfers at once are the loop's to limit (`jobs`); connections, idle ones included,
-    // libcurl's: with only as many as transfers, a list spread over more hosts than that
-    // closed an idle connection to open one for every request.
+    // Transfers at once are the loop's to limit; connections libcurl's (docs/design.md).
     let connections = Self.connectionLimit(
-      transfers: options.maxConcurrent, openFiles: openFiles)
+      transfers: options.maxConcurrent,
+      openFiles: Self.raiseOpenFilesLimit(for: options.maxConcurrent))
     imgcache_multi_setopt_long(api, multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, connections)
     imgcache_multi_setopt_long(api, multi, CURLMOPT_MAXCONNECTS, connections)
     share = imgcache_share_init(api)
