@@ -314,7 +314,7 @@ _imgcache_prefetch() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --offline --reload --refresh --retry-failed --any --no-remote --robots --no-robots --netrc -k --insecure --enlarge --keep-metadata --no-rotate --animated --discard-original --version -h --help)
     repeating_options=(--ro-dir -H --header --resolve)
-    non_repeating_options=(-d --dir --config --color --key-filter --freshness --stale-if-error --remote -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry --rate --rate-per-host -A --user-agent --failed-ttl --resize --gravity --format --quality --variant --input -i --jobs -j --order --max-per-host --save-failed)
+    non_repeating_options=(-d --dir --config --color --key-filter --freshness --stale-if-error --remote -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry --rate --rate-per-host -A --user-agent --failed-ttl --resize --gravity --format --quality --variant --input -i --jobs -j --order --max-per-host --save-failed --shard)
     __imgcache_offer_flags_options -1
 
     # Offer option value completions
@@ -421,6 +421,9 @@ _imgcache_prefetch() {
         ;;
     '--save-failed')
         __imgcache_add_completions -f
+        return
+        ;;
+    '--shard')
         return
         ;;
     esac

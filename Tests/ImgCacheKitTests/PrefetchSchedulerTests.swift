@@ -119,3 +119,32 @@ struct PrefetchParkingTests {
     #expect(scheduler.admit(&open).count == 4, "nothing in flight: the host's count starts over")
   }
 }
+
+/// `--shard K/N`: the key's MD5 decides, so every machine's part is disjoint and all cover.
+@Suite("Static shards: K of N by the key's MD5")
+struct ShardTests {
+  @Test("parsing: K/N with 0 ≤ K < N ≤ 1,000,000; anything else names --shard")
+  func parsing() throws {
+    let shard = try Shard(parsing: "2/5")
+    #expect(shard.index == 2 && shard.count == 5 && shard.description == "2/5")
+    for bad in ["5/5", "-1/4", "1", "1/0", "a/b", "1/2/3", "/4", "0/", "0/1000001", "٣/4", " 1/4"] {
+      #expect(throws: CacheError.self, "\(bad)") { try Shard(parsing: bad) }
+    }
+    let error = try #require(throws: CacheError.self) { try Shard(parsing: "9/3") }
+    #expect(error.kind == .invalidInput && error.message.contains("--shard"))
+  }
+
+  @Test("the shards of a list are disjoint, cover it, and are about even")
+  func cover() throws {
+    let shards = try (0..<4).map { try Shard(parsing: "\($0)/4") }
+    var sizes = [0, 0, 0, 0]
+    for n in 0..<4_000 {
+      let key = "https://img.example/\(n).png"
+      let owners = shards.filter { $0.contains(key: key) }
+      #expect(owners.count == 1)
+      if let owner = owners.first { sizes[owner.index] += 1 }
+    }
+    #expect(sizes.allSatisfy { $0 > 850 && $0 < 1_150 }, "\(sizes)")
+    #expect(try Shard(parsing: "0/1").contains(key: "anything"))
+  }
+}

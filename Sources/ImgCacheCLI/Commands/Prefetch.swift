@@ -35,6 +35,12 @@ extension ImgCacheCommand {
       name: .long, help: "Write failed and unfinished URLs to FILE, for a rerun with -i.",
       completion: .file())
     var saveFailed: String?
+    @Option(
+      name: .long,
+      help: ArgumentHelp(
+        "Take only shard K of N of the list (by key hash; K from 0, as JOB_COMPLETION_INDEX).",
+        valueName: "K/N"))
+    var shard: String?
 
     var policyFlags: [String: String] {
       transfer.policyFlags.merging(fetchFlags.policyFlags) { $1 }.merging(
@@ -50,8 +56,10 @@ extension ImgCacheCommand {
         remote: options.useRemote)
       defer { context.warnAboutRemote(fetcher) }
       let prefetcher = Prefetcher(fetcher: fetcher)
+      let shard = try self.shard.map { try Shard(parsing: $0) }
       let retryList = try saveFailed.map { try RetryList(path: $0) }
-      let run = prefetcher.start(try list.source(), options: options, retryList: retryList)
+      let run = prefetcher.start(
+        try list.source(), options: options, retryList: retryList, shard: shard)
       let interrupts = Interrupts { run.cancel() }
       var display = PrefetchDisplay(
         console: context.console, json: context.json,

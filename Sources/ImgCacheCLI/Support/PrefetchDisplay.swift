@@ -68,6 +68,7 @@ struct PrefetchDisplay {
     parts.append("\(p.failed) failed")
     if p.disallowed > 0 { parts.append("\(p.disallowed) disallowed (robots)") }
     if p.duplicates > 0 { parts.append("\(p.duplicates) duplicates") }
+    if p.otherShards > 0 { parts.append("\(p.otherShards) in other shards") }
     let head = interrupted ? "prefetch interrupted after" : "prefetch:"
     console.info(
       "\(head) \(p.total) URLs in \(Units.formatDuration(p.elapsed)): "

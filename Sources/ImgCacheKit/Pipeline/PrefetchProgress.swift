@@ -8,6 +8,8 @@ public struct PrefetchProgress: Sendable, Equatable {
   public var total = 0
   /// Duplicates skipped.
   public var duplicates = 0
+  /// URLs of other shards skipped (`--shard K/N`).
+  public var otherShards = 0
   /// Served from the cache.
   public var hits = 0
   /// Downloaded (including refreshed).

@@ -13,8 +13,13 @@ struct RunState {
   var seen = RecentDigests()
   /// Where every failure and unfinished URL goes as it happens, when the run keeps a list.
   let retryList: RetryList?
+  /// The part of the list this run takes (`--shard K/N`), and how keys are made for it.
+  let shard: (shard: Shard, filter: KeyFilter)?
 
-  init(retryList: RetryList? = nil) { self.retryList = retryList }
+  init(retryList: RetryList? = nil, shard: (shard: Shard, filter: KeyFilter)? = nil) {
+    self.retryList = retryList
+    self.shard = shard
+  }
 
   /// Notes a URL the run did not finish.
   mutating func noteUnfinished(_ url: String) {
@@ -55,7 +60,12 @@ struct RunState {
         switch item {
         case .url(let url):
           progress.total += 1
-          if seen.insert(KeyDigest(key: url)) {
+          if let (shard, filter) = shard,
+            !shard.contains(key: CacheKey.key(for: url, filter: filter))
+          {
+            progress.otherShards += 1
+            progress.done += 1
+          } else if seen.insert(KeyDigest(key: url)) {
             batch.append(url)
           } else {
             progress.duplicates += 1

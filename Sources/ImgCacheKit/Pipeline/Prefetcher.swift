@@ -55,16 +55,17 @@ public struct Prefetcher: Sendable {
     self.batchSize = batchSize
   }
 
-  /// Starts fetching every URL `input` yields. With a `retryList`, every failure and
-  /// unfinished URL goes to it as the run goes, and a cancelled run reads what is left of the
-  /// input (without waiting) into it.
+  /// Starts fetching every URL `input` yields (of `shard`, when given: the others are counted
+  /// and skipped). With a `retryList`, every failure and unfinished URL goes to it as the run
+  /// goes, and a cancelled run reads what is left of the input (without waiting) into it.
   public func start(
-    _ input: sending any URLSource, options: FetchOptions, retryList: RetryList? = nil
+    _ input: sending any URLSource, options: FetchOptions, retryList: RetryList? = nil,
+    shard: Shard? = nil
   ) -> PrefetchRun {
     let channel = AsyncChannel<[PrefetchEvent]>()
     // On the engine's executor: its steps may block briefly (the index, the input's poll).
     let task = Task(executorPreference: EngineExecutor.shared) { [self] in
-      var run = RunState(retryList: retryList)
+      var run = RunState(retryList: retryList, shard: shard.map { ($0, options.keyFilter) })
       await produce(input, into: &run, options: options, channel: channel)
       let summary = run.summary(collecting: retryList != nil ? input : nil)
       channel.finish()
