@@ -74,6 +74,10 @@ def redis(mode, args):
                 if name in SETUP:
                     conn.sendall(b"+OK\r\n")
                     continue
+                if mode == "redis-reply":
+                    # Every command gets the raw reply given (hex), e.g. a hostile array.
+                    conn.sendall(bytes.fromhex(args.reply))
+                    continue
                 if mode == "redis-dribble":
                     reply = b"$80\r\n" + b"x" * 80 + b"\r\n"
                     for byte in reply:
@@ -104,6 +108,7 @@ def main():
     parser.add_argument("--interval", type=float, default=0.5)
     parser.add_argument("--delay", type=float, default=0.6)
     parser.add_argument("--lifetime", type=float, default=600)
+    parser.add_argument("--reply", default="")
     args = parser.parse_args()
     listener = socket.socket()
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -177,9 +177,11 @@ public struct Prefetcher: Sendable {
       }
 
       /// Starts what the scheduler admits of `next` (after the jobs it parked for their hosts,
-      /// which come first); false when it admitted nothing.
+      /// which come first); false when it admitted nothing. Nothing once the run is cancelled:
+      /// a transfer submitted after the cancel handler ran would never be cancelled.
       func startAdmitted(_ next: inout ArraySlice<Job>, into events: inout [PrefetchEvent]) -> Bool
       {
+        guard !Task.isCancelled else { return false }
         var starting = scheduler.admit(&next)
         guard !starting.isEmpty else { return false }
         fetcher.start(&starting, options: options, into: inbox)
@@ -207,7 +209,8 @@ public struct Prefetcher: Sendable {
           input, size: batchSize, wait: mayWait, wake: busy ? inbox.wake : nil)
         if busy { inbox.stopWatching() }
         if batch.isEmpty {
-          if (run.inputEnded || !busy) && !scheduler.hasParked { break }
+          // The input has ended (parked jobs are the final loop's, which waits for room).
+          if run.inputEnded || (!busy && !scheduler.hasParked) { break }
           await takeArrivals(waiting: !mayWait && inbox.wake == nil)
           continue
         }

@@ -123,8 +123,19 @@ extension RedisConnection {
     }
   }
 
-  /// Reads one reply; a bulk string longer than `maxBulk` throws ``RedisReplyTooLarge``.
-  func reply(deadline: RedisDeadline, maxBulk: Int64) throws -> RedisValue {
+  /// Reads one reply; bulk strings over `maxBulk` bytes together, or arrays over
+  /// `maxElements` elements together, throw ``RedisReplyTooLarge``.
+  func reply(
+    deadline: RedisDeadline, maxBulk: Int64,
+    maxElements: Int64 = RedisReplyBudget.defaultElements
+  ) throws -> RedisValue {
+    var budget = RedisReplyBudget(bytes: maxBulk, elements: maxElements)
+    return try reply(deadline: deadline, budget: &budget, depth: 0)
+  }
+
+  private func reply(deadline: RedisDeadline, budget: inout RedisReplyBudget, depth: Int) throws
+    -> RedisValue
+  {
     let header = try line(deadline: deadline)
     let text = String(decoding: header.dropFirst(), as: UTF8.self)
     switch header.first {
@@ -136,7 +147,8 @@ extension RedisConnection {
     case UInt8(ascii: "$"):
       if text == "-1" { return .null }
       guard let length = Checked.digits(text) else { throw broken("malformed bulk reply") }
-      guard length <= maxBulk else { throw RedisReplyTooLarge() }
+      guard length <= budget.bytes else { throw RedisReplyTooLarge() }
+      budget.bytes -= length
       let count = Int(length)
       while inbox.count - position < count + 2 { try receive(deadline: deadline) }
       let value = Data(inbox[position..<(position + count)])
@@ -145,6 +157,18 @@ extension RedisConnection {
       }
       position += count + 2
       return .string(value)
+    case UInt8(ascii: "*"):
+      if text == "-1" { return .null }
+      guard let count = Checked.digits(text) else { throw broken("malformed array reply") }
+      guard count <= budget.elements else { throw RedisReplyTooLarge() }
+      guard depth < RedisReplyBudget.maxDepth else { throw broken("arrays nested too deep") }
+      budget.elements -= count
+      var elements = [RedisValue]()
+      elements.reserveCapacity(Int(min(count, 1_024)))
+      for _ in 0..<count {
+        elements.append(try reply(deadline: deadline, budget: &budget, depth: depth + 1))
+      }
+      return .array(elements)
     default:
       throw broken("unexpected reply type")
     }

@@ -1,13 +1,14 @@
 import CHiredis
 import Foundation
 
-/// A reply from Redis (the commands imgcache sends answer with no arrays).
+/// A reply from Redis (RESP2): arrays are read within a ``RedisReplyBudget``.
 enum RedisValue: Equatable {
   case string(Data)
   case integer(Int64)
   case null
   case status(String)
   case error(String)
+  indirect case array([RedisValue])
 
   var text: String? {
     switch self {
@@ -47,6 +48,20 @@ struct RedisDeadline {
 
 /// A bulk reply longer than the caller accepts (the connection is then out of step: dropped).
 struct RedisReplyTooLarge: Error {}
+
+/// What one reply may hold, whatever the server says: its bulk strings' bytes together, its
+/// arrays' elements together, and how deep arrays nest. A reply past any of them throws
+/// ``RedisReplyTooLarge`` (or a broken reply, for nesting) before more is read.
+struct RedisReplyBudget {
+  /// Bytes of bulk strings left.
+  var bytes: Int64
+  /// Array elements left.
+  var elements: Int64
+  /// The deepest nesting of arrays read.
+  static let maxDepth = 8
+  /// The most elements a reply holds by default.
+  static let defaultElements: Int64 = 100_000
+}
 
 /// One connection to a Redis server, used by one caller at a time (``RedisServer`` lends it
 /// out). hiredis connects it within the connect timeout; from then on its socket is
