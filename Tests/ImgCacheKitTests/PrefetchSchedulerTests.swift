@@ -87,7 +87,7 @@ struct PrefetchParkingTests {
 
   @Test("a list sorted by host: the first host's jobs past the window wait, the next host's start")
   func sortedList() {
-    var scheduler = PrefetchScheduler(transfers: 1, now: start)
+    var scheduler = PrefetchScheduler(transfers: 1, now: start, storeBatch: 0)
     var open = (jobs("a.example", 10) + jobs("b.example", 3))[...]
     let first = scheduler.admit(&open)
     #expect(first.map(\.given) == jobs("a.example", 4).map(\.given))
@@ -105,9 +105,9 @@ struct PrefetchParkingTests {
     #expect(scheduler.admit(&none).map(\.given) == ["https://a.example/4.png"])
   }
 
-  @Test("parked jobs are bounded; a cancelled run takes them back; nothing in flight frees all")
+  @Test("parked jobs are bounded; a cancelled run takes them back")
   func bounds() {
-    var scheduler = PrefetchScheduler(transfers: 1, now: start)
+    var scheduler = PrefetchScheduler(transfers: 1, now: start, storeBatch: 0)
     var open = jobs("a.example", 4 + PrefetchScheduler.maxParked + 5)[...]
     let first = scheduler.admit(&open)
     for (ticket, job) in first.enumerated() { scheduler.transfers[UInt64(ticket)] = job }
@@ -115,8 +115,34 @@ struct PrefetchParkingTests {
     #expect(scheduler.admit(&open).isEmpty)
     #expect(scheduler.parkedCount == PrefetchScheduler.maxParked && open.count == 5)
     #expect(scheduler.takeParked().count == PrefetchScheduler.maxParked && !scheduler.hasParked)
-    scheduler.transfers.removeAll()
-    #expect(scheduler.admit(&open).count == 4, "nothing in flight: the host's count starts over")
+    for (ticket, job) in first.enumerated() {
+      scheduler.transfers[UInt64(ticket)] = nil
+      scheduler.ended(job.given)
+    }
+    #expect(scheduler.admit(&open).count == 4, "the host's jobs ended: its next start")
+  }
+
+  @Test("one host's bodies waiting for the store do not park its next jobs while there is room")
+  func waitingBodies() {
+    var scheduler = PrefetchScheduler(transfers: 1, now: start, storeBatch: 32)
+    var open = jobs("a.example", 40)[...]
+    let first = scheduler.admit(&open)
+    #expect(first.count == 4)
+    // Their bodies came and wait for the next store: the window has room again.
+    scheduler.await(store: first, now: start)
+    #expect(scheduler.admit(&open).count == 4 && !scheduler.hasParked)
+  }
+
+  @Test("a queue that never drains lets go of the jobs taken from it")
+  func queueCompacts() {
+    var queue = PrefetchScheduler.Queue()
+    let job = Job("https://a.example/x.png", options: FetchOptions())
+    for round in 0..<10 {
+      for _ in 0..<1_000 { queue.append(job) }
+      for _ in 0..<(round == 9 ? 0 : 900) { _ = queue.popFirst() }
+    }
+    #expect(
+      queue.jobs.count - queue.head == 1_900 && queue.jobs.count < 4_000, "\(queue.jobs.count)")
   }
 }
 

@@ -104,8 +104,14 @@ struct RunState {
     while idle < 2, let item = try? unread.next(wait: false) {
       switch item {
       case .url(let url):
-        noteUnfinished(CacheKey.redacted(url))
         idle = 0
+        // Another shard's URL is another machine's to list.
+        if let (shard, filter) = shard,
+          !shard.contains(key: CacheKey.key(for: url, filter: filter))
+        {
+          continue
+        }
+        noteUnfinished(CacheKey.redacted(url))
       case .notYet: idle += 1
       case .blank: continue
       case .end: return

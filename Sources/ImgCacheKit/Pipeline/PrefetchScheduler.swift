@@ -100,10 +100,13 @@ struct PrefetchScheduler {
     var starting = [Job]()
     var room = self.room
     // Nothing in flight: no host has anything started (whatever was missed, the run goes on).
-    if !hasWork { started.removeAll() }
+    if !hasWork {
+      assert(started.isEmpty, "jobs started and never ended: \(started)")
+      started.removeAll()
+    }
     if parkedCount > 0 {
       for host in Array(parked.keys) where room > 0 {
-        while room > 0, started[host, default: 0] < window, var queue = parked[host],
+        while room > 0, started[host, default: 0] < hostShare, var queue = parked[host],
           let job = queue.popFirst()
         {
           parked[host] = queue.isEmpty ? nil : queue
@@ -114,7 +117,7 @@ struct PrefetchScheduler {
     }
     while room > 0, let job = open.first {
       let host = Self.host(of: job)
-      if started[host, default: 0] >= window {
+      if started[host, default: 0] >= hostShare {
         guard parkedCount < Self.maxParked else { break }
         parked[host, default: Queue()].append(job)
         parkedCount += 1
@@ -132,6 +135,11 @@ struct PrefetchScheduler {
     starting.append(job)
     room -= 1
   }
+
+  /// The most jobs one host may have started and not ended: the window, and the bodies that
+  /// wait for the next store on top (as ``room`` counts them), so a list of one host is
+  /// never parked while the window has room.
+  var hostShare: Int { window + storeBatch }
 
   /// A job admitted ended (settled, or its task's result came), `url` its URL.
   mutating func ended(_ url: String) {
@@ -165,7 +173,13 @@ struct PrefetchScheduler {
       guard head < jobs.count else { return nil }
       defer {
         head += 1
-        if head == jobs.count { (jobs, head) = ([], 0) }
+        if head == jobs.count {
+          (jobs, head) = ([], 0)
+        } else if head >= 1_024 && head * 2 >= jobs.count {
+          // Those taken are let go (a queue that never drains would keep them all).
+          jobs.removeFirst(head)
+          head = 0
+        }
       }
       return jobs[head]
     }

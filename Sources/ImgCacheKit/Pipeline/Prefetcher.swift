@@ -116,6 +116,14 @@ public struct Prefetcher: Sendable {
         }
       }
 
+      /// Submits `jobs`' transfers into the inbox. A cancel that came meanwhile cancels them
+      /// too: its handler cancels only what was submitted when it ran, and the flag it reads
+      /// is set before it runs.
+      func startTransfers(_ jobs: inout [Job]) {
+        fetcher.start(&jobs, options: options, into: inbox)
+        if Task.isCancelled { fetcher.existingTransport?.cancel(sink: inbox) }
+      }
+
       /// Starts storing the jobs that wait for it, in one transaction, in a task: unless the
       /// store before is still running (they then join the next one).
       func storeUnstored() {
@@ -170,7 +178,7 @@ public struct Prefetcher: Sendable {
         scheduler.await(store: checked, now: .now)
         if scheduler.storeIsDue(now: .now, inputEnded: run.inputEnded) { storeUnstored() }
         if !restarted.isEmpty {
-          fetcher.start(&restarted, options: options, into: inbox)
+          startTransfers(&restarted)
           for job in restarted { hand(job, into: &events) }
         }
         if !events.isEmpty { await channel.send(events) }
@@ -184,7 +192,7 @@ public struct Prefetcher: Sendable {
         guard !Task.isCancelled else { return false }
         var starting = scheduler.admit(&next)
         guard !starting.isEmpty else { return false }
-        fetcher.start(&starting, options: options, into: inbox)
+        startTransfers(&starting)
         for job in starting { hand(job, into: &events) }
         return true
       }

@@ -9,11 +9,6 @@ extension CurlTransfer {
   func receive(_ data: UnsafeMutablePointer<CChar>, _ given: Int) -> Int {
     lastActivity = DispatchTime.now().uptimeNanoseconds
     var length = given
-    if let limit = request.truncatesAt, Int64(length) > limit - bytes {
-      // What fits is kept, then the transfer stops: the body is cut there.
-      length = Int(max(0, limit - bytes))
-      truncated = true
-    }
     if !(200..<300).contains(status) {
       // An error page is not worth downloading: stop at its first byte.
       abortReason = Self.statusError(status, url: request.url)
@@ -22,6 +17,11 @@ extension CurlTransfer {
     do {
       // First: a resumed body counts (and hashes) the bytes already kept before these.
       let fd = try openBody()
+      if let limit = request.truncatesAt, Int64(length) > limit - bytes {
+        // What fits is kept, then the transfer stops: the body is cut there.
+        length = Int(max(0, limit - bytes))
+        truncated = true
+      }
       bytes += Int64(length)
       if bytes > maxBodySize {
         abortReason = CacheError(

@@ -84,10 +84,11 @@ extension Downloader {
   /// The connections libcurl may keep open: those of `transfers` at once, and idle ones up to
   /// three times as many again, kept for the next request to their host (a list that comes
   /// back to a host reuses its connection, TLS handshake and all, instead of opening one a
-  /// request) — within `openFiles`, which a body file per transfer also takes from.
+  /// request) — within `openFiles`, of which each transfer also needs a body file and room
+  /// for short-lived descriptors (a resolver's socket pair, a second happy-eyeballs socket).
   static func connectionLimit(transfers: Int, openFiles: Int) -> Int {
     let transfers = max(1, transfers)
-    return max(transfers, min(4 * transfers, openFiles - reservedFiles - transfers))
+    return max(transfers, min(4 * transfers, openFiles - reservedFiles - 3 * transfers))
   }
 }
 

@@ -137,6 +137,9 @@ extension RedisConnection {
     -> RedisValue
   {
     let header = try line(deadline: deadline)
+    // Every line counts against the reply's bytes: a server cannot send endless status lines.
+    guard Int64(header.count) <= budget.bytes else { throw RedisReplyTooLarge() }
+    budget.bytes -= Int64(header.count)
     let text = String(decoding: header.dropFirst(), as: UTF8.self)
     switch header.first {
     case UInt8(ascii: "+"): return .status(text)
