@@ -27,7 +27,11 @@ struct CoalescingTests {
   private var heldLocks: Int {
     var info = stat()
     guard stat(env.cacheDirectory + "/locks/keys", &info) == 0 else { return 0 }
-    let text = (try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) ?? ""
+    // Read to its end: /proc/locks reports a size of 0, and a reader that trusts the size got
+    // its first page only (a machine holding many locks hid this cache's).
+    let data =
+      (try? FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/locks")).readToEnd()) ?? nil
+    let text = String(decoding: data ?? Data(), as: UTF8.self)
     return text.split(separator: "\n").filter {
       $0.contains("OFDLCK") && $0.contains(":\(info.st_ino) ")
     }.count
