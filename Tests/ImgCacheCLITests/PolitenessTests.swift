@@ -196,6 +196,16 @@ struct ResolveTests {
     #expect(names.allSatisfy { listed.contains("\"http://\($0):\(port)/base.png") })
   }
 
+  @Test("a port written with a leading zero is the same port, as libcurl reads it")
+  func leadingZeroPort() {
+    let port = servers.httpPort
+    let run = env.run([
+      "fetch", "--resolve", "zero.imgcache.test:\(port):127.0.0.1",
+      "http://zero.imgcache.test:0\(port)/base.png?zero",
+    ])
+    #expect(run.status == 0, "\(run.stderr)")
+  }
+
   @Test(
     "a malformed --resolve is a usage error naming it",
     arguments: [

@@ -59,14 +59,17 @@ final class ResolveLists {
   /// Whether no name is pinned.
   var isEmpty: Bool { lists.isEmpty }
 
-  /// The list pinning `url`'s host and port, if any.
+  /// The list pinning `url`'s host and port, if any. The port is compared as a number, as
+  /// libcurl reads it (`:080` is `:80`; an empty one is the scheme's).
   func list(for url: String) -> UnsafeMutablePointer<curl_slist>? {
     guard !lists.isEmpty else { return nil }
-    var authority = URLText.host(of: url)
+    let authority = URLText.host(of: url)
     let bracketEnd = authority.lastIndex(of: "]") ?? authority.startIndex
-    if !authority[bracketEnd...].contains(":") {
-      authority += url.lowercased().hasPrefix("https:") ? ":443" : ":80"
-    }
-    return lists[authority]
+    let colon = authority[bracketEnd...].lastIndex(of: ":")
+    let host = colon.map { authority[..<$0] } ?? authority[...]
+    let digits = colon.map { authority[authority.index(after: $0)...] } ?? ""
+    let scheme = url.lowercased().hasPrefix("https:") ? 443 : 80
+    guard let port = digits.isEmpty ? Int64(scheme) : Checked.digits(digits) else { return nil }
+    return lists["\(host):\(port)"]
   }
 }
