@@ -54,7 +54,7 @@ final class RedisServer: RemoteServer {
   /// Runs `body` on an idle connection, or a new one; a connection that failed is dropped. An
   /// idle connection the server closed meanwhile (its `timeout`, a NAT) gets one retry on a
   /// new connection. Everything, connecting included, ends by `deadline`.
-  private func withConnection<T>(
+  func withConnection<T>(
     _ deadline: RedisDeadline, _ body: (RedisConnection) throws -> T
   ) throws -> T {
     if let pooled = idle.withLock({ $0.popLast() }) {
@@ -75,7 +75,7 @@ final class RedisServer: RemoteServer {
     return result
   }
 
-  private func check(_ value: RedisValue) throws -> RedisValue {
+  func check(_ value: RedisValue) throws -> RedisValue {
     if case .error(let text) = value {
       if text.hasPrefix("NOAUTH") || text.hasPrefix("WRONGPASS") {
         throw CacheError(.auth, "\(display): authentication refused")
