@@ -197,19 +197,22 @@ public struct Prefetcher: Sendable {
         return true
       }
 
+      /// Starts the parked jobs whose hosts have room again.
+      func startParked() async {
+        guard scheduler.hasParked else { return }
+        scheduler.heldBack = fetcher.existingTransport?.heldBack ?? 0
+        var none = [Job]()[...]
+        var started = [PrefetchEvent]()
+        _ = startAdmitted(&none, into: &started)
+        if !started.isEmpty { await channel.send(started) }
+      }
+
       while !Task.isCancelled {
         // What finished goes to the store before more input is read, however fast the input
         // comes (the window counts it until it is stored and its lock let go).
         if inbox.hasArrivals { await takeArrivals(waiting: false) }
         storeUnstored()
-        if scheduler.hasParked {
-          // Their hosts may have room again.
-          scheduler.heldBack = fetcher.existingTransport?.heldBack ?? 0
-          var none = [Job]()[...]
-          var started = [PrefetchEvent]()
-          _ = startAdmitted(&none, into: &started)
-          if !started.isEmpty { await channel.send(started) }
-        }
+        await startParked()
         // With work outstanding, a wait for input also ends when something arrives.
         let busy = scheduler.isBusy
         let mayWait = !busy || inbox.watch()
@@ -256,13 +259,7 @@ public struct Prefetcher: Sendable {
         if Task.isCancelled {
           for job in scheduler.takeParked() { run.noteUnfinished(job.display) }
         }
-        if scheduler.hasParked {
-          scheduler.heldBack = fetcher.existingTransport?.heldBack ?? 0
-          var none = [Job]()[...]
-          var started = [PrefetchEvent]()
-          _ = startAdmitted(&none, into: &started)
-          if !started.isEmpty { await channel.send(started) }
-        }
+        await startParked()
         if scheduler.hasWork { await takeArrivals() }
       }
     }
