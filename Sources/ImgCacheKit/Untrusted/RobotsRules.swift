@@ -165,7 +165,7 @@ extension RobotsRules {
     while index < bytes.count {
       let byte = bytes[index]
       if byte == UInt8(ascii: "%"), index + 2 < bytes.count,
-        let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+        let high = Hex.value(of: bytes[index + 1]), let low = Hex.value(of: bytes[index + 2])
       {
         let decoded = high << 4 | low
         if isUnreserved(decoded) { out.append(decoded) } else { encode(decoded) }
@@ -176,15 +176,6 @@ extension RobotsRules {
       index += 1
     }
     return String(decoding: out, as: UTF8.self)
-  }
-
-  private static func hexValue(_ byte: UInt8) -> UInt8? {
-    switch byte {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-    default: nil
-    }
   }
 
   private static func isUnreserved(_ byte: UInt8) -> Bool {
