@@ -33,6 +33,18 @@ struct FullDiskTests {
     return name
   }
 
+  /// A small filesystem of `kind` (kept mounted while it is held), and an environment whose
+  /// commands keep their cache at `cache` on it.
+  private func cacheOnSmallDisk(_ kind: SmallFilesystem.Kind) throws
+    -> (disk: SmallFilesystem, env: CLIEnvironment, cache: String)
+  {
+    let disk = try SmallFilesystem(kind)
+    let env = CLIEnvironment()
+    let cache = disk.path + "/cache"
+    env.environment["IMGCACHE_DIR"] = cache
+    return (disk, env, cache)
+  }
+
   private func partials(_ cache: String) -> [String] {
     DirectoryListing.names(atPath: cache + "/tmp").filter { $0.hasPrefix("resume-") }
   }
@@ -41,10 +53,7 @@ struct FullDiskTests {
     "clean, clear and remove free a full disk; partial bodies yield; reads work",
     arguments: SmallFilesystem.Kind.allCases)
   func fullDisk(kind: SmallFilesystem.Kind) throws {
-    let disk = try SmallFilesystem(kind)
-    let env = CLIEnvironment()
-    let cache = disk.path + "/cache"
-    env.environment["IMGCACHE_DIR"] = cache
+    let (disk, env, cache) = try cacheOnSmallDisk(kind)
     let folder = try origin()
     let url = { (name: String) in servers.nginx("\(folder)/\(name)") }
 
@@ -102,10 +111,7 @@ struct FullDiskTests {
   /// is shared.
   @Test("a full disk never kills a download through the shared hosts file")
   func hostsFileOnFullDisk() throws {
-    let disk = try SmallFilesystem(.ext4)
-    let env = CLIEnvironment()
-    let cache = disk.path + "/cache"
-    env.environment["IMGCACHE_DIR"] = cache
+    let (disk, env, cache) = try cacheOnSmallDisk(.ext4)
     let folder = try origin()
     #expect(env.run(["fetch", "--any", servers.nginx("\(folder)/small1.png")]).status == 0)
     unlink(cache + "/locks/hosts")
@@ -122,10 +128,7 @@ struct FullDiskTests {
   /// mapping on a full disk was a SIGBUS for every command, `size` included.
   @Test("no command dies of a signal when the index's shared memory cannot grow")
   func sparseSharedMemory() throws {
-    let disk = try SmallFilesystem(.ext4)
-    let env = CLIEnvironment()
-    let cache = disk.path + "/cache"
-    env.environment["IMGCACHE_DIR"] = cache
+    let (disk, env, cache) = try cacheOnSmallDisk(.ext4)
     let folder = try origin()
     let urls = (1...20).map { servers.nginx("\(folder)/small\($0).png") }
     #expect(env.run(["prefetch", "--any"] + urls).status == 0)
