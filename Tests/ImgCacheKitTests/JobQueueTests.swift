@@ -4,59 +4,124 @@ import Testing
 
 @testable import ImgCacheRemote
 
-/// A job's queue on a real redis-server (issue 38's groundwork): shards submitted in one pass,
-/// taken once each, a lapsed lease taken over, acknowledged.
-@Suite("Job queue on Redis Streams: submit, take, lease, take over, acknowledge")
+/// A job's queue on a real redis-server (docs/fleet.md): shards submitted in one pass, taken
+/// once each, a lapsed lease taken over, a shard delivered too often buried, a shard given
+/// back, finished once, counted by `status`.
+@Suite("Job queue on Redis Streams: submit, take, lease, take over, bury, finish")
 struct JobQueueTests {
   let stores = RemoteStores(redis: 1)
 
   func queue(_ name: String) throws -> JobQueue {
-    let url = "redis://127.0.0.1:\(stores.redis[0].port)"
-    let spec = try #require(try RemoteSpec.parseList(url).first)
-    return try JobQueue(name: name, server: try RedisServer(url: url, spec: spec))
+    try JobQueue(name: name, queue: "redis://127.0.0.1:\(stores.redis[0].port)", remote: [])
+  }
+
+  func take(
+    _ jobs: JobQueue, _ worker: String, lease: Duration = .seconds(30), max: Int = 3
+  ) throws -> JobQueue.Shard? {
+    guard
+      case .shard(let shard) = try jobs.take(
+        consumer: worker, lease: lease, maxDeliveries: max, block: .milliseconds(10)
+      ).taken
+    else { return nil }
+    return shard
   }
 
   @Test("25 URLs in shards of 10: three shards, each taken once, in order, then none")
   func submitAndTake() throws {
     let jobs = try queue("q1")
     let urls = (0..<25).map { "https://img.example/\($0).png" }
-    let added = try jobs.submit(urls: urls, shardSize: 10, options: "{}", replace: false)
+    let options = JobOptions(policy: ["rate_per_host": "2/s"], variant: "64x64 webp")
+    let added = try jobs.submit(urls: urls, shardSize: 10, options: options, replace: false)
     #expect(added.urls == 25 && added.shards == 3)
+    #expect(try jobs.options() == options)
     var taken = [JobQueue.Shard]()
-    for worker in ["w1", "w2", "w1"] {
-      taken.append(
-        try #require(try jobs.take(consumer: worker, lease: .seconds(30), block: .milliseconds(10)))
-      )
-    }
+    for worker in ["w1", "w2", "w1"] { taken.append(try #require(try take(jobs, worker))) }
     #expect(taken.map(\.index) == [0, 1, 2] && taken.flatMap(\.urls) == urls)
-    #expect(try jobs.take(consumer: "w3", lease: .seconds(30), block: .milliseconds(10)) == nil)
+    #expect(taken.allSatisfy { $0.deliveries == 1 })
+    #expect(try take(jobs, "w3") == nil)
     #expect(try jobs.pending() == PendingSummary(count: 3, consumers: ["w1": 2, "w2": 1]))
-    for shard in taken { try jobs.acknowledge(shard) }
-    #expect(try jobs.pending().count == 0)
+    var status = try jobs.status(lease: .seconds(30))
+    #expect(status.inProgress == ["w1": 2, "w2": 1] && status.waiting == 0 && status.done == 0)
+    #expect(try !jobs.isComplete())
+    var counts = ShardCounts()
+    (counts.urls, counts.stored, counts.failed) = (10, 9, ["network": 1])
+    for shard in taken { #expect(try jobs.finish(shard, manifest: "{}\n", counts: counts)) }
+    #expect(try !jobs.finish(taken[0], manifest: "x", counts: counts), "finished once only")
+    #expect(try jobs.manifest(shard: 0) == Data("{}\n".utf8))
+    status = try jobs.status(lease: .seconds(30))
+    #expect(status.done == 3 && status.inProgress.isEmpty && status.waiting == 0)
+    #expect(status.counts.urls == 30 && status.counts.failed == ["network": 3])
+    #expect(try jobs.isComplete())
     #expect(throws: CacheError.self) {
-      try jobs.submit(urls: urls, shardSize: 10, options: "{}", replace: false)
+      try jobs.submit(urls: urls, shardSize: 10, options: options, replace: false)
     }
-    #expect(try jobs.submit(urls: urls, shardSize: 25, options: "{}", replace: true).shards == 1)
+    #expect(try jobs.submit(urls: urls, shardSize: 25, options: options, replace: true).shards == 1)
+    #expect(try jobs.status(lease: .seconds(30)).done == 0, "--replace starts afresh")
   }
 
   @Test("a lapsed lease is taken over by another worker; a renewed one is not")
   func takeOver() throws {
     let jobs = try queue("q2")
     _ = try jobs.submit(
-      urls: ["https://a/1", "https://a/2"], shardSize: 1, options: "{}", replace: false)
+      urls: ["https://a/1", "https://a/2"], shardSize: 1, options: JobOptions(), replace: false)
     let lease = Duration.milliseconds(100)
-    let dead = try #require(try jobs.take(consumer: "dead", lease: lease, block: .milliseconds(10)))
-    let alive = try #require(
-      try jobs.take(consumer: "alive", lease: lease, block: .milliseconds(10)))
+    let dead = try #require(try take(jobs, "dead", lease: lease))
+    let alive = try #require(try take(jobs, "alive", lease: lease))
     for _ in 0..<4 {
       usleep(100_000)
-      try jobs.renew(alive, consumer: "alive")
+      #expect(try jobs.renew(alive, consumer: "alive") == (true, "open"))
     }
-    let taken = try #require(
-      try jobs.take(consumer: "heir", lease: lease, block: .milliseconds(10)))
-    #expect(
-      taken.id == dead.id && taken.urls == dead.urls, "the dead worker's shard, not the live one's")
+    let taken = try #require(try take(jobs, "heir", lease: lease))
+    #expect(taken.id == dead.id && taken.urls == dead.urls, "the dead worker's, not the live one's")
+    #expect(taken.deliveries == 2)
     #expect(try jobs.pending().consumers == ["heir": 1, "alive": 1])
+    #expect(try jobs.renew(dead, consumer: "dead").held == false, "its lease is gone")
+    #expect(try jobs.pending().consumers == ["heir": 1, "alive": 1], "and not taken back")
+  }
+
+  @Test("a shard delivered max_deliveries times goes to the dead list, taken by no one")
+  func poison() throws {
+    let jobs = try queue("q3")
+    _ = try jobs.submit(
+      urls: ["https://a/poison"], shardSize: 1, options: JobOptions(), replace: false)
+    let lease = Duration.milliseconds(20)
+    for attempt in 1...2 {
+      let shard = try #require(try take(jobs, "w\(attempt)", lease: lease, max: 2))
+      #expect(shard.deliveries == attempt)
+      usleep(80_000)  // the worker "crashes": its lease lapses
+    }
+    let last = try jobs.take(
+      consumer: "w3", lease: lease, maxDeliveries: 2, block: .milliseconds(10))
+    #expect(last.taken == .none && last.buried == 1)
+    let status = try jobs.status(lease: lease)
+    #expect(status.dead == 1 && status.waiting == 0 && status.inProgress.isEmpty)
+    #expect(try jobs.isComplete(), "done or dead: nothing left")
+  }
+
+  @Test("a shard given back is taken next, its delivery not counted")
+  func giveBack() throws {
+    let jobs = try queue("q4")
+    _ = try jobs.submit(
+      urls: ["https://a/1", "https://a/2"], shardSize: 1, options: JobOptions(), replace: false)
+    let first = try #require(try take(jobs, "leaving"))
+    try jobs.giveBack(first, consumer: "leaving")
+    #expect(try jobs.status(lease: .seconds(30)).waiting == 2)
+    let again = try #require(try take(jobs, "staying"))
+    #expect(again.id == first.id && again.deliveries == 1)
+  }
+
+  @Test("a cancelled job hands out nothing; delete removes every key")
+  func cancelAndDelete() throws {
+    let jobs = try queue("q5")
+    _ = try jobs.submit(urls: ["https://a/1"], shardSize: 1, options: JobOptions(), replace: false)
+    try jobs.cancel()
+    #expect(
+      try jobs.take(consumer: "w", lease: .seconds(1), maxDeliveries: 3, block: .milliseconds(1))
+        .taken == .cancelled)
+    #expect(try jobs.delete())
+    #expect(stores.redisCLI(0, ["KEYS", "imgcache:job:q5*"]) == "")
+    #expect(throws: CacheError.self) { try jobs.status(lease: .seconds(1)) }
+    #expect(try !jobs.delete())
   }
 
   @Test("a job name becomes part of keys: only letters, digits, '.', '_' and '-', 1 to 64")

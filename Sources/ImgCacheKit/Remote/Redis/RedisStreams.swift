@@ -35,6 +35,15 @@ struct PendingSummary: Equatable, Sendable {
   let consumers: [String: Int64]
 }
 
+/// One row of XPENDING's extended form: an entry delivered and not acknowledged, who holds it,
+/// how long since it was delivered or renewed, and how many times it was delivered.
+struct PendingEntry: Equatable, Sendable {
+  let id: StreamID
+  let consumer: String
+  let idle: Int64
+  let deliveries: Int64
+}
+
 /// The replies of the stream commands a work queue needs (XREADGROUP, XAUTOCLAIM, XPENDING,
 /// XRANGE), read through the untrusted-input boundary: a reply of another shape is a
 /// `.network` error naming the command, never a trap, and never an entry made up.
@@ -123,6 +132,20 @@ enum RedisStreams {
     default: throw malformed("XPENDING")
     }
     return PendingSummary(count: count, consumers: consumers)
+  }
+
+  /// XPENDING's extended form: `[[id, consumer, idle, deliveries]…]`.
+  static func pendingEntries(_ value: RedisValue) throws -> [PendingEntry] {
+    guard case .array(let rows) = value else { throw malformed("XPENDING") }
+    return try rows.map { row in
+      guard case .array(let fields) = row, fields.count == 4, case .string(let raw) = fields[0],
+        let id = StreamID(String(decoding: raw, as: UTF8.self)), case .string(let name) = fields[1],
+        let consumer = String(validating: name, as: UTF8.self),
+        case .integer(let idle) = fields[2], idle >= 0, case .integer(let count) = fields[3],
+        count >= 0
+      else { throw malformed("XPENDING") }
+      return PendingEntry(id: id, consumer: consumer, idle: idle, deliveries: count)
+    }
   }
 
   private static func malformed(_ command: String) -> CacheError {

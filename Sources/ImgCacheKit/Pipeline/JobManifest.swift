@@ -1,0 +1,122 @@
+import Foundation
+
+/// One line of a job's manifest (docs/json.md, `job manifest`): what became of one URL — the
+/// dataset's index. The fields of `fetch --json` that mean the same on every machine (no local
+/// path, no access times).
+struct JobManifestRecord: Encodable {
+  struct ErrorField: Encodable {
+    var kind: String
+    var message: String
+    var httpStatus: Int?
+
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(kind, forKey: .kind)
+      try container.encode(message, forKey: .message)
+      try container.encode(httpStatus, forKey: .httpStatus)
+    }
+    private enum CodingKeys: String, CodingKey { case kind, message, httpStatus }
+  }
+
+  var url: String
+  var key: String
+  /// `fetch --json`'s status: `hit`, `downloaded`, `derived`, …, `error`, `disallowed`.
+  var status: String
+  var sha256: String?
+  var size: Int64?
+  var format: String?
+  var width: Int?
+  var height: Int?
+  /// The variant's canonical spec, when the job asks for one.
+  var variant: String?
+  var error: ErrorField?
+  /// The worker that did it.
+  var worker: String
+
+  init(_ result: FetchResult, worker: String) {
+    url = CacheKey.redacted(result.url)
+    key = CacheKey.redacted(result.key)
+    self.worker = worker
+    variant = result.variant?.spec
+    switch result.outcome {
+    case .success(let outcome):
+      status = outcome.name
+      let stored: CacheEntry?
+      switch outcome {
+      case .hit(.local(let entry, _)), .hit(.remote(let entry, _, _)), .downloaded(let entry, _),
+        .revalidated(let entry, _), .notModified(let entry, _), .derived(let entry, _),
+        .stale(let entry, _, _):
+        stored = entry
+      case .hit(.readOnly), .offlineMiss, .notStored: stored = nil
+      }
+      if let stored {
+        (sha256, size, format) = (stored.sha256, stored.size, stored.format)
+        (width, height) = (stored.width, stored.height)
+      }
+    case .failure(let failure):
+      status = failure.kind == .disallowed ? "disallowed" : "error"
+      error = ErrorField(
+        kind: failure.kind.rawValue, message: failure.message, httpStatus: failure.httpStatus)
+    }
+  }
+
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(url, forKey: .url)
+    try container.encode(key, forKey: .key)
+    try container.encode(status, forKey: .status)
+    try container.encode(sha256, forKey: .sha256)
+    try container.encode(size, forKey: .size)
+    try container.encode(format, forKey: .format)
+    try container.encode(width, forKey: .width)
+    try container.encode(height, forKey: .height)
+    try container.encode(variant, forKey: .variant)
+    try container.encode(error, forKey: .error)
+    try container.encode(worker, forKey: .worker)
+  }
+  private enum CodingKeys: String, CodingKey {
+    case url, key, status, sha256, size, format, width, height, variant, error, worker
+  }
+
+  private static let encoder: JSONEncoder = {
+    let encoder = JSONEncoder()
+    encoder.keyEncodingStrategy = .convertToSnakeCase
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return encoder
+  }()
+
+  /// The record as one line of JSON (no newline).
+  var line: String {
+    (try? Self.encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+  }
+}
+
+extension ShardCounts {
+  /// Counts `result`.
+  mutating func note(_ result: FetchResult) {
+    urls += 1
+    bytes = Checked.sum(bytes, result.bytes) ?? .max
+    switch result.outcome {
+    case .success(.notStored): notStored += 1
+    case .success(.offlineMiss): failed["offline_miss", default: 0] += 1
+    case .success(let outcome):
+      stored += 1
+      switch outcome {
+      case .downloaded, .revalidated: downloaded += 1
+      case .derived where result.bytes > 0: downloaded += 1
+      default: break
+      }
+    case .failure(let error) where error.kind == .disallowed: disallowed += 1
+    case .failure(let error): failed[Self.failureClass(error), default: 0] += 1
+    }
+  }
+
+  /// A failure's class, as `job status` counts it and `job retry --class` names it: its
+  /// kind, with `http_status` split into `http_4xx` and `http_5xx`.
+  static func failureClass(_ error: CacheError) -> String {
+    guard error.kind == .httpStatus, let status = error.httpStatus else {
+      return error.kind.rawValue
+    }
+    return status >= 500 ? "http_5xx" : "http_4xx"
+  }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import Synchronization
+
+/// What a worker of a job did (`job work` shows each).
+public enum JobWorkEvent: Sendable, Equatable {
+  /// It took shard `index` of `urls` URLs, delivered for the `deliveries`th time.
+  case took(index: Int, urls: Int, deliveries: Int)
+  /// It finished shard `index`; `kept` is false when another worker had finished it first.
+  case finished(index: Int, counts: ShardCounts, kept: Bool)
+  /// It gave shard `index` back unfinished (a signal, or the job cancelled).
+  case gaveBack(index: Int)
+  /// It moved `count` shards to the dead list (delivered `max_deliveries` times).
+  case buried(count: Int)
+}
+
+/// How a worker's run ended.
+public struct JobWorkSummary: Sendable {
+  /// Shards it finished, and their counts summed.
+  public var shards = 0
+  public var counts = ShardCounts()
+  /// Whether it stopped because the job was cancelled.
+  public var jobCancelled = false
+  /// Why it stopped early, when the queue failed.
+  public var error: CacheError?
+}
+
+/// A worker of a job (docs/fleet.md): takes a shard, prefetches its URLs with the job's
+/// options through the local cache and the remote tier while a child task renews its lease,
+/// then keeps the shard's manifest and acknowledges it; again until no shard is left.
+public struct JobWorker: Sendable {
+  /// The job's queue.
+  public let queue: JobQueue
+  /// The pipeline its URLs go through.
+  public let prefetcher: Prefetcher
+  /// The fetch options the job asks for.
+  public let options: FetchOptions
+  /// This worker's name in the consumer group (unique in the fleet).
+  public let consumer: String
+  /// The lease (renewed every third of it) and the deliveries past which a shard is dead.
+  public let lease: Duration
+  public let maxDeliveries: Int
+
+  /// A worker with these parts.
+  public init(
+    queue: JobQueue, prefetcher: Prefetcher, options: FetchOptions, consumer: String,
+    lease: Duration, maxDeliveries: Int
+  ) {
+    (self.queue, self.prefetcher, self.options) = (queue, prefetcher, options)
+    (self.consumer, self.lease, self.maxDeliveries) = (consumer, lease, maxDeliveries)
+  }
+
+  /// `host:pid`, a worker's default name.
+  public static var defaultName: String {
+    var name = [CChar](repeating: 0, count: 256)
+    let host = gethostname(&name, 255) == 0 ? String(cString: name) : "worker"
+    return "\(host):\(getpid())"
+  }
+
+  /// Works until the job has no shard left waiting or held (with `follow`, until cancelled),
+  /// the job is cancelled, or the calling task is cancelled: a shard in hand is then given
+  /// back. `report` is called with each event, holding nothing.
+  public func run(
+    follow: Bool, report: @Sendable (JobWorkEvent) -> Void
+  ) async -> JobWorkSummary {
+    var summary = JobWorkSummary()
+    let wait = min(lease / 3, .seconds(2))
+    do {
+      while !Task.isCancelled {
+        let (taken, buried) = try queue.take(
+          consumer: consumer, lease: lease, maxDeliveries: maxDeliveries, block: wait)
+        if buried > 0 { report(.buried(count: buried)) }
+        switch taken {
+        case .cancelled:
+          summary.jobCancelled = true
+          return summary
+        case .none:
+          if !follow, try queue.isComplete() { return summary }
+        case .shard(let shard):
+          report(.took(index: shard.index, urls: shard.urls.count, deliveries: shard.deliveries))
+          guard let (counts, kept) = try await work(shard, &summary) else {
+            try queue.giveBack(shard, consumer: consumer)
+            report(.gaveBack(index: shard.index))
+            return summary
+          }
+          summary.shards += 1
+          summary.counts.add(counts)
+          report(.finished(index: shard.index, counts: counts, kept: kept))
+        }
+      }
+    } catch let error as CacheError {
+      summary.error = error
+    } catch {
+      summary.error = CacheError(.network, "job \(queue.name): \(error)")
+    }
+    return summary
+  }
+
+  /// Prefetches `shard` while its lease is renewed; its counts and whether its manifest was
+  /// kept, or nil when it was cancelled (by the caller, or the job's cancel).
+  private func work(
+    _ shard: JobQueue.Shard, _ summary: inout JobWorkSummary
+  ) async throws -> (ShardCounts, Bool)? {
+    let start = Date()
+    let run = prefetcher.start(URLList(shard.urls), options: options)
+    let cancelled = CancelFlag()
+    let renewal = Task(executorPreference: EngineExecutor.shared) { [queue, consumer, lease] in
+      while !Task.isCancelled {
+        try? await Task.sleep(for: lease / 3)
+        guard !Task.isCancelled else { return }
+        // A failed renewal is tried again at the next third: the lease outlasts two.
+        guard let (_, state) = try? queue.renew(shard, consumer: consumer) else { continue }
+        if state == "cancelled" {
+          cancelled.value.store(true, ordering: .relaxed)
+          run.cancel()
+          return
+        }
+      }
+    }
+    defer { renewal.cancel() }
+    var lines = [String]()
+    var counts = ShardCounts()
+    await withTaskCancellationHandler {
+      for await event in run {
+        lines.append(JobManifestRecord(event.result, worker: consumer).line)
+        counts.note(event.result)
+      }
+    } onCancel: {
+      run.cancel()
+    }
+    let result = await run.summary
+    if cancelled.value.load(ordering: .relaxed) { summary.jobCancelled = true }
+    guard !result.cancelled, !Task.isCancelled, !summary.jobCancelled else { return nil }
+    counts.seconds = Date().timeIntervalSince(start)
+    lines.append("")
+    let kept = try queue.finish(shard, manifest: lines.joined(separator: "\n"), counts: counts)
+    return (counts, kept)
+  }
+}
+
+/// Set by a lease renewal that found the job cancelled.
+private final class CancelFlag: Sendable {
+  let value = Atomic<Bool>(false)
+}

@@ -1,0 +1,162 @@
+import Foundation
+
+/// Taking, holding, giving back and finishing shards (docs/fleet.md, Leases).
+extension JobQueue {
+  /// Renews a lease if its holder still holds it, notes that the worker was heard from, and
+  /// answers whether it still holds it and the job's state: one round trip.
+  private static let renewScript = """
+    local p = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[2], ARGV[2], 1)
+    local held = 0
+    if #p == 1 and p[1][2] == ARGV[3] then
+      redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[3], 0, ARGV[2], 'JUSTID')
+      held = 1
+    end
+    redis.call('HSET', KEYS[3], ARGV[3], redis.call('TIME')[1])
+    return {held, redis.call('HGET', KEYS[2], 'state') or ''}
+    """
+
+  /// Acknowledges a shard and, if this acknowledgement was the first, keeps its manifest and
+  /// counts: a shard finished twice (a lapsed lease taken over) is counted once.
+  private static let finishScript = """
+    if redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) == 1 then
+      redis.call('HSET', KEYS[3], ARGV[3], ARGV[4])
+      redis.call('HSET', KEYS[4], ARGV[3], ARGV[5])
+      redis.call('HINCRBY', KEYS[2], 'done', 1)
+      return 1
+    end
+    return 0
+    """
+
+  /// Moves a shard to the dead list: acknowledged (no worker takes it again), remembered.
+  private static let buryScript = """
+    if redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) == 1 then
+      redis.call('HSET', KEYS[3], ARGV[2], ARGV[3])
+      redis.call('HINCRBY', KEYS[2], 'dead', 1)
+      return 1
+    end
+    return 0
+    """
+
+  private func script(_ text: String, keys: [String], _ arguments: [String]) throws -> RedisValue {
+    try command(
+      ([.text("EVAL"), .text(text), .text(String(keys.count))] + keys.map(RedisArgument.text)
+        + arguments.map(RedisArgument.text)))
+  }
+
+  /// The job's state (`submitting`, `open`, `cancelled`); `.invalidInput` when there is no
+  /// such job.
+  public func state() throws -> String {
+    guard let state = try command("HGET", record, "state").text else {
+      throw CacheError(.invalidInput, "no job \(name) on this queue")
+    }
+    return state
+  }
+
+  /// The options the job was submitted with.
+  public func options() throws -> JobOptions {
+    guard case .string(let data) = try command("HGET", record, "options") else {
+      throw CacheError(.invalidInput, "no job \(name) on this queue (or it is being submitted)")
+    }
+    return try JobOptions.read(data, job: name)
+  }
+
+  /// A shard for `consumer`: first one whose worker let its lease lapse (idle past three
+  /// leases: delivered `maxDeliveries` times already, it goes to the dead list instead), else
+  /// the next never taken, waiting up to `block` for one. Returns also how many shards it
+  /// buried.
+  public func take(
+    consumer: String, lease: Duration, maxDeliveries: Int, block: Duration
+  ) throws -> (taken: Taken, buried: Int) {
+    guard try state() != "cancelled" else { return (.cancelled, 0) }
+    let idle = String(Checked.milliseconds(lease.seconds * 3))
+    var buried = 0
+    let lapsed = try RedisStreams.pendingEntries(
+      try command("XPENDING", stream, Self.group, "IDLE", idle, "-", "+", "16"))
+    for entry in lapsed {
+      if entry.deliveries >= Int64(maxDeliveries) {
+        buried += try bury(entry.id, lastHolder: entry.consumer) ? 1 : 0
+        continue
+      }
+      let claimed = try RedisStreams.entries(
+        try command("XCLAIM", stream, Self.group, consumer, idle, entry.id.description),
+        "XCLAIM")
+      guard let found = claimed.first else { continue }  // another worker was first
+      guard found.fields != nil else {
+        // Deleted while pending: nothing to do.
+        _ = try command("XACK", stream, Self.group, found.id.description)
+        continue
+      }
+      let count = entry.deliveries >= Int64(Int.max - 1) ? Int.max : Int(entry.deliveries) + 1
+      return (.shard(try shard(found, deliveries: count)), buried)
+    }
+    let waited = Checked.milliseconds(block.seconds)
+    let read = try RedisStreams.readGroup(
+      try command(
+        [
+          .text("XREADGROUP"), .text("GROUP"), .text(Self.group), .text(consumer), .text("COUNT"),
+          .text("1"), .text("BLOCK"), .text(String(waited)), .text("STREAMS"), .text(stream),
+          .text(">"),
+        ], timeout: block.seconds + 10), stream: stream)
+    guard let entry = read.first else { return (.none, buried) }
+    _ = try command("HSETNX", record, "started", Self.nowMilliseconds)
+    return (.shard(try shard(entry, deliveries: 1)), buried)
+  }
+
+  /// Renews `consumer`'s lease on `shard` (its idle time starts again) unless another worker
+  /// took it over; returns whether `consumer` still holds it and the job's state.
+  public func renew(_ shard: Shard, consumer: String) throws -> (held: Bool, state: String) {
+    let reply = try script(
+      Self.renewScript, keys: [stream, record, workersKey],
+      [Self.group, shard.id.description, consumer])
+    guard case .array(let parts) = reply, parts.count == 2, case .integer(let held) = parts[0]
+    else { throw CacheError(.network, "job \(name): a malformed reply to a lease renewal") }
+    return (held == 1, parts[1].text ?? "")
+  }
+
+  /// Gives `shard` back at once, as if never taken this time: another worker takes it next,
+  /// and this delivery does not count toward `max_deliveries`.
+  public func giveBack(_ shard: Shard, consumer: String) throws {
+    _ = try command(
+      "XCLAIM", stream, Self.group, consumer, "0", shard.id.description, "TIME", "1",
+      "RETRYCOUNT", String(max(shard.deliveries - 1, 0)), "JUSTID")
+  }
+
+  /// Marks `shard` done with its `manifest` (JSON lines) and `counts`; false when another
+  /// worker finished it first (then nothing of this one is kept).
+  public func finish(_ shard: Shard, manifest: String, counts: ShardCounts) throws -> Bool {
+    let reply = try script(
+      Self.finishScript, keys: [stream, record, manifestKey, countsKey],
+      [Self.group, shard.id.description, String(shard.index), manifest, counts.json])
+    return reply == .integer(1)
+  }
+
+  /// Moves entry `id` to the dead list; false when it was acknowledged meanwhile.
+  private func bury(_ id: StreamID, lastHolder: String) throws -> Bool {
+    try script(
+      Self.buryScript, keys: [stream, record, deadKey], [Self.group, id.description, lastHolder])
+      == .integer(1)
+  }
+
+  /// Shards taken and not acknowledged, by worker.
+  func pending() throws -> PendingSummary {
+    try RedisStreams.pendingSummary(try command("XPENDING", stream, Self.group))
+  }
+
+  /// A shard from its entry; a malformed one (no number, no URLs) is a broken queue.
+  private func shard(_ entry: StreamEntry, deliveries: Int) throws -> Shard {
+    guard let fields = entry.fields, let number = fields["shard"],
+      let index = Checked.digits(String(decoding: number, as: UTF8.self)), index < Int64(Int32.max),
+      let text = fields["urls"].flatMap({ String(validating: $0, as: UTF8.self) })
+    else { throw CacheError(.network, "job \(name): a malformed shard \(entry.id)") }
+    return Shard(
+      id: entry.id, index: Int(index), urls: text.split(separator: "\n").map(String.init),
+      deliveries: deliveries)
+  }
+}
+
+extension Duration {
+  /// The duration in seconds, as a `TimeInterval`.
+  var seconds: TimeInterval {
+    TimeInterval(components.seconds) + TimeInterval(components.attoseconds) / 1e18
+  }
+}

@@ -1,0 +1,138 @@
+import Foundation
+
+/// What a job asks of its workers besides its URLs: the prefetch policy values its submitter
+/// gave (by policy key name), the variant as preset text, and two flags. Kept in the job's
+/// record as JSON; read back through the untrusted-input boundary (a worker checks every value
+/// as it checks its own flags). Never holds credentials: headers, user names and cookie jars
+/// stay with each worker.
+public struct JobOptions: Codable, Sendable, Equatable {
+  /// Policy values by key name (`rate_per_host`, `jobs`, …).
+  public var policy: [String: String]
+  /// The variant each URL is fetched as (a preset, `320x320^ webp q=75`), or nil.
+  public var variant: String?
+  /// Whether any body is accepted, not only images (`--any`).
+  public var acceptAnyBody: Bool
+  /// Whether originals are dropped once their variant is stored.
+  public var discardOriginal: Bool
+
+  /// Options with these values.
+  public init(
+    policy: [String: String] = [:], variant: String? = nil, acceptAnyBody: Bool = false,
+    discardOriginal: Bool = false
+  ) {
+    (self.policy, self.variant) = (policy, variant)
+    (self.acceptAnyBody, self.discardOriginal) = (acceptAnyBody, discardOriginal)
+  }
+
+  /// The options as kept in the record.
+  var json: String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    encoder.keyEncodingStrategy = .convertToSnakeCase
+    return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+  }
+
+  /// The options a record holds; `.network` (a broken queue) when they cannot be read.
+  static func read(_ data: Data, job: String) throws -> JobOptions {
+    let decoder = JSONDecoder()
+    decoder.keyDecodingStrategy = .convertFromSnakeCase
+    guard let options = try? decoder.decode(JobOptions.self, from: data) else {
+      throw CacheError(.network, "job \(job): its recorded options cannot be read")
+    }
+    return options
+  }
+}
+
+/// What one shard came to, counted by its worker and kept beside its manifest. Counts read
+/// back from Redis are outside numbers: they are added with saturation, never trapping.
+public struct ShardCounts: Codable, Sendable, Equatable {
+  /// URLs finished.
+  public var urls = 0
+  /// URLs stored (downloaded, derived, or already there locally or in the remote tier).
+  public var stored = 0
+  /// URLs downloaded from their origin.
+  public var downloaded = 0
+  /// URLs that failed, by error kind (`network`, `http_5xx`, `rate_limited`, …).
+  public var failed = [String: Int]()
+  /// URLs robots.txt or X-Robots-Tag refused.
+  public var disallowed = 0
+  /// URLs fetched but not stored (`no-store`).
+  public var notStored = 0
+  /// Bytes downloaded.
+  public var bytes: Int64 = 0
+  /// Seconds the shard took.
+  public var seconds: Double = 0
+
+  /// Empty counts.
+  public init() {}
+
+  /// Failed URLs of every kind.
+  public var failures: Int { failed.values.reduce(0) { $0.addingSaturating($1) } }
+
+  /// Adds `other`'s counts (saturating).
+  public mutating func add(_ other: ShardCounts) {
+    urls = urls.addingSaturating(other.urls)
+    stored = stored.addingSaturating(other.stored)
+    downloaded = downloaded.addingSaturating(other.downloaded)
+    disallowed = disallowed.addingSaturating(other.disallowed)
+    notStored = notStored.addingSaturating(other.notStored)
+    for (kind, count) in other.failed {
+      failed[kind] = failed[kind, default: 0].addingSaturating(count)
+    }
+    bytes = Checked.sum(bytes, other.bytes) ?? .max
+    if other.seconds.isFinite, other.seconds >= 0 { seconds += other.seconds }
+  }
+
+  var json: String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    encoder.keyEncodingStrategy = .convertToSnakeCase
+    return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+  }
+
+  /// Counts from Redis; nil when unreadable (a shard's counts are then not summed).
+  static func read(_ data: Data) -> ShardCounts? {
+    let decoder = JSONDecoder()
+    decoder.keyDecodingStrategy = .convertFromSnakeCase
+    guard var counts = try? decoder.decode(ShardCounts.self, from: data) else { return nil }
+    // Negative counts are no counts.
+    counts.failed = counts.failed.filter { $0.value >= 0 }
+    guard counts.urls >= 0, counts.stored >= 0, counts.downloaded >= 0, counts.disallowed >= 0,
+      counts.notStored >= 0, counts.bytes >= 0
+    else { return nil }
+    return counts
+  }
+}
+
+extension Int {
+  /// `self + other`, or `Int.max` on overflow.
+  fileprivate func addingSaturating(_ other: Int) -> Int {
+    let (sum, overflow) = addingReportingOverflow(other)
+    return overflow ? .max : sum
+  }
+}
+
+/// Where a job stands, as `job status` shows it.
+public struct JobStatus: Sendable {
+  /// `open` or `cancelled`.
+  public var state: String
+  /// URLs and shards submitted, and the shard size.
+  public var urls: Int64
+  public var shards: Int64
+  public var shardSize: Int64
+  /// Shards done, dead, and held by a worker whose lease holds (by worker).
+  public var done: Int64
+  public var dead: Int64
+  public var inProgress: [String: Int64]
+  /// Shards not yet taken, or given back, or whose worker's lease lapsed.
+  public var waiting: Int64
+  /// The counts of every shard done, summed.
+  public var counts: ShardCounts
+  /// When the job was submitted and its first shard taken.
+  public var submitted: Date?
+  public var started: Date?
+  /// Workers heard from within three leases, with when.
+  public var workers: [String: Date]
+  /// The options workers use.
+  public var options: JobOptions
+}
