@@ -189,13 +189,13 @@ _imgcache() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    fetch|prefetch|query|remove|clean|size|clear|list|stats|verify|config|remote|help)
+    fetch|prefetch|query|remove|clean|size|clear|list|stats|verify|config|remote|job|help)
         # Offer subcommand argument completions
         "_imgcache_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'fetch prefetch query remove clean size clear list stats verify config remote help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'fetch prefetch query remove clean size clear list stats verify config remote job help' -- "${cur}"))
         ;;
     esac
 }
@@ -934,6 +934,299 @@ _imgcache_remote_push() {
         ;;
     '--input'|'-i')
         __imgcache_add_completions -f
+        return
+        ;;
+    esac
+}
+
+_imgcache_job() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __imgcache_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    submit|work|status|manifest|cancel|delete)
+        # Offer subcommand argument completions
+        "_imgcache_job_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'submit work status manifest cancel delete' -- "${cur}"))
+        ;;
+    esac
+}
+
+_imgcache_job_submit() {
+    repeating_flags=()
+    non_repeating_flags=(--quiet -q --verbose -v --json --replace --robots --no-robots --any --enlarge --keep-metadata --no-rotate --animated --discard-original --version -h --help)
+    repeating_options=()
+    non_repeating_options=(-d --dir --config --color --queue --input -i --shard-size --jobs -j --max-per-host --rate --rate-per-host --retry --timeout --connect-timeout -m --max-time --max-filesize -A --user-agent --key-filter --resize --gravity --format --quality --variant)
+    __imgcache_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '-d'|'--dir')
+        __imgcache_add_completions -d
+        return
+        ;;
+    '--config')
+        __imgcache_add_completions -f
+        return
+        ;;
+    '--color')
+        __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--queue')
+        return
+        ;;
+    '--input'|'-i')
+        __imgcache_add_completions -f
+        return
+        ;;
+    '--shard-size')
+        return
+        ;;
+    '--jobs'|'-j')
+        return
+        ;;
+    '--max-per-host')
+        return
+        ;;
+    '--rate')
+        return
+        ;;
+    '--rate-per-host')
+        return
+        ;;
+    '--retry')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--connect-timeout')
+        return
+        ;;
+    '-m'|'--max-time')
+        return
+        ;;
+    '--max-filesize')
+        return
+        ;;
+    '-A'|'--user-agent')
+        return
+        ;;
+    '--key-filter')
+        return
+        ;;
+    '--resize')
+        return
+        ;;
+    '--gravity')
+        return
+        ;;
+    '--format')
+        return
+        ;;
+    '--quality')
+        return
+        ;;
+    '--variant')
+        return
+        ;;
+    esac
+}
+
+_imgcache_job_work() {
+    repeating_flags=()
+    non_repeating_flags=(--quiet -q --verbose -v --json --follow --netrc -k --insecure --no-remote --version -h --help)
+    repeating_options=(-H --header --resolve)
+    non_repeating_options=(-d --dir --config --color --queue --worker --jobs -j -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry --rate --rate-per-host -A --user-agent --failed-ttl --remote)
+    __imgcache_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '-d'|'--dir')
+        __imgcache_add_completions -d
+        return
+        ;;
+    '--config')
+        __imgcache_add_completions -f
+        return
+        ;;
+    '--color')
+        __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--queue')
+        return
+        ;;
+    '--worker')
+        return
+        ;;
+    '--jobs'|'-j')
+        return
+        ;;
+    '-H'|'--header')
+        return
+        ;;
+    '--resolve')
+        return
+        ;;
+    '-u'|'--user')
+        return
+        ;;
+    '--cookie-jar')
+        __imgcache_add_completions -f
+        return
+        ;;
+    '--cacert')
+        __imgcache_add_completions -f
+        return
+        ;;
+    '--connect-timeout')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '-m'|'--max-time')
+        return
+        ;;
+    '--max-filesize')
+        return
+        ;;
+    '--retry')
+        return
+        ;;
+    '--rate')
+        return
+        ;;
+    '--rate-per-host')
+        return
+        ;;
+    '-A'|'--user-agent')
+        return
+        ;;
+    '--failed-ttl')
+        return
+        ;;
+    '--remote')
+        return
+        ;;
+    esac
+}
+
+_imgcache_job_status() {
+    repeating_flags=()
+    non_repeating_flags=(--quiet -q --verbose -v --json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(-d --dir --config --color --queue)
+    __imgcache_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '-d'|'--dir')
+        __imgcache_add_completions -d
+        return
+        ;;
+    '--config')
+        __imgcache_add_completions -f
+        return
+        ;;
+    '--color')
+        __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--queue')
+        return
+        ;;
+    esac
+}
+
+_imgcache_job_manifest() {
+    repeating_flags=()
+    non_repeating_flags=(--quiet -q --verbose -v --json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(-d --dir --config --color --queue)
+    __imgcache_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '-d'|'--dir')
+        __imgcache_add_completions -d
+        return
+        ;;
+    '--config')
+        __imgcache_add_completions -f
+        return
+        ;;
+    '--color')
+        __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--queue')
+        return
+        ;;
+    esac
+}
+
+_imgcache_job_cancel() {
+    repeating_flags=()
+    non_repeating_flags=(--quiet -q --verbose -v --json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(-d --dir --config --color --queue)
+    __imgcache_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '-d'|'--dir')
+        __imgcache_add_completions -d
+        return
+        ;;
+    '--config')
+        __imgcache_add_completions -f
+        return
+        ;;
+    '--color')
+        __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--queue')
+        return
+        ;;
+    esac
+}
+
+_imgcache_job_delete() {
+    repeating_flags=()
+    non_repeating_flags=(--quiet -q --verbose -v --json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(-d --dir --config --color --queue)
+    __imgcache_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '-d'|'--dir')
+        __imgcache_add_completions -d
+        return
+        ;;
+    '--config')
+        __imgcache_add_completions -f
+        return
+        ;;
+    '--color')
+        __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--queue')
         return
         ;;
     esac

@@ -18,7 +18,7 @@ public struct ImgCacheCommand: AsyncParsableCommand {
     version: ImgCacheVersion.current,
     subcommands: [
       Fetch.self, Prefetch.self, Query.self, Remove.self, Clean.self, Size.self, Clear.self,
-      List.self, Stats.self, Verify.self, Config.self, Remote.self,
+      List.self, Stats.self, Verify.self, Config.self, Remote.self, Job.self,
     ])
 
   @OptionGroup var global: GlobalOptions

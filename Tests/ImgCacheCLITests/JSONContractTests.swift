@@ -144,7 +144,47 @@ struct JSONContractTests {
     }
     made["config get --json"] = records(["config", "get", "--json", "jobs"])
     made["config path --json"] = records(["config", "path", "--json"])
+    try jobScenarios(redis: redis, into: &made)
     return made
+  }
+
+  /// A job of two URLs (one missing) submitted, worked and reported. Keys that name a policy
+  /// key or a failure class stand for `<key>` and `<class>`.
+  func jobScenarios(redis: RemoteStores, into made: inout [String: [[String: Any]]]) throws {
+    let queue = ["--queue", "redis://127.0.0.1:\(redis.redis[0].port)"]
+    let list = try env.root.write(
+      "job.txt",
+      Array(
+        (servers.nginx("base.png?job=1") + "\n" + servers.fault("/status/404?job=1") + "\n").utf8))
+    made["job submit --json"] = records(
+      [
+        "job", "submit", "--json", "contract", "-i", list, "--rate-per-host", "50/s", "--resize",
+        "8x8",
+      ]
+        + queue)
+    made["job work --json"] = records(["job", "work", "--json", "contract"] + queue).map(
+      Self.generic)
+    made["job status --json"] = records(["job", "status", "--json", "contract"] + queue).map(
+      Self.generic)
+    made["job manifest"] = records(["job", "manifest", "contract"] + queue)
+  }
+
+  /// `record` with the keys of its `failed` and `policy` objects as `<class>` and `<key>`.
+  static func generic(_ record: [String: Any]) -> [String: Any] {
+    var result = [String: Any]()
+    for (key, value) in record {
+      guard let object = value as? [String: Any] else {
+        result[key] = value
+        continue
+      }
+      if key == "failed" || key == "policy" {
+        let name = key == "failed" ? "<class>" : "<key>"
+        result[key] = object.isEmpty ? object : [name: object.values.first ?? 0]
+      } else {
+        result[key] = generic(object)
+      }
+    }
+    return result
   }
 
   @Test("every section's fields are printed, and every printed field is documented, typed right")

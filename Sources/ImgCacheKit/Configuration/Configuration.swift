@@ -28,6 +28,8 @@ public struct Configuration: Sendable, Equatable {
   public var variantTexts = [String: String]()
   /// Whether robots.txt and `X-Robots-Tag` opt-outs are obeyed.
   public var robots = RobotsPolicy.ignore
+  /// How a job's workers hold shards.
+  public var fleet = FleetPolicy()
 
   /// The defaults.
   public init() {}
@@ -80,6 +82,12 @@ extension PolicyKey {
     .choice("robots", "robots.txt and X-Robots-Tag opt-outs: ignore or obey", \.robots),
     .duration("failed_ttl", "how long a failed request is not sent again", \.failedTTL),
     .size("max_filesize", "largest body accepted", \.transfer.maxBodySize),
+    .duration(
+      "job_lease", "a job worker's hold on a shard, renewed every third", \.fleet.lease,
+      positive: true),
+    .integer(
+      "max_deliveries", "deliveries of a job's shard before it is dead", \.fleet.maxDeliveries,
+      minimum: 1, maximum: 1_000),
     .integer(
       "max_redirs", "redirects followed", \.transfer.maxRedirects, minimum: 0, maximum: 1_000),
     PolicyKey(

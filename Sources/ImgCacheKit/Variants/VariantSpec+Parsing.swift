@@ -164,3 +164,20 @@ extension String {
     hasPrefix(prefix) ? dropFirst(prefix.count) : nil
   }
 }
+
+extension VariantSpec {
+  /// The spec as a preset's text, which ``parse(preset:)`` reads back as the same spec (a
+  /// job's record keeps its variant so).
+  public var presetText: String {
+    var tokens = [String]()
+    if let geometry { tokens.append(geometry.text) }
+    tokens.append(format.rawValue)
+    if let quality { tokens.append("q=\(quality)") }
+    if gravity != .centre { tokens.append("gravity=\(gravity.rawValue)") }
+    if enlarge { tokens.append("enlarge") }
+    if keepMetadata { tokens.append("keep-metadata") }
+    if noRotate { tokens.append("no-rotate") }
+    if animated { tokens.append("animated") }
+    return tokens.joined(separator: " ")
+  }
+}

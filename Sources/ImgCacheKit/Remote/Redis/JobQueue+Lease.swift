@@ -99,6 +99,7 @@ extension JobQueue {
         ], timeout: block.seconds + 10), stream: stream)
     guard let entry = read.first else { return (.none, buried) }
     _ = try command("HSETNX", record, "started", Self.nowMilliseconds)
+    _ = try command("HSET", workersKey, consumer, String(Int64(Date().timeIntervalSince1970)))
     return (.shard(try shard(entry, deliveries: 1)), buried)
   }
 

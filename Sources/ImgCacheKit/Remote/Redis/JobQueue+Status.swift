@@ -53,6 +53,17 @@ extension JobQueue {
       workers: workers, options: options ?? JobOptions())
   }
 
+  /// How many shards the job was cut into.
+  public func shardCount() throws -> Int {
+    guard let text = try command("HGET", record, "shards").text else {
+      throw CacheError(.invalidInput, "no job \(name) on this queue (or it is being submitted)")
+    }
+    guard let count = Checked.digits(text), count <= Int64(Int32.max) else {
+      throw CacheError(.network, "job \(name): a malformed shard count")
+    }
+    return Int(count)
+  }
+
   /// The manifest of shard `index` (JSON lines), or nil while it is not done.
   public func manifest(shard index: Int) throws -> Data? {
     guard case .string(let data) = try command("HGET", manifestKey, String(index)) else {

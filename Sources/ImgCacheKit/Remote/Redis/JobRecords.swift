@@ -24,6 +24,26 @@ public struct JobOptions: Codable, Sendable, Equatable {
     (self.acceptAnyBody, self.discardOriginal) = (acceptAnyBody, discardOriginal)
   }
 
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    policy = try container.decodeIfPresent([String: String].self, forKey: .policy) ?? [:]
+    variant = try container.decodeIfPresent(String.self, forKey: .variant)
+    acceptAnyBody = try container.decodeIfPresent(Bool.self, forKey: .acceptAnyBody) ?? false
+    discardOriginal = try container.decodeIfPresent(Bool.self, forKey: .discardOriginal) ?? false
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(policy, forKey: .policy)
+    try container.encode(variant, forKey: .variant)
+    try container.encode(acceptAnyBody, forKey: .acceptAnyBody)
+    try container.encode(discardOriginal, forKey: .discardOriginal)
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case policy, variant, acceptAnyBody, discardOriginal
+  }
+
   /// The options as kept in the record.
   var json: String {
     let encoder = JSONEncoder()
@@ -135,4 +155,24 @@ public struct JobStatus: Sendable {
   public var workers: [String: Date]
   /// The options workers use.
   public var options: JobOptions
+}
+
+/// How a job's workers hold shards (policy keys `job_lease`, `max_deliveries`).
+public struct FleetPolicy: Sendable, Equatable {
+  /// How long a worker's hold on a shard lasts unrenewed (renewed every third of it; taken
+  /// over after three). 30 s.
+  public var lease: TimeInterval = 30
+  /// Deliveries of a shard after which it goes to the dead list. 3.
+  public var maxDeliveries = 3
+
+  /// The defaults.
+  public init() {}
+
+  /// The policy values a job's record may carry: those of what to fetch and how politely.
+  /// Credentials, TLS trust, cookie jars and the remote tier are each worker's own.
+  public static let jobPolicyKeys: Set<String> = [
+    "jobs", "order", "max_per_host", "rate", "rate_per_host", "retry", "retry_delay",
+    "retry_after_max", "timeout", "connect_timeout", "max_time", "max_filesize", "max_redirs",
+    "user_agent", "failed_ttl", "robots", "key_filter",
+  ]
 }

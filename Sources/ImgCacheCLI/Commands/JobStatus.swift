@@ -1,0 +1,109 @@
+import ArgumentParser
+import Foundation
+import ImgCacheKit
+
+/// `imgcache job status`: where a job stands.
+struct JobStatusCommand: CacheCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "status",
+    abstract: "Show a job's shards done, waiting, in progress (by worker) and dead, and its URLs.",
+    discussion: """
+      Waiting: not yet taken, given back, or held by a worker silent for three job_lease. \
+      Exits 0. Example:
+        imgcache job status photos --json
+      """)
+
+  @OptionGroup var global: GlobalOptions
+  @ParentCommand var parent: ImgCacheCommand
+  @OptionGroup var job: JobQueueOptions
+
+  func run(in context: CommandContext) async throws -> Int32 {
+    let lease = Duration.milliseconds(Checked.milliseconds(context.configuration.fleet.lease))
+    let status = try job.queue(context).status(lease: lease)
+    let record = JobStatusRecord(job: job.name, status)
+    if context.json {
+      context.emit(record)
+      return ExitStatus.ok
+    }
+    let counts = status.counts
+    var lines = [
+      "job \(job.name): \(status.state), \(status.urls) URLs in \(status.shards) shards",
+      "shards: \(status.done) done, \(status.waiting) waiting, "
+        + "\(record.inProgress) in progress, \(status.dead) dead",
+      "URLs: \(counts.urls) finished: \(counts.stored) stored (\(counts.downloaded) downloaded, "
+        + "\(Units.formatBytes(counts.bytes))), \(counts.failures) failed, "
+        + "\(counts.disallowed) disallowed",
+    ]
+    for (kind, count) in counts.failed.sorted(by: { $0.key < $1.key }) {
+      lines.append("  \(kind): \(count)")
+    }
+    if let rate = record.urlsPerSecond {
+      let eta = record.etaSeconds.map { ", about \(Units.formatDuration($0)) left" } ?? ""
+      lines.append(String(format: "rate: %.1f URLs/s", rate) + eta)
+    }
+    for (worker, held) in status.inProgress.sorted(by: { $0.key < $1.key }) {
+      lines.append("  \(Console.escaped(worker)): \(held) in progress")
+    }
+    lines.append("workers heard from in the last three leases: \(status.workers.count)")
+    for line in lines { context.console.data(line) }
+    return ExitStatus.ok
+  }
+}
+
+/// `job status --json`.
+struct JobStatusRecord: Encodable {
+  var job: String
+  var state: String
+  var urls: Int64
+  var shards: Int64
+  var shardSize: Int64
+  var done: Int64
+  var waiting: Int64
+  var inProgress: Int64
+  var inProgressByWorker: [WorkerShards]
+  var dead: Int64
+  var finished: ShardCounts
+  @Nullable var submitted: Date?
+  @Nullable var started: Date?
+  var workers: [WorkerSeen]
+  @Nullable var urlsPerSecond: Double?
+  @Nullable var etaSeconds: Double?
+  var options: JobOptions
+
+  init(job: String, _ status: JobStatus) {
+    self.job = job
+    (state, urls, shards, shardSize) = (status.state, status.urls, status.shards, status.shardSize)
+    (done, waiting, dead) = (status.done, status.waiting, status.dead)
+    // Arrays, not objects: the encoder would write a worker's name in snake case.
+    inProgressByWorker = status.inProgress.sorted { $0.key < $1.key }.map {
+      WorkerShards(worker: $0.key, shards: $0.value)
+    }
+    inProgress = status.inProgress.values.reduce(0) { $0 &+ $1 }
+    (finished, submitted, started) = (status.counts, status.submitted, status.started)
+    workers = status.workers.sorted { $0.key < $1.key }.map {
+      WorkerSeen(worker: $0.key, seen: $0.value)
+    }
+    options = status.options
+    if let started = status.started, status.counts.urls > 0 {
+      let elapsed = Date().timeIntervalSince(started)
+      if elapsed > 0 {
+        let rate = Double(status.counts.urls) / elapsed
+        urlsPerSecond = rate
+        let left = Double(status.urls) - Double(status.counts.urls)
+        etaSeconds = left > 0 && status.state == "open" ? left / rate : nil
+      }
+    }
+  }
+}
+
+/// A worker and the shards it holds.
+struct WorkerShards: Encodable {
+  var worker: String
+  var shards: Int64
+}
+
+/// A worker and when it was last heard from.
+struct WorkerSeen: Encodable {
+  var worker: String
+  var seen: Date
+}

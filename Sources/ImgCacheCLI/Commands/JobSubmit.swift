@@ -1,0 +1,144 @@
+import ArgumentParser
+import Foundation
+import ImgCacheKit
+
+/// `imgcache job submit`: a URL list becomes a job's shards.
+struct JobSubmit: CacheCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "submit",
+    abstract: "Record a job and cut its URL list into shards for workers to take.",
+    discussion: """
+      Reads the list once, streaming (a shard in memory at a time). The prefetch options \
+      given here are the job's: every worker uses them. Credentials (-H, -u, --netrc, cookie \
+      jars) are never recorded: give them to 'job work'. A job that exists is refused (exit \
+      2) unless --replace. Example:
+        imgcache job submit photos -i urls.txt --shard-size 5000 --rate-per-host 2/s
+      """)
+
+  @OptionGroup var global: GlobalOptions
+  @ParentCommand var parent: ImgCacheCommand
+  @OptionGroup var job: JobQueueOptions
+  @Option(
+    name: .shortAndLong, help: "Read URLs from FILE, one a line ('-' for stdin).",
+    completion: .file())
+  var input: String
+  @Option(name: .long, help: "URLs a shard (default 10000).")
+  var shardSize = 10_000
+  @Flag(name: .long, help: "Delete a job of that name first.")
+  var replace = false
+  @OptionGroup(title: "Job options") var fetch: JobFetchFlags
+  @OptionGroup(title: "Variant") var variantFlags: VariantFlags
+  @Flag(name: .long, help: "Drop the original once its variant is stored.")
+  var discardOriginal = false
+
+  var policyFlags: [String: String] { fetch.policyFlags }
+
+  func run(in context: CommandContext) async throws -> Int32 {
+    var options = FetchOptions()
+    try variantFlags.apply(to: &options, discardOriginal: discardOriginal, context.configuration)
+    let recorded = JobOptions(
+      policy: fetch.policyFlags, variant: options.variant?.presetText,
+      acceptAnyBody: fetch.any, discardOriginal: discardOriginal)
+    let queue = try job.queue(context)
+    let (result, signal) = await Interrupts.run { [input, shardSize, replace] in
+      Result {
+        let lines = URLSequence(try URLLines(arguments: [], file: input))
+        let added = try queue.submit(
+          urls: lines, shardSize: shardSize, options: recorded, replace: replace)
+        if let error = lines.error { throw error }
+        return added
+      }
+    }
+    if case .failure(let error as CacheError) = result, signal != nil || error.kind != .invalidInput
+    {
+      // A job is whole only once its list is: what was added goes (a refusal added nothing).
+      _ = try? queue.delete()
+    }
+    if let signal { return signal }
+    let added = try result.get()
+    if context.json {
+      context.emit(JobSubmitRecord(job: job.name, urls: added.urls, shards: added.shards))
+    } else {
+      context.console.info(
+        "job \(job.name): \(added.urls) URLs in \(added.shards) shards of at most \(shardSize)")
+    }
+    return ExitStatus.ok
+  }
+}
+
+/// The prefetch options a job records (docs/fleet.md, Submitting): what to fetch and how
+/// politely, never credentials.
+struct JobFetchFlags: ParsableArguments {
+  @Option(name: .shortAndLong, help: "Transfers at once on each worker (default 6).")
+  var jobs: String?
+  @Option(name: .long, help: "Transfers at once per host (0: no limit of its own).")
+  var maxPerHost: String?
+  @Option(name: .long, help: "Requests started a second over all hosts, e.g. 10/s.")
+  var rate: String?
+  @Option(name: .long, help: "Requests started a second to each host, e.g. 2/s.")
+  var ratePerHost: String?
+  @Option(name: .long, help: "Retries of transient failures.")
+  var retry: String?
+  @Option(name: .long, help: "Idle timeout: time without a byte, e.g. 15s.")
+  var timeout: String?
+  @Option(name: .long, help: "Time allowed to connect, e.g. 15s.")
+  var connectTimeout: String?
+  @Option(name: [.customShort("m"), .long], help: "Time a whole transfer may take, e.g. 2m.")
+  var maxTime: String?
+  @Option(name: .long, help: "Largest body accepted, e.g. 100M.")
+  var maxFilesize: String?
+  @Option(name: [.customShort("A"), .long], help: "User-Agent header.")
+  var userAgent: String?
+  @Option(name: .long, help: "Cache key filter: none or strip-query.")
+  var keyFilter: String?
+  @Flag(inversion: .prefixedNo, help: "Obey robots.txt and X-Robots-Tag opt-outs.")
+  var robots: Bool?
+  @Flag(name: .long, help: "Accept any body, not only images.")
+  var any = false
+
+  var policyFlags: [String: String] {
+    ImgCacheCLI.policyFlags([
+      ("jobs", jobs), ("max_per_host", maxPerHost), ("rate", rate),
+      ("rate_per_host", ratePerHost), ("retry", retry), ("timeout", timeout),
+      ("connect_timeout", connectTimeout), ("max_time", maxTime), ("max_filesize", maxFilesize),
+      ("user_agent", userAgent), ("key_filter", keyFilter),
+      ("robots", robots.map { $0 ? "obey" : "ignore" }),
+    ])
+  }
+}
+
+/// The URLs of a list as a sequence; a read error (or a cancel) ends it and is kept.
+final class URLSequence: Sequence, IteratorProtocol {
+  private let source: URLLines
+  private(set) var error: CacheError?
+
+  init(_ source: URLLines) { self.source = source }
+
+  func next() -> String? {
+    while error == nil {
+      if Task.isCancelled {
+        error = CacheError(.cancelled, "interrupted")
+        return nil
+      }
+      do {
+        switch try source.next(wait: true) {
+        case .url(let url): return url
+        case .blank, .notYet: continue
+        case .end: return nil
+        }
+      } catch let failure as CacheError {
+        error = failure
+      } catch {
+        self.error = CacheError.io("cannot read the URL list", error)
+      }
+    }
+    return nil
+  }
+}
+
+/// `job submit --json`.
+struct JobSubmitRecord: Encodable {
+  var job: String
+  var urls: Int
+  var shards: Int
+}

@@ -1,0 +1,161 @@
+import ArgumentParser
+import Foundation
+import ImgCacheKit
+
+/// `imgcache job work`: take a job's shards and prefetch them, until none is left.
+struct JobWork: CacheCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "work",
+    abstract: "Take a job's shards one at a time and prefetch them, until none is left.",
+    discussion: """
+      Uses the job's options; this worker's transfer flags (credentials, headers, -j, …) \
+      beat them. Renews its hold on a shard every third of job_lease; a worker silent for \
+      three leases has its shard taken over, and a shard delivered max_deliveries times goes \
+      to the dead list. Without --follow, ends once every shard is done or dead. SIGINT and \
+      SIGTERM give the shard in hand back (exit 130, 143). Example:
+        IMGCACHE_REMOTE_STORAGE=redis://cache.internal imgcache job work photos
+      """)
+
+  @OptionGroup var global: GlobalOptions
+  @ParentCommand var parent: ImgCacheCommand
+  @OptionGroup var job: JobQueueOptions
+  @Flag(name: .long, help: "When no shard is left, wait for more instead of ending.")
+  var follow = false
+  @Option(name: .long, help: "This worker's name (default HOST:PID; unique in the fleet).")
+  var worker: String?
+  @Option(name: .shortAndLong, help: "Transfers at once (default: the job's).")
+  var jobs: String?
+  @OptionGroup(title: "Transfer") var transfer: TransferFlags
+  @Option(name: .long, help: "Remote tier backends (default remote_storage).")
+  var remote: String?
+  @Flag(name: .long, help: "Neither ask nor write the remote tier.")
+  var noRemote = false
+
+  /// This worker's own policy values (they beat the job's).
+  var policyFlags: [String: String] {
+    transfer.policyFlags.merging(
+      ImgCacheCLI.policyFlags([("jobs", jobs), ("remote_storage", remote)])
+    ) { $1 }
+  }
+
+  func run(in first: CommandContext) async throws -> Int32 {
+    let queue = try job.queue(first)
+    let recorded = try queue.options()
+    // The job's values, checked as flags are (a key a job may not set is refused), then ours.
+    for key in recorded.policy.keys where !FleetPolicy.jobPolicyKeys.contains(key) {
+      throw CacheError(
+        .invalidInput,
+        "job \(job.name): its options set \(Console.escaped(key)), which a job may not")
+    }
+    let context = try CommandContext(
+      global: first.global, flags: recorded.policy.merging(policyFlags) { $1 })
+    defer { context.cache.close() }
+    let configuration = context.configuration
+    var options = FetchOptions()
+    options.acceptAnyBody = recorded.acceptAnyBody
+    options.keyFilter = configuration.keyFilter
+    options.failedTTL = configuration.failedTTL
+    options.freshness = configuration.freshness
+    options.robots = configuration.robots
+    options.useRemote = !noRemote
+    options.variant = try recorded.variant.map { try VariantSpec.parse(preset: $0) }
+    options.derivationLimits = configuration.derivation
+    options.discardOriginal = recorded.discardOriginal && options.variant != nil
+    let fetcher = try context.fetcher(
+      transfer: try transfer.transferOptions(context), remote: options.useRemote)
+    defer { context.warnAboutRemote(fetcher) }
+    let name = worker ?? JobWorker.defaultName
+    guard !name.isEmpty, name.utf8.count <= 200, !name.containsControlCharacters else {
+      throw CacheError(.invalidInput, "--worker: expected 1 to 200 printable characters")
+    }
+    let worker = JobWorker(
+      queue: queue, prefetcher: Prefetcher(fetcher: fetcher), options: options, consumer: name,
+      lease: .milliseconds(Checked.milliseconds(configuration.fleet.lease)),
+      maxDeliveries: configuration.fleet.maxDeliveries)
+    let console = context.console
+    let json = context.json
+    let (summary, signal) = await Interrupts.run { [follow] in
+      await worker.run(follow: follow) { event in
+        if json {
+          context.emit(JobEventRecord(event))
+        } else {
+          console.info(JobEventRecord(event).text)
+        }
+      }
+    }
+    if let signal { return signal }
+    if let error = summary.error { return context.report(error) }
+    if summary.jobCancelled { console.info("job \(job.name) was cancelled") }
+    if !json {
+      let counts = summary.counts
+      console.info(
+        "\(name): \(summary.shards) shards, \(counts.urls) URLs: \(counts.stored) stored, "
+          + "\(counts.failures) failed, \(counts.disallowed) disallowed")
+    }
+    return ExitStatus.ok
+  }
+}
+
+/// One event of `job work`: a line on stderr, or with `--json` a record on stdout (every
+/// field in every record, null where it does not apply).
+struct JobEventRecord: Encodable {
+  var event: String
+  var shard: Int?
+  var urls: Int?
+  var deliveries: Int?
+  var stored: Int?
+  var failed: [String: Int]?
+  var disallowed: Int?
+  var seconds: Double?
+  var kept: Bool?
+  var count: Int?
+
+  init(_ event: JobWorkEvent) {
+    switch event {
+    case .took(let index, let urls, let deliveries):
+      (self.event, shard, self.urls, self.deliveries) = ("took", index, urls, deliveries)
+    case .finished(let index, let counts, let kept):
+      (self.event, shard, urls, stored) = ("finished", index, counts.urls, counts.stored)
+      (failed, disallowed, seconds, self.kept) = (
+        counts.failed, counts.disallowed, counts.seconds, kept
+      )
+    case .gaveBack(let index): (self.event, shard) = ("gave_back", index)
+    case .buried(let count): (self.event, self.count) = ("buried", count)
+    }
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case event, shard, urls, deliveries, stored, failed, disallowed, seconds, kept, count
+  }
+
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(event, forKey: .event)
+    try container.encode(shard, forKey: .shard)
+    try container.encode(urls, forKey: .urls)
+    try container.encode(deliveries, forKey: .deliveries)
+    try container.encode(stored, forKey: .stored)
+    try container.encode(failed, forKey: .failed)
+    try container.encode(disallowed, forKey: .disallowed)
+    try container.encode(seconds, forKey: .seconds)
+    try container.encode(kept, forKey: .kept)
+    try container.encode(count, forKey: .count)
+  }
+
+  var text: String {
+    let number = shard.map(String.init) ?? "?"
+    switch event {
+    case "took":
+      let again = (deliveries ?? 1) > 1 ? " (delivery \(deliveries ?? 1))" : ""
+      return "shard \(number): \(urls ?? 0) URLs\(again)"
+    case "finished":
+      let failures = (failed ?? [:]).values.reduce(0, +)
+      let time = String(format: "%.1f s", seconds ?? 0)
+      return "shard \(number) done: \(stored ?? 0) stored, \(failures) failed, "
+        + "\(disallowed ?? 0) disallowed in \(time)"
+        + (kept == false ? " (another worker finished it first)" : "")
+    case "gave_back": return "shard \(number) given back"
+    default: return "\(count ?? 0) shards moved to the dead list (max_deliveries)"
+    }
+  }
+}
