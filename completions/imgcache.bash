@@ -951,13 +951,13 @@ _imgcache_job() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    submit|work|status|manifest|cancel|delete)
+    submit|work|status|manifest|retry|cancel|delete)
         # Offer subcommand argument completions
         "_imgcache_job_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'submit work status manifest cancel delete' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'submit work status manifest retry cancel delete' -- "${cur}"))
         ;;
     esac
 }
@@ -1173,6 +1173,36 @@ _imgcache_job_manifest() {
         return
         ;;
     '--queue')
+        return
+        ;;
+    esac
+}
+
+_imgcache_job_retry() {
+    repeating_flags=()
+    non_repeating_flags=(--quiet -q --verbose -v --json --dead --only-dead --version -h --help)
+    repeating_options=()
+    non_repeating_options=(-d --dir --config --color --queue --class)
+    __imgcache_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '-d'|'--dir')
+        __imgcache_add_completions -d
+        return
+        ;;
+    '--config')
+        __imgcache_add_completions -f
+        return
+        ;;
+    '--color')
+        __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--queue')
+        return
+        ;;
+    '--class')
         return
         ;;
     esac

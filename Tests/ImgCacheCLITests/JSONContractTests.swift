@@ -167,6 +167,8 @@ struct JSONContractTests {
     made["job status --json"] = records(["job", "status", "--json", "contract"] + queue).map(
       Self.generic)
     made["job manifest"] = records(["job", "manifest", "contract"] + queue)
+    made["job retry --json"] = records(
+      ["job", "retry", "--json", "contract", "--class", "http_4xx", "--dead"] + queue)
   }
 
   /// `record` with the keys of its `failed` and `policy` objects as `<class>` and `<key>`.

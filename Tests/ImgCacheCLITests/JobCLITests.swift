@@ -9,94 +9,29 @@ import Testing
 @Suite("imgcache job: a fleet shares one URL list through Redis Streams", .serialized)
 struct JobCLITests {
   let servers = TestServers.shared
-  let redis = RemoteStores(redis: 1)
-  var queue: String { "redis://127.0.0.1:\(redis.redis[0].port)" }
-
-  /// Runs `job ARGUMENTS… --queue` in `machine`.
-  @discardableResult
-  func job(
-    _ machine: CLIEnvironment, _ arguments: [String], environment: [String: String] = [:]
-  ) -> ProcessOutput {
-    machine.run(["job"] + arguments + ["--queue", queue], environment: environment)
-  }
-
-  /// The job's `status --json`.
-  func status(_ name: String) throws -> [String: Any] {
-    try #require(CLIEnvironment.records(job(CLIEnvironment(), ["status", name, "--json"])).first)
-  }
-
-  /// Submits `urls` as job `name`.
-  func submit(_ name: String, _ urls: [String], _ extra: [String] = []) throws {
-    let list = TemporaryDirectory("imgcache-job")
-    let path = try list.write("urls.txt", Array((urls.joined(separator: "\n") + "\n").utf8))
-    let submitted = job(CLIEnvironment(), ["submit", name, "-i", path] + extra)
-    try #require(submitted.status == 0, "\(submitted.stderr)")
-  }
-
-  /// A worker process, the machine it runs on (its cache directory lives as long as it), and
-  /// the file its stderr goes to.
-  struct Worker {
-    let machine: CLIEnvironment
-    let process: Process
-    let log: String
-
-    /// Waits for the worker's end; its status and what it said.
-    func finish() -> (status: Int32, said: String) {
-      process.waitUntilExit()
-      return (process.terminationStatus, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
-    }
-  }
-
-  /// Starts a worker of `name` on a machine of its own.
-  func worker(_ name: String, environment: [String: String] = [:]) throws -> Worker {
-    let machine = CLIEnvironment()
-    let log = machine.root.path + "/worker-\(UUID().uuidString.prefix(6)).log"
-    let process = Process()
-    // exec: the process signalled is the worker itself, its stderr in the log.
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = [
-      "-c", "exec \"$0\" job work \"$1\" --queue \"$2\" --remote \"$2\" 2>\"$3\"",
-      imgcacheBinary, name, queue, log,
-    ]
-    process.environment = machine.environment.merging(environment) { $1 }
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
-    return Worker(machine: machine, process: process, log: log)
-  }
-
-  /// Waits (20 s at most) until `condition` holds.
-  func wait(_ what: String, _ condition: () throws -> Bool) throws {
-    let deadline = Date().addingTimeInterval(20)
-    while try !condition() {
-      try #require(Date() < deadline, "timed out waiting for \(what)")
-      usleep(50_000)
-    }
-  }
-
-  func manifest(_ name: String) -> [[String: Any]] {
-    CLIEnvironment.records(job(CLIEnvironment(), ["manifest", name]))
-  }
+  let fleet = JobFleet()
+  var redis: RemoteStores { fleet.redis }
 
   @Test("two machines share a 60-URL job: each URL fetched once, one manifest line each")
   func twoWorkers() throws {
     let paths = servers.distinctImages(60)
     let urls = paths.map { servers.fault($0 + "&delay=0.02") }
-    try submit("pair", urls, ["--shard-size", "10", "-j", "3"])
-    let workers = try (0..<2).map { _ in try worker("pair") }
+    try fleet.submit("pair", urls, ["--shard-size", "10", "-j", "3"])
+    let workers = try (0..<2).map { _ in try fleet.worker("pair") }
     for worker in workers {
       let (status, said) = worker.finish()
       #expect(status == 0, "\(said)")
     }
-    let state = try status("pair")
+    let state = try fleet.status("pair")
     #expect(state["done"] as? Int == 6 && state["waiting"] as? Int == 0)
     let finished = try #require(state["finished"] as? [String: Any])
     #expect(finished["urls"] as? Int == 60 && finished["stored"] as? Int == 60)
-    let lines = manifest("pair")
+    let lines = fleet.manifest("pair")
     #expect(lines.count == 60 && Set(lines.compactMap { $0["url"] as? String }) == Set(urls))
     #expect(lines.allSatisfy { $0["sha256"] is String && $0["format"] as? String == "png" })
     #expect(Set(lines.compactMap { $0["worker"] as? String }).count == 2, "both worked")
     #expect(servers.requests(paths.map { $0 + "&delay=0.02" }) == 60, "each URL once")
-    let again = job(CLIEnvironment(), ["submit", "pair", "-i", "/dev/null"])
+    let again = fleet.job(CLIEnvironment(), ["submit", "pair", "-i", "/dev/null"])
     #expect(again.status == 2)
     expectCleanError(again, contains: "job pair exists")
   }
@@ -104,93 +39,93 @@ struct JobCLITests {
   @Test("SIGTERM gives the shard back at once; the next worker takes it as a first delivery")
   func terminated() throws {
     let urls = servers.distinctImages(20).map { servers.fault($0 + "&delay=0.4") }
-    try submit("term", urls, ["-j", "2"])
-    let first = try worker("term")
-    try wait("the shard taken") { (try status("term")["in_progress"] as? Int) == 1 }
+    try fleet.submit("term", urls, ["-j", "2"])
+    let first = try fleet.worker("term")
+    try fleet.wait("the shard taken") { (try fleet.status("term")["in_progress"] as? Int) == 1 }
     usleep(300_000)
     kill(first.process.processIdentifier, SIGTERM)
     #expect(first.finish().status == 143)
-    let state = try status("term")
+    let state = try fleet.status("term")
     #expect(state["waiting"] as? Int == 1 && state["in_progress"] as? Int == 0)
-    let (ended, said) = try worker("term").finish()
+    let (ended, said) = try fleet.worker("term").finish()
     #expect(ended == 0, "\(said)")
     #expect(said.contains("shard 0: 20 URLs\n"), "not a second delivery: \(said)")
-    #expect(manifest("term").count == 20)
+    #expect(fleet.manifest("term").count == 20)
   }
 
   @Test("a killed worker's shard is taken over once its lease lapses, and completed")
   func takeOver() throws {
     let urls = servers.distinctImages(8).map { servers.fault($0 + "&delay=0.3") }
-    try submit("heir", urls, ["-j", "1"])
+    try fleet.submit("heir", urls, ["-j", "1"])
     let lease = ["IMGCACHE_JOB_LEASE": "1s"]
-    let killed = try worker("heir", environment: lease)
-    try wait("the shard taken") { (try status("heir")["in_progress"] as? Int) == 1 }
+    let killed = try fleet.worker("heir", environment: lease)
+    try fleet.wait("the shard taken") { (try fleet.status("heir")["in_progress"] as? Int) == 1 }
     kill(killed.process.processIdentifier, SIGKILL)
     _ = killed.finish()
-    let (ended, said) = try worker("heir", environment: lease).finish()
+    let (ended, said) = try fleet.worker("heir", environment: lease).finish()
     #expect(ended == 0, "\(said)")
     #expect(said.contains("shard 0: 8 URLs (delivery 2)"), "\(said)")
-    #expect(manifest("heir").count == 8)
-    #expect(try status("heir")["done"] as? Int == 1)
+    #expect(fleet.manifest("heir").count == 8)
+    #expect(try fleet.status("heir")["done"] as? Int == 1)
   }
 
   @Test("a shard whose workers always die ends in the dead list, and the job completes")
   func poison() throws {
     let urls = servers.distinctImages(4).map { servers.fault($0 + "&delay=2") }
-    try submit("poison", urls, ["-j", "1"])
+    try fleet.submit("poison", urls, ["-j", "1"])
     let policy = ["IMGCACHE_JOB_LEASE": "1s", "IMGCACHE_MAX_DELIVERIES": "2"]
     for delivery in 1...2 {
-      let victim = try worker("poison", environment: policy)
-      try wait("delivery \(delivery)") {
+      let victim = try fleet.worker("poison", environment: policy)
+      try fleet.wait("delivery \(delivery)") {
         ((try? String(contentsOfFile: victim.log, encoding: .utf8)) ?? "").contains("shard 0:")
       }
       kill(victim.process.processIdentifier, SIGKILL)
       _ = victim.finish()
     }
-    let (ended, said) = try worker("poison", environment: policy).finish()
+    let (ended, said) = try fleet.worker("poison", environment: policy).finish()
     #expect(ended == 0, "\(said)")
     #expect(said.contains("1 shards moved to the dead list"), "\(said)")
-    let state = try status("poison")
+    let state = try fleet.status("poison")
     #expect(state["dead"] as? Int == 1 && state["done"] as? Int == 0)
   }
 
   @Test("job cancel: the worker gives its shard back and ends; delete removes the job")
   func cancel() throws {
     let urls = servers.distinctImages(10).map { servers.fault($0 + "&delay=1") }
-    try submit("stop", urls, ["-j", "1"])
-    let running = try worker("stop", environment: ["IMGCACHE_JOB_LEASE": "1s"])
-    try wait("the shard taken") { (try status("stop")["in_progress"] as? Int) == 1 }
-    #expect(job(CLIEnvironment(), ["cancel", "stop"]).status == 0)
+    try fleet.submit("stop", urls, ["-j", "1"])
+    let running = try fleet.worker("stop", environment: ["IMGCACHE_JOB_LEASE": "1s"])
+    try fleet.wait("the shard taken") { (try fleet.status("stop")["in_progress"] as? Int) == 1 }
+    #expect(fleet.job(CLIEnvironment(), ["cancel", "stop"]).status == 0)
     let (ended, said) = running.finish()
     #expect(ended == 0 && said.contains("job stop was cancelled"), "\(said)")
-    let state = try status("stop")
+    let state = try fleet.status("stop")
     #expect(state["state"] as? String == "cancelled" && state["waiting"] as? Int == 1)
-    #expect(job(CLIEnvironment(), ["delete", "stop"]).status == 0)
-    #expect(job(CLIEnvironment(), ["delete", "stop"]).status == 1)
+    #expect(fleet.job(CLIEnvironment(), ["delete", "stop"]).status == 0)
+    #expect(fleet.job(CLIEnvironment(), ["delete", "stop"]).status == 1)
     #expect(redis.redisCLI(0, ["KEYS", "imgcache:job:stop*"]) == "")
   }
 
   @Test("bad names, no queue, no job, a record asking for what a job may not: one line each")
   func refusals() throws {
     let machine = CLIEnvironment()
-    expectCleanError(job(machine, ["status", "a:b"]), contains: "job name 'a:b'")
+    expectCleanError(fleet.job(machine, ["status", "a:b"]), contains: "job name 'a:b'")
     let noQueue = machine.run(["job", "status", "x"])
     #expect(noQueue.status == 2)
     expectCleanError(noQueue, contains: "no job queue")
-    let missing = job(machine, ["work", "nothing"])
+    let missing = fleet.job(machine, ["work", "nothing"])
     #expect(missing.status == 2)
     expectCleanError(missing, contains: "no job nothing")
-    try submit("hostile", [servers.fault("/image/base.png")])
+    try fleet.submit("hostile", [servers.fault("/image/base.png")])
     _ = redis.redisCLI(
       0, ["HSET", "imgcache:job:hostile", "options", #"{"policy":{"cacert":"/x"}}"#])
-    let refused = job(machine, ["work", "hostile"])
+    let refused = fleet.job(machine, ["work", "hostile"])
     #expect(refused.status == 2)
     expectCleanError(refused, contains: "cacert, which a job may not")
     _ = redis.redisCLI(0, ["HSET", "imgcache:job:hostile", "options", "[1"])
-    expectCleanError(job(machine, ["work", "hostile"]), contains: "options cannot be read")
+    expectCleanError(fleet.job(machine, ["work", "hostile"]), contains: "options cannot be read")
     _ = redis.redisCLI(
       0, ["HSET", "imgcache:job:hostile:manifest", "0", "{\"url\":\"ok\"}\n\u{1B}[31mevil\n"])
-    let listed = job(machine, ["manifest", "hostile"])
+    let listed = fleet.job(machine, ["manifest", "hostile"])
     #expect(listed.stdout == "{\"url\":\"ok\"}\n", "\(listed.stdout)")
     #expect(listed.stderr.contains("1 malformed"), "\(listed.stderr)")
   }

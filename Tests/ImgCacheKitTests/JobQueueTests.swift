@@ -64,14 +64,15 @@ struct JobQueueTests {
     let jobs = try queue("q2")
     _ = try jobs.submit(
       urls: ["https://a/1", "https://a/2"], shardSize: 1, options: JobOptions(), replace: false)
-    let lease = Duration.milliseconds(100)
-    let dead = try #require(try take(jobs, "dead", lease: lease))
-    let alive = try #require(try take(jobs, "alive", lease: lease))
-    for _ in 0..<4 {
+    // Taken under a long lease: the takers' own threshold cannot see the other lapse.
+    let dead = try #require(try take(jobs, "dead"))
+    let alive = try #require(try take(jobs, "alive"))
+    for _ in 0..<8 {
       usleep(100_000)
       #expect(try jobs.renew(alive, consumer: "alive") == (true, "open"))
     }
-    let taken = try #require(try take(jobs, "heir", lease: lease))
+    // The heir's threshold: three leases of 200 ms; the dead one is idle for 800 ms or more.
+    let taken = try #require(try take(jobs, "heir", lease: .milliseconds(200)))
     #expect(taken.id == dead.id && taken.urls == dead.urls, "the dead worker's, not the live one's")
     #expect(taken.deliveries == 2)
     #expect(try jobs.pending().consumers == ["heir": 1, "alive": 1])

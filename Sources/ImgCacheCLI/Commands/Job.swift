@@ -19,7 +19,8 @@ extension ImgCacheCommand {
           imgcache job manifest laion > index.jsonl
         """,
       subcommands: [
-        JobSubmit.self, JobWork.self, JobStatusCommand.self, JobManifest.self, JobCancel.self,
+        JobSubmit.self, JobWork.self, JobStatusCommand.self, JobManifest.self, JobRetry.self,
+        JobCancel.self,
         JobDelete.self,
       ])
   }

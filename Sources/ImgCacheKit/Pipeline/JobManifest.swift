@@ -107,16 +107,9 @@ extension ShardCounts {
       default: break
       }
     case .failure(let error) where error.kind == .disallowed: disallowed += 1
-    case .failure(let error): failed[Self.failureClass(error), default: 0] += 1
+    case .failure(let error):
+      let name = Self.failureClass(kind: error.kind.rawValue, httpStatus: error.httpStatus)
+      failed[name, default: 0] += 1
     }
-  }
-
-  /// A failure's class, as `job status` counts it and `job retry --class` names it: its
-  /// kind, with `http_status` split into `http_4xx` and `http_5xx`.
-  static func failureClass(_ error: CacheError) -> String {
-    guard error.kind == .httpStatus, let status = error.httpStatus else {
-      return error.kind.rawValue
-    }
-    return status >= 500 ? "http_5xx" : "http_4xx"
   }
 }

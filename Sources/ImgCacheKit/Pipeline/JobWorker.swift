@@ -101,6 +101,8 @@ public struct JobWorker: Sendable {
     _ shard: JobQueue.Shard, _ summary: inout JobWorkSummary
   ) async throws -> (ShardCounts, Bool)? {
     let start = Date()
+    var options = options
+    if shard.retry { options.retryFailed = true }
     let run = prefetcher.start(URLList(shard.urls), options: options)
     let cancelled = CancelFlag()
     let renewal = Task(executorPreference: EngineExecutor.shared) { [queue, consumer, lease] in

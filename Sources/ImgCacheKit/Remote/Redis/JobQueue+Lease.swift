@@ -21,6 +21,7 @@ extension JobQueue {
     if redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) == 1 then
       redis.call('HSET', KEYS[3], ARGV[3], ARGV[4])
       redis.call('HSET', KEYS[4], ARGV[3], ARGV[5])
+      redis.call('HSET', KEYS[5], ARGV[3], ARGV[2])
       redis.call('HINCRBY', KEYS[2], 'done', 1)
       return 1
     end
@@ -126,7 +127,7 @@ extension JobQueue {
   /// worker finished it first (then nothing of this one is kept).
   public func finish(_ shard: Shard, manifest: String, counts: ShardCounts) throws -> Bool {
     let reply = try script(
-      Self.finishScript, keys: [stream, record, manifestKey, countsKey],
+      Self.finishScript, keys: [stream, record, manifestKey, countsKey, entriesKey],
       [Self.group, shard.id.description, String(shard.index), manifest, counts.json])
     return reply == .integer(1)
   }
@@ -151,7 +152,7 @@ extension JobQueue {
     else { throw CacheError(.network, "job \(name): a malformed shard \(entry.id)") }
     return Shard(
       id: entry.id, index: Int(index), urls: text.split(separator: "\n").map(String.init),
-      deliveries: deliveries)
+      deliveries: deliveries, retry: fields["retry"] != nil)
   }
 }
 

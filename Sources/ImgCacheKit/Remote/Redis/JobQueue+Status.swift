@@ -81,7 +81,7 @@ extension JobQueue {
   /// Deletes every key of the job; false when there was none.
   @discardableResult
   public func delete() throws -> Bool {
-    let keys = [record, stream, manifestKey, countsKey, deadKey, workersKey]
+    let keys = [record, stream, manifestKey, countsKey, deadKey, workersKey, entriesKey]
     guard
       case .integer(let deleted) = try command(
         [RedisArgument.text("DEL")] + keys.map(RedisArgument.text))

@@ -19,6 +19,9 @@ public final class JobQueue: Sendable {
     public let urls: [String]
     /// How many times it was delivered, this time included.
     public let deliveries: Int
+    /// Whether it holds URLs that failed before (`job retry`): a worker asks the origin
+    /// again, whatever its failed-URL list says.
+    public let retry: Bool
   }
 
   /// What a worker asking for a shard got.
@@ -40,6 +43,7 @@ public final class JobQueue: Sendable {
   var countsKey: String { record + ":counts" }
   var deadKey: String { record + ":dead" }
   var workersKey: String { record + ":workers" }
+  var entriesKey: String { record + ":entries" }
   static let group = "workers"
   /// The most URLs a shard holds, and the most bytes a reply may have.
   public static let maxShardSize = 1_000_000

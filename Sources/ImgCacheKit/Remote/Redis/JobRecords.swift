@@ -86,6 +86,13 @@ public struct ShardCounts: Codable, Sendable, Equatable {
   /// Empty counts.
   public init() {}
 
+  /// A failure's class, as `job status` counts it and `job retry --class` names it: its
+  /// kind, with `http_status` split into `http_4xx` and `http_5xx`.
+  public static func failureClass(kind: String, httpStatus: Int?) -> String {
+    guard kind == CacheError.Kind.httpStatus.rawValue, let status = httpStatus else { return kind }
+    return status >= 500 ? "http_5xx" : "http_4xx"
+  }
+
   /// Failed URLs of every kind.
   public var failures: Int { failed.values.reduce(0) { $0.addingSaturating($1) } }
 
