@@ -37,23 +37,31 @@ final class JobFleet: @unchecked Sendable {
     let process: Process
     let log: String
 
-    /// Waits for the worker's end; its status and what it said.
-    func finish() -> (status: Int32, said: String) {
+    /// Waits for the worker's end (killing it after `seconds`: a test never hangs); its
+    /// status (-1 when killed so) and what it said.
+    func finish(seconds: Double = 240) -> (status: Int32, said: String) {
+      let deadline = Date().addingTimeInterval(seconds)
+      while process.isRunning && Date() < deadline { usleep(20_000) }
+      let late = process.isRunning
+      if late { kill(process.processIdentifier, SIGKILL) }
       process.waitUntilExit()
-      return (process.terminationStatus, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+      let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+      return (late ? -1 : process.terminationStatus, said)
     }
   }
 
   /// Starts a worker of `name` on a machine of its own.
-  func worker(_ name: String, environment: [String: String] = [:]) throws -> Worker {
+  func worker(
+    _ name: String, remote: String? = nil, environment: [String: String] = [:]
+  ) throws -> Worker {
     let machine = CLIEnvironment()
     let log = machine.root.path + "/worker-\(UUID().uuidString.prefix(6)).log"
     let process = Process()
     // exec: the process signalled is the worker itself, its stderr in the log.
     process.executableURL = URL(fileURLWithPath: "/bin/sh")
     process.arguments = [
-      "-c", "exec \"$0\" job work \"$1\" --queue \"$2\" --remote \"$2\" 2>\"$3\"",
-      imgcacheBinary, name, queue, log,
+      "-c", "exec \"$0\" job work \"$1\" --queue \"$2\" --remote \"$4\" 2>\"$3\"",
+      imgcacheBinary, name, queue, log, remote ?? queue,
     ]
     process.environment = machine.environment.merging(environment) { $1 }
     process.standardOutput = FileHandle.nullDevice
@@ -61,9 +69,9 @@ final class JobFleet: @unchecked Sendable {
     return Worker(machine: machine, process: process, log: log)
   }
 
-  /// Waits (20 s at most) until `condition` holds.
-  func wait(_ what: String, _ condition: () throws -> Bool) throws {
-    let deadline = Date().addingTimeInterval(20)
+  /// Waits (`seconds` at most) until `condition` holds.
+  func wait(_ what: String, seconds: Double = 20, _ condition: () throws -> Bool) throws {
+    let deadline = Date().addingTimeInterval(seconds)
     while try !condition() {
       try #require(Date() < deadline, "timed out waiting for \(what)")
       usleep(50_000)
