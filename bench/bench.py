@@ -63,6 +63,13 @@ def main():
             return report(suffix="-webscale")
         finally:
             shutil.rmtree(WORK, ignore_errors=True)
+    if os.environ.get("BENCH_ONLY") == "fleet":  # its own origin and Redis
+        from fleet import fleet_bench
+        try:
+            fleet_bench(sys.modules[__name__])
+            return report(suffix="-fleet")
+        finally:
+            shutil.rmtree(WORK, ignore_errors=True)
     if os.environ.get("BENCH_ONLY") == "polite":  # its own origin: eight rate-limited hosts
         from polite import polite_bench
         try:

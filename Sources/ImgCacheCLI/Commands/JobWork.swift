@@ -61,9 +61,20 @@ struct JobWork: CacheCommand {
     options.variant = try recorded.variant.map { try VariantSpec.parse(preset: $0) }
     options.derivationLimits = configuration.derivation
     options.discardOriginal = recorded.discardOriginal && options.variant != nil
-    let fetcher = try context.fetcher(
-      transfer: try transfer.transferOptions(context), remote: options.useRemote)
-    defer { context.warnAboutRemote(fetcher) }
+    // A host's rate and pauses hold across the fleet, through the queue's Redis.
+    let fleet = try RedisFleetHosts(queue: job.queue, remote: first.configuration.remote)
+    var transferOptions = try transfer.transferOptions(context)
+    transferOptions.fleet = FleetLink(fleet)
+    let fetcher = try context.fetcher(transfer: transferOptions, remote: options.useRemote)
+    defer {
+      context.warnAboutRemote(fetcher)
+      let (failures, last) = fleet.failures
+      if failures > 0, let last {
+        context.console.warning(
+          "the fleet's politeness could not be asked \(failures) times (\(last)); "
+            + "this machine's own held meanwhile")
+      }
+    }
     let name = worker ?? JobWorker.defaultName
     guard !name.isEmpty, name.utf8.count <= 200, !name.containsControlCharacters else {
       throw CacheError(.invalidInput, "--worker: expected 1 to 200 printable characters")

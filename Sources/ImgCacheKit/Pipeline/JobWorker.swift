@@ -63,7 +63,10 @@ public struct JobWorker: Sendable {
     follow: Bool, report: @Sendable (JobWorkEvent) -> Void
   ) async -> JobWorkSummary {
     var summary = JobWorkSummary()
-    let wait = min(lease / 3, .seconds(2))
+    // Blocking for new shards pays only while more may come (`--follow`); otherwise a worker
+    // with nothing to take looks again soon, to end as soon as the job is complete, or to
+    // take over a shard whose worker died.
+    let wait = follow ? min(lease / 3, .seconds(2)) : min(lease / 3, .milliseconds(200))
     do {
       while !Task.isCancelled {
         let (taken, buried) = try queue.take(

@@ -8,7 +8,21 @@ extension DownloadLoop {
   /// rates' next starts for every process.
   func admission(for host: String, now: ContinuousClock.Instant) -> HostScheduler.Admission {
     let local = scheduler.admission(for: host, now: now)
-    guard case .start = local, let shared else { return local }
+    guard case .start = local else { return local }
+    if let reserved = fleet.reserved[host] {
+      // The fleet's start, reserved before: taken when due, whatever the others do now.
+      guard reserved <= now else { return .wait(until: reserved) }
+      fleet.reserved[host] = nil
+      return .start
+    }
+    let machine = self.machine(host, now: now)
+    guard case .start = machine else { return machine }
+    return fleetAdmission(for: host, now: now)
+  }
+
+  /// This machine's answer: the other processes of its cache, through the shared file.
+  private func machine(_ host: String, now: ContinuousClock.Instant) -> HostScheduler.Admission {
+    guard let shared else { return .start }
     let wall = SharedHosts.now()
     let limits = scheduler.limits
     let claim = shared.claim(
@@ -27,16 +41,45 @@ extension DownloadLoop {
     }
   }
 
+  /// The fleet's answer, when there is a fleet: a start reserved under the host's rate (one
+  /// round trip a start), or without a rate its pause, asked at most once a second.
+  private func fleetAdmission(
+    for host: String, now: ContinuousClock.Instant
+  ) -> HostScheduler.Admission {
+    guard let fleet = options.fleet?.politeness else { return .start }
+    let interval = HostScheduler.interval(scheduler.limits.ratePerHost).flatMap(
+      \.checkedNanoseconds)
+    if interval == nil {
+      if let asked = self.fleet.asked[host], now - asked < FleetAdmissions.pauseCheck {
+        return .start
+      }
+      self.fleet.prune(now: now)
+      self.fleet.asked[host] = now
+    }
+    switch fleet.reserve(host, interval: interval) {
+    case nil, .start(in: ...0): return .start
+    case .start(let wait):
+      let due = now + .nanoseconds(wait)
+      self.fleet.reserved[host] = due
+      return .wait(until: due)
+    case .paused(let wait):
+      self.fleet.asked[host] = nil
+      let cap = Duration.seconds(max(0, min(scheduler.limits.retryAfterMax, RetryAfter.longest)))
+      return .nanoseconds(wait) > cap
+        ? .refuse(until: now + .nanoseconds(wait)) : .wait(until: now + .nanoseconds(wait))
+    }
+  }
+
   /// Shares `host`'s pause (a refusal too: the time the host asked for) with the other
-  /// processes, each of which judges it by its own `retry_after_max`. At most a day is shared:
-  /// an absurd `Retry-After` must not hold a cache's every later run.
+  /// processes, each of which judges it by its own `retry_after_max`, and with the fleet. At
+  /// most a day is shared: an absurd `Retry-After` must not hold a cache's every later run.
   func share(_ host: String, now: ContinuousClock.Instant) {
-    guard let shared else { return }
     let (paused, refused) = scheduler.pause(of: host)
     let wall = SharedHosts.now()
     for until in [paused, refused].compactMap({ $0 }) where until > now {
       guard let wait = min(until - now, Self.longestShared).checkedNanoseconds else { continue }
-      shared.pause(host, until: wall &+ wait, now: wall)
+      shared?.pause(host, until: wall &+ wait, now: wall)
+      options.fleet?.politeness.pause(host, for: wait)
     }
   }
 

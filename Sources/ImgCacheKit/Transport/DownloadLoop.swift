@@ -5,7 +5,7 @@ import Foundation
 /// slot, running, or waiting for a retry. Not `Sendable`: it lives and dies on that thread.
 final class DownloadLoop {
   private let downloader: Downloader
-  private let options: TransferOptions
+  let options: TransferOptions
   private let api: imgcache_api
   private let multi: UnsafeMutableRawPointer
   private let share: UnsafeMutableRawPointer?
@@ -16,6 +16,8 @@ final class DownloadLoop {
   var scheduler: HostScheduler
   /// Pauses and rates shared with the other processes of the cache, when it has a file.
   let shared: SharedHosts?
+  /// Starts reserved from the fleet's politeness, when it has one.
+  var fleet = FleetAdmissions()
   /// `--resolve`'s names, one list per host and port.
   private let resolve: ResolveLists
   /// When the scheduler next admits a transfer it holds back now (a pause or a rate).

@@ -72,6 +72,8 @@ public struct TransferOptions: Sendable, Equatable {
   /// The file through which the processes of one cache share hosts' pauses and rates
   /// (``SharedHosts``; a fetcher sets its cache's); nil: this process keeps them alone.
   public var hostsFile: String?
+  /// Politeness shared by every machine of a fleet (`job work`); nil: this machine's only.
+  public var fleet: FleetLink?
 
   /// The defaults.
   public init() {}

@@ -65,22 +65,26 @@ public final class JobQueue: Sendable {
   /// The queue of job `name` on `queue` (a `redis://` or `redis+unix:` URL), else on the first
   /// Redis backend of `remote`; `.invalidInput` when there is none.
   public convenience init(name: String, queue: String?, remote: [RemoteSpec]) throws {
-    let spec: RemoteSpec
+    let spec = try Self.spec(queue: queue, remote: remote)
+    try self.init(name: name, server: try RedisServer(url: spec.url, spec: spec))
+  }
+
+  /// The Redis of `queue`, else the first of `remote` (without `shards=`).
+  static func spec(queue: String?, remote: [RemoteSpec]) throws -> RemoteSpec {
     if let queue {
-      spec = try RemoteSpec.parse(queue)
+      let spec = try RemoteSpec.parse(queue)
       guard spec.kind == .redis, spec.shards.isEmpty else {
         throw CacheError(
           .invalidInput, "--queue \(spec.label): expected one redis:// or redis+unix: server")
       }
-    } else {
-      guard let first = remote.first(where: { $0.kind == .redis && $0.shards.isEmpty }) else {
-        throw CacheError(
-          .invalidInput,
-          "no job queue: give --queue redis://HOST, or a redis:// backend in remote_storage")
-      }
-      spec = first
+      return spec
     }
-    try self.init(name: name, server: try RedisServer(url: spec.url, spec: spec))
+    guard let first = remote.first(where: { $0.kind == .redis && $0.shards.isEmpty }) else {
+      throw CacheError(
+        .invalidInput,
+        "no job queue: give --queue redis://HOST, or a redis:// backend in remote_storage")
+    }
+    return first
   }
 
   /// Whether `name` can name a job (it becomes part of Redis keys).

@@ -1,0 +1,126 @@
+"""BENCH_ONLY=fleet: a fleet on one machine (issue 38's rows). One redis-server holds the job
+queues; a 20 ms origin (bench/latency.py) answers a tiny PNG per URL. Rows:
+
+- one worker at -j 16 against four at -j 16 (caches of their own, no remote tier), each over
+  its own job of the same size: the bound is j / 20 ms = 800 URLs/s a worker, 3,200 for four,
+  unless the two cores run out first (the origin, Redis and the workers share them; the row
+  gives the CPU seconds used, from /proc, to show which);
+- Redis commands a URL, from INFO commandstats around the four-worker run;
+- `job submit` of 1,000,000 URLs: wall time, peak RSS, and the bytes Redis holds for it.
+"""
+import os, shutil, socket, subprocess, sys, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from latency import LatencyOrigin  # noqa: E402
+from scale import tiny_png  # noqa: E402
+
+URLS = int(os.environ.get("BENCH_FLEET_URLS", "16000"))
+SUBMIT = int(os.environ.get("BENCH_FLEET_SUBMIT", "1000000"))
+GROUP = "fleet: job work, 20 ms origin"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def redis_info(port, section):
+    text = subprocess.run(["redis-cli", "-p", str(port), "INFO", section], capture_output=True,
+                          text=True, check=True).stdout
+    return dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+
+
+def commands(port):
+    """Every command Redis ran so far (EVAL counts one, whatever its script calls)."""
+    total = 0
+    for name, value in redis_info(port, "commandstats").items():
+        if name.startswith("cmdstat_") and name != "cmdstat_info":
+            total += int(value.split("calls=")[1].split(",")[0])
+    return total
+
+
+def cpu_seconds():
+    """User and system CPU of every process so far (from /proc/stat), in seconds."""
+    fields = open("/proc/stat").readline().split()[1:]
+    return (int(fields[0]) + int(fields[1]) + int(fields[2])) / os.sysconf("SC_CLK_TCK")
+
+
+def fleet_bench(bench):
+    work = os.path.join(bench.WORK, "fleet")
+    root = os.path.join(work, "root")
+    os.makedirs(root)
+    tiny_png(os.path.join(root, "one.png"))
+    port = free_port()
+    redis = subprocess.Popen(["redis-server", "--port", str(port), "--save", "", "--appendonly", "no",
+                              "--dir", work], stdout=subprocess.DEVNULL)
+    origin = LatencyOrigin(root, os.path.join(work, "origin"), delay=0.02)
+    queue = f"redis://127.0.0.1:{port}"
+    try:
+        time.sleep(0.5)
+        rates = {}
+        for workers in (1, 4):
+            name = f"w{workers}"
+            listing = os.path.join(work, name + ".txt")
+            with open(listing, "w") as f:
+                for n in range(URLS):
+                    f.write(f"http://127.0.0.1:{origin.http_port}/one.png?{name}={n}\n")
+            subprocess.run([bench.BIN, "job", "submit", name, "-i", listing, "--queue", queue,
+                            "--shard-size", "500", "-j", "16"], check=True, env=bench.ENV)
+            before, cpu = commands(port), cpu_seconds()
+            start = time.perf_counter()
+            running = [subprocess.Popen([bench.BIN, "job", "work", name, "-q", "--queue", queue],
+                                        env=dict(bench.ENV, IMGCACHE_DIR=os.path.join(work, f"{name}-{k}")))
+                       for k in range(workers)]
+            for process in running:
+                if process.wait() != 0:
+                    sys.exit(f"bench: a worker of {name} exited {process.returncode}")
+            wall = time.perf_counter() - start
+            used = cpu_seconds() - cpu
+            rates[workers] = URLS / wall
+            bound = 800 * workers
+            ratio = (f"{rates[workers] / bound:.2f}x the bound ({bound:,}/s)"
+                     + (f"; {rates[4] / rates[1]:.2f}x one worker" if workers == 4 else ""))
+            bench.rows.append((GROUP, f"imgcache job work, {workers} x -j 16",
+                               f"{rates[workers]:,.0f} URLs/s in {wall:.1f} s",
+                               f"{used / wall:.2f} of 2 cores busy", ratio))
+            calls = commands(port) - before
+            bench.rows.append((GROUP, f"Redis commands, {workers} worker(s)", f"{calls / URLS:.3f} a URL",
+                               "-", f"{calls:,} for {URLS:,} URLs in {URLS // 500} shards"))
+        # A fleet-wide rate: four workers, one host, 100 starts a second between them.
+        rated = 2_000
+        listing = os.path.join(work, "rated.txt")
+        with open(listing, "w") as f:
+            for n in range(rated):
+                f.write(f"http://127.0.0.1:{origin.http_port}/one.png?rated={n}\n")
+        subprocess.run([bench.BIN, "job", "submit", "rated", "-q", "-i", listing, "--queue", queue,
+                        "--shard-size", "250", "-j", "16", "--rate-per-host", "100/s"], check=True,
+                       env=bench.ENV)
+        before = commands(port)
+        start = time.perf_counter()
+        running = [subprocess.Popen([bench.BIN, "job", "work", "rated", "-q", "--queue", queue],
+                                    env=dict(bench.ENV, IMGCACHE_DIR=os.path.join(work, f"rated-{k}")))
+                   for k in range(4)]
+        for process in running:
+            process.wait()
+        wall = time.perf_counter() - start
+        calls = commands(port) - before
+        bench.rows.append(("fleet: --rate-per-host 100/s over 4 workers x -j 16, one host",
+                           "imgcache job work", f"{rated / wall:.1f} URLs/s in {wall:.1f} s", "-",
+                           f"{rated / wall / 100:.3f}x the rate; {calls / rated:.2f} Redis commands a URL"))
+        listing = os.path.join(work, "submit.txt")
+        with open(listing, "w") as f:
+            for n in range(SUBMIT):
+                f.write(f"https://images.example.org/photos/{n:08d}/original.jpg\n")
+        memory = int(redis_info(port, "memory")["used_memory"])
+        wall, rss = bench.timed([bench.BIN, "job", "submit", "big", "-q", "-i", listing, "--queue", queue])
+        held = int(redis_info(port, "memory")["used_memory"]) - memory
+        size = os.path.getsize(listing)
+        bench.rows.append(("fleet: job submit", f"imgcache job submit, {SUBMIT:,} URLs",
+                           f"{SUBMIT / wall:,.0f} URLs/s in {wall:.1f} s", f"{rss / 1024:.1f} MiB",
+                           f"Redis holds {held / SUBMIT:.1f} bytes a URL ({held / size:.2f}x the list's "
+                           f"{size / SUBMIT:.0f})"))
+    finally:
+        origin.stop()
+        redis.terminate()
+        redis.wait(timeout=10)
