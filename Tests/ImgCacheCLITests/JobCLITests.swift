@@ -36,6 +36,21 @@ struct JobCLITests {
     expectCleanError(again, contains: "job pair exists")
   }
 
+  @Test("one URL in two shards, taken by two machines at once: downloaded once, shared")
+  func coalesced() throws {
+    let path = servers.distinctImages(1)[0] + "&delay=1.5"
+    let url = servers.fault(path)
+    try fleet.submit("twice", [url, url], ["--shard-size", "1"])
+    let workers = try (0..<2).map { _ in try fleet.worker("twice") }
+    for worker in workers {
+      let (status, said) = worker.finish()
+      #expect(status == 0, "\(said)")
+    }
+    #expect(servers.requests([path]) == 1, "one machine downloaded, the other waited for it")
+    let statuses = fleet.manifest("twice").compactMap { $0["status"] as? String }.sorted()
+    #expect(statuses == ["downloaded", "hit"], "\(statuses)")
+  }
+
   @Test("SIGTERM gives the shard back at once; the next worker takes it as a first delivery")
   func terminated() throws {
     let urls = servers.distinctImages(20).map { servers.fault($0 + "&delay=0.4") }

@@ -56,6 +56,33 @@ struct FleetHostsTests {
     #expect(try #require(b.reserve("fast.example", interval: nil)) == .start(in: 0))
   }
 
+  @Test("a key's lock: one machine holds it, the other finds it busy until it is let go")
+  func keyLocks() throws {
+    let url = "redis://127.0.0.1:\(stores.redis[0].port)"
+    let (a, b) = (
+      try RedisKeyLocks(queue: url, remote: []), try RedisKeyLocks(queue: url, remote: [])
+    )
+    guard case .held(let name) = a.attempt(key: "https://img.example/1.png") else {
+      Issue.record("not taken")
+      return
+    }
+    #expect(b.attempt(key: "https://img.example/1.png") == .busy)
+    #expect(b.isHeld(key: "https://img.example/1.png") == true)
+    b.release(name)  // not b's: left alone
+    #expect(a.attempt(key: "https://img.example/1.png") == .busy, "still held, by a")
+    a.release(name)
+    #expect(b.isHeld(key: "https://img.example/1.png") == false)
+    guard case .held(let again) = b.attempt(key: "https://img.example/1.png") else {
+      Issue.record("not taken after its release")
+      return
+    }
+    b.release(again)
+    kill(stores.redis[0].pid, SIGKILL)
+    usleep(100_000)
+    #expect(a.attempt(key: "https://img.example/2.png") == .unavailable)
+    #expect(a.isHeld(key: "https://img.example/2.png") == nil)
+  }
+
   @Test("a Redis that is gone: no answer, one failure, then quiet for the backoff")
   func gone() throws {
     let fleet = try fleet()

@@ -65,7 +65,11 @@ struct JobWork: CacheCommand {
     let fleet = try RedisFleetHosts(queue: job.queue, remote: first.configuration.remote)
     var transferOptions = try transfer.transferOptions(context)
     transferOptions.fleet = FleetLink(fleet)
-    let fetcher = try context.fetcher(transfer: transferOptions, remote: options.useRemote)
+    // One download per key across the fleet: a machine that finds another downloading a key
+    // waits for its object in the remote tier.
+    let fetcher = try context.fetcher(
+      transfer: transferOptions, remote: options.useRemote,
+      fleetLocks: try RedisKeyLocks(queue: job.queue, remote: first.configuration.remote))
     defer {
       context.warnAboutRemote(fetcher)
       let (failures, last) = fleet.failures

@@ -75,13 +75,16 @@ struct CommandContext: Sendable {
     return home + "/" + fallback
   }
 
-  /// The pipeline over the cache and `readOnly` directories.
-  func fetcher(readOnly: [String] = [], transfer: TransferOptions? = nil, remote: Bool = false)
-    throws -> Fetcher
-  {
+  /// The pipeline over the cache and `readOnly` directories (and `fleetLocks`: one download
+  /// per key across a fleet).
+  func fetcher(
+    readOnly: [String] = [], transfer: TransferOptions? = nil, remote: Bool = false,
+    fleetLocks: RedisKeyLocks? = nil
+  ) throws -> Fetcher {
     Fetcher(
       cache: cache, readOnly: readOnly.map { URL(fileURLWithPath: $0) },
-      remote: remote ? usableRemoteTier() : nil, transfer: transfer ?? configuration.transfer)
+      remote: remote ? usableRemoteTier() : nil, transfer: transfer ?? configuration.transfer,
+      fleetLocks: fleetLocks)
   }
 
   /// The remote tier for a fetch: one that cannot be set up (no S3 keys in a cron job's

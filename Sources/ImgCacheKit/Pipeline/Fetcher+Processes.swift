@@ -48,7 +48,58 @@ extension Fetcher {
       FileIO.sizes(of: partial)?.size ?? -1
     }
     guard !Task.isCancelled else { return .waited(lock: lock, served: nil, cancelled: true) }
-    let served = servedFromAnotherProcess(key: job.key, file: plan.file, options: options)
-    return .waited(lock: lock, served: served, cancelled: false)
+    if let served = servedFromAnotherProcess(key: job.key, file: plan.file, options: options) {
+      return .waited(lock: lock, served: served, cancelled: false)
+    }
+    // This machine's other processes stored nothing: another machine may be downloading it.
+    return await waitForFleet(job, lock: lock, options: options)
   }
+
+  /// Takes the fleet's lock on `key` beside this process's (`held`), when there is a fleet
+  /// and the job writes back: `.busy` (this process's lock let go) when another machine holds
+  /// it; without an answer from Redis the download goes on alone.
+  func fleetLock(
+    _ key: String, holding held: KeyLock, options: FetchOptions
+  ) -> JobMachine.LockAttempt {
+    guard let fleetLocks, writesBack(options), options.mode == .normal else { return .held(held) }
+    switch fleetLocks.attempt(key: key) {
+    case .held(let name):
+      held.holding { fleetLocks.release(name) }
+      return .held(held)
+    case .busy:
+      held.release()
+      return .busy
+    case .unavailable: return .held(held)
+    }
+  }
+
+  /// Waits while another machine holds the fleet's lock on `job`'s key (it renews it while it
+  /// downloads; one that died lets it lapse), looking for the object in the remote tier every
+  /// ``fleetPoll``: served from there once it is, else (the lock gone, or the wait past the
+  /// key lock's deadline) downloaded here, under the fleet's lock when it can be had.
+  func waitForFleet(_ job: Job, lock: KeyLock?, options: FetchOptions) async -> JobMachine.Event {
+    guard let fleetLocks, writesBack(options), let url = job.request?.stripped else {
+      return .waited(lock: lock, served: nil, cancelled: false)
+    }
+    let deadline = lockDeadline()
+    while !Task.isCancelled && ContinuousClock.now < deadline {
+      let found = await remoteHits(keys: [job.key], urls: [job.key: url], options: options)
+      if let hit = found[job.key] {
+        lock?.release()
+        return .waited(lock: nil, served: hit, cancelled: false)
+      }
+      switch fleetLocks.attempt(key: job.key) {
+      case .held(let name):
+        // Let go with this process's lock; without one (its wait ran out), at once.
+        if let lock { lock.holding { fleetLocks.release(name) } } else { fleetLocks.release(name) }
+        return .waited(lock: lock, served: nil, cancelled: false)
+      case .unavailable: return .waited(lock: lock, served: nil, cancelled: false)
+      case .busy: try? await Task.sleep(for: Self.fleetPoll)
+      }
+    }
+    return .waited(lock: lock, served: nil, cancelled: Task.isCancelled)
+  }
+
+  /// How often a machine waiting for another's download looks for its object.
+  static let fleetPoll = Duration.milliseconds(200)
 }

@@ -54,14 +54,20 @@ public final class Fetcher: Sendable {
 
   /// The shared tier asked after `tiers` and written back after downloads, if any.
   public let remote: RemoteTier?
+  /// One download per key across a fleet (`job work`): a machine that finds the key's lock
+  /// taken waits for the remote object.
+  public let fleetLocks: RedisKeyLocks?
 
   /// Creates a pipeline over `cache` (then `readOnly` directories, then `remote`) downloading
-  /// with `transfer` (through `transport` when one is given: a test's).
+  /// with `transfer` (through `transport` when one is given: a test's), one download per key
+  /// across the fleet with `fleetLocks` (only beside a remote tier: a waiter is served from it).
   public init(
     cache: DiskCache, readOnly: [URL] = [], remote: RemoteTier? = nil,
-    transfer: TransferOptions = TransferOptions(), transport: (any Transport)? = nil
+    transfer: TransferOptions = TransferOptions(), transport: (any Transport)? = nil,
+    fleetLocks: RedisKeyLocks? = nil
   ) {
     self.cache = cache
+    self.fleetLocks = remote == nil ? nil : fleetLocks
     givenTransport = transport
     tiers = [cache] + (readOnly.isEmpty ? [] : [ReadOnlyDirectories(readOnly)])
     self.remote = remote

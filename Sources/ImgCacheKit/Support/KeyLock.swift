@@ -147,6 +147,8 @@ package final class KeyLock: Sendable {
   private let locks: KeyLocks
   private let offset: Int64
   private let released = Atomic<Bool>(false)
+  /// What else is let go with this lock (a fleet's lock on the same key).
+  private let companions = Mutex<[@Sendable () -> Void]>([])
 
   fileprivate init(locks: KeyLocks, offset: Int64) {
     self.locks = locks
@@ -159,5 +161,12 @@ package final class KeyLock: Sendable {
   package func release() {
     guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
     locks.release(offset)
+    // Called with no lock held: a companion may talk to a server.
+    for companion in companions.withLock({ $0 }) { companion() }
+  }
+
+  /// Lets go of `companion` too when this lock is released.
+  package func holding(_ companion: @escaping @Sendable () -> Void) {
+    companions.withLock { $0.append(companion) }
   }
 }
