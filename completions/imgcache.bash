@@ -966,7 +966,7 @@ _imgcache_job_submit() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --replace --robots --no-robots --any --enlarge --keep-metadata --no-rotate --animated --discard-original --version -h --help)
     repeating_options=()
-    non_repeating_options=(-d --dir --config --color --queue --input -i --shard-size --jobs -j --max-per-host --rate --rate-per-host --retry --timeout --connect-timeout -m --max-time --max-filesize -A --user-agent --key-filter --resize --gravity --format --quality --variant)
+    non_repeating_options=(-d --dir --config --color --queue --input -i --shard-size --jobs -j --max-per-host --rate --rate-per-host --retry --timeout --connect-timeout -m --max-time --max-filesize -A --user-agent --key-filter --job-lease --max-deliveries --resize --gravity --format --quality --variant)
     __imgcache_offer_flags_options 1
 
     # Offer option value completions
@@ -1024,6 +1024,12 @@ _imgcache_job_submit() {
         return
         ;;
     '--key-filter')
+        return
+        ;;
+    '--job-lease')
+        return
+        ;;
+    '--max-deliveries')
         return
         ;;
     '--resize')

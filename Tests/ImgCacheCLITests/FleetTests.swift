@@ -56,7 +56,7 @@ struct FleetTests {
     }
     let state = try fleet.status("fleet")
     #expect(state["done"] as? Int == count / 500 && state["dead"] as? Int == 0)
-    #expect(state["waiting"] as? Int == 0 && state["in_progress"] as? Int == 0)
+    #expect(state["pending"] as? Int == 0 && state["in_progress"] as? Int == 0)
     let lines = fleet.manifest("fleet")
     let urls = lines.compactMap { $0["url"] as? String }
     #expect(lines.count == count && Set(urls).count == count, "one line per URL")

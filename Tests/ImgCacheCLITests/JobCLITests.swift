@@ -23,7 +23,7 @@ struct JobCLITests {
       #expect(status == 0, "\(said)")
     }
     let state = try fleet.status("pair")
-    #expect(state["done"] as? Int == 6 && state["waiting"] as? Int == 0)
+    #expect(state["done"] as? Int == 6 && state["pending"] as? Int == 0)
     let finished = try #require(state["finished"] as? [String: Any])
     #expect(finished["urls"] as? Int == 60 && finished["stored"] as? Int == 60)
     let lines = fleet.manifest("pair")
@@ -61,7 +61,7 @@ struct JobCLITests {
     kill(first.process.processIdentifier, SIGTERM)
     #expect(first.finish().status == 143)
     let state = try fleet.status("term")
-    #expect(state["waiting"] as? Int == 1 && state["in_progress"] as? Int == 0)
+    #expect(state["pending"] as? Int == 1 && state["in_progress"] as? Int == 0)
     let (ended, said) = try fleet.worker("term").finish()
     #expect(ended == 0, "\(said)")
     #expect(said.contains("shard 0: 20 URLs\n"), "not a second delivery: \(said)")
@@ -114,7 +114,7 @@ struct JobCLITests {
     let (ended, said) = running.finish()
     #expect(ended == 0 && said.contains("job stop was cancelled"), "\(said)")
     let state = try fleet.status("stop")
-    #expect(state["state"] as? String == "cancelled" && state["waiting"] as? Int == 1)
+    #expect(state["state"] as? String == "cancelled" && state["pending"] as? Int == 1)
     #expect(fleet.job(CLIEnvironment(), ["delete", "stop"]).status == 0)
     #expect(fleet.job(CLIEnvironment(), ["delete", "stop"]).status == 1)
     #expect(redis.redisCLI(0, ["KEYS", "imgcache:job:stop*"]) == "")
@@ -130,6 +130,13 @@ struct JobCLITests {
     let missing = fleet.job(machine, ["work", "nothing"])
     #expect(missing.status == 2)
     expectCleanError(missing, contains: "no job nothing")
+    // A URL with credentials part way: refused, and nothing of the job is left.
+    let list = try machine.root.write(
+      "creds.txt", Array("https://a.example/1.png\nhttps://u:secret@a.example/2.png\n".utf8))
+    let creds = fleet.job(machine, ["submit", "creds", "-i", list, "--shard-size", "1"])
+    #expect(creds.status == 2 && !creds.stderr.contains("secret"))
+    expectCleanError(creds, contains: "URL 2 of the list has credentials")
+    expectCleanError(fleet.job(machine, ["status", "creds"]), contains: "no job creds")
     try fleet.submit("hostile", [servers.fault("/image/base.png")])
     _ = redis.redisCLI(
       0, ["HSET", "imgcache:job:hostile", "options", #"{"policy":{"cacert":"/x"}}"#])

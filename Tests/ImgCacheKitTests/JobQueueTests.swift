@@ -41,7 +41,7 @@ struct JobQueueTests {
     #expect(try take(jobs, "w3") == nil)
     #expect(try jobs.pending() == PendingSummary(count: 3, consumers: ["w1": 2, "w2": 1]))
     var status = try jobs.status(lease: .seconds(30))
-    #expect(status.inProgress == ["w1": 2, "w2": 1] && status.waiting == 0 && status.done == 0)
+    #expect(status.inProgress == ["w1": 2, "w2": 1] && status.pending == 0 && status.done == 0)
     #expect(try !jobs.isComplete())
     var counts = ShardCounts()
     (counts.urls, counts.stored, counts.failed) = (10, 9, ["network": 1])
@@ -49,7 +49,7 @@ struct JobQueueTests {
     #expect(try !jobs.finish(taken[0], manifest: "x", counts: counts), "finished once only")
     #expect(try jobs.manifest(shard: 0) == Data("{}\n".utf8))
     status = try jobs.status(lease: .seconds(30))
-    #expect(status.done == 3 && status.inProgress.isEmpty && status.waiting == 0)
+    #expect(status.done == 3 && status.inProgress.isEmpty && status.pending == 0)
     #expect(status.counts.urls == 30 && status.counts.failed == ["network": 3])
     #expect(try jobs.isComplete())
     #expect(throws: CacheError.self) {
@@ -95,7 +95,7 @@ struct JobQueueTests {
       consumer: "w3", lease: lease, maxDeliveries: 2, block: .milliseconds(10))
     #expect(last.taken == .none && last.buried == 1)
     let status = try jobs.status(lease: lease)
-    #expect(status.dead == 1 && status.waiting == 0 && status.inProgress.isEmpty)
+    #expect(status.dead == 1 && status.pending == 0 && status.inProgress.isEmpty)
     #expect(try jobs.isComplete(), "done or dead: nothing left")
   }
 
@@ -106,9 +106,23 @@ struct JobQueueTests {
       urls: ["https://a/1", "https://a/2"], shardSize: 1, options: JobOptions(), replace: false)
     let first = try #require(try take(jobs, "leaving"))
     try jobs.giveBack(first, consumer: "leaving")
-    #expect(try jobs.status(lease: .seconds(30)).waiting == 2)
+    #expect(try jobs.status(lease: .seconds(30)).pending == 2)
     let again = try #require(try take(jobs, "staying"))
     #expect(again.id == first.id && again.deliveries == 1)
+  }
+
+  @Test("a worker whose lease lapsed cannot give back the shard another took over")
+  func giveBackAfterTakeOver() throws {
+    let jobs = try queue("q6")
+    _ = try jobs.submit(urls: ["https://a/1"], shardSize: 1, options: JobOptions(), replace: false)
+    let stale = try #require(try take(jobs, "stale"))
+    usleep(100_000)
+    let heir = try #require(try take(jobs, "heir", lease: .milliseconds(20)))
+    #expect(heir.id == stale.id && heir.deliveries == 2)
+    try jobs.giveBack(stale, consumer: "stale")
+    #expect(try jobs.pending().consumers == ["heir": 1], "still the heir's")
+    #expect(try take(jobs, "third") == nil, "not handed out again")
+    #expect(try jobs.renew(heir, consumer: "heir").held)
   }
 
   @Test("a cancelled job hands out nothing; delete removes every key")

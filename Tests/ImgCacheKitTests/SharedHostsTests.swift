@@ -53,7 +53,8 @@ struct SharedHostsTests {
       }
     }
     let times = starts.withLock { $0 }.sorted()
-    #expect(times.count >= 50, "\(times.count) starts")
+    // Some starts at least (how many depends on the machine's load: the threads spin).
+    #expect(times.count >= 10, "\(times.count) starts")
     for (earlier, later) in zip(times, times.dropFirst()) {
       #expect(later - earlier >= interval, "\(later - earlier) ns apart")
     }

@@ -6,9 +6,9 @@ import ImgCacheKit
 struct JobStatusCommand: CacheCommand {
   static let configuration = CommandConfiguration(
     commandName: "status",
-    abstract: "Show a job's shards done, waiting, in progress (by worker) and dead, and its URLs.",
+    abstract: "Show a job's shards done, pending, in progress (by worker) and dead, and its URLs.",
     discussion: """
-      Waiting: not yet taken, given back, or held by a worker silent for three job_lease. \
+      Pending: not yet taken, given back, or held by a worker silent for three job_lease. \
       Exits 0. Example:
         imgcache job status photos --json
       """)
@@ -18,8 +18,11 @@ struct JobStatusCommand: CacheCommand {
   @OptionGroup var job: JobQueueOptions
 
   func run(in context: CommandContext) async throws -> Int32 {
-    let lease = Duration.milliseconds(Checked.milliseconds(context.configuration.fleet.lease))
-    let status = try job.queue(context).status(lease: lease)
+    let queue = try job.queue(context)
+    // The job's lease when it has one: workers judge lapses by it.
+    let recorded = (try? queue.options())?.policy["job_lease"].flatMap(PolicyValue.duration)
+    let seconds = max(recorded ?? context.configuration.fleet.lease, FleetPolicy.shortestLease)
+    let status = try queue.status(lease: .milliseconds(Checked.milliseconds(seconds)))
     let record = JobStatusRecord(job: job.name, status)
     if context.json {
       context.emit(record)
@@ -27,15 +30,15 @@ struct JobStatusCommand: CacheCommand {
     }
     let counts = status.counts
     var lines = [
-      "job \(job.name): \(status.state), \(status.urls) URLs in \(status.shards) shards",
-      "shards: \(status.done) done, \(status.waiting) waiting, "
+      "job \(job.name): \(Console.escaped(status.state)), \(status.urls) URLs in \(status.shards) shards",
+      "shards: \(status.done) done, \(status.pending) pending, "
         + "\(record.inProgress) in progress, \(status.dead) dead",
       "URLs: \(counts.urls) finished: \(counts.stored) stored (\(counts.downloaded) downloaded, "
         + "\(Units.formatBytes(counts.bytes))), \(counts.failures) failed, "
         + "\(counts.disallowed) disallowed",
     ]
     for (kind, count) in counts.failed.sorted(by: { $0.key < $1.key }) {
-      lines.append("  \(kind): \(count)")
+      lines.append("  \(Console.escaped(kind)): \(count)")
     }
     if let rate = record.urlsPerSecond {
       let eta = record.etaSeconds.map { ", about \(Units.formatDuration($0)) left" } ?? ""
@@ -58,7 +61,7 @@ struct JobStatusRecord: Encodable {
   var shards: Int64
   var shardSize: Int64
   var done: Int64
-  var waiting: Int64
+  var pending: Int64
   var inProgress: Int64
   var inProgressByWorker: [WorkerShards]
   var dead: Int64
@@ -73,7 +76,7 @@ struct JobStatusRecord: Encodable {
   init(job: String, _ status: JobStatus) {
     self.job = job
     (state, urls, shards, shardSize) = (status.state, status.urls, status.shards, status.shardSize)
-    (done, waiting, dead) = (status.done, status.waiting, status.dead)
+    (done, pending, dead) = (status.done, status.pending, status.dead)
     // Arrays, not objects: the encoder would write a worker's name in snake case.
     inProgressByWorker = status.inProgress.sorted { $0.key < $1.key }.map {
       WorkerShards(worker: $0.key, shards: $0.value)

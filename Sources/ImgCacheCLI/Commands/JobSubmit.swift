@@ -40,19 +40,17 @@ struct JobSubmit: CacheCommand {
       policy: fetch.policyFlags, variant: options.variant?.presetText,
       acceptAnyBody: fetch.any, discardOriginal: discardOriginal)
     let queue = try job.queue(context)
+    // Refused URLs, a read error or a signal end the submission; the engine then deletes
+    // what it added.
     let (result, signal) = await Interrupts.run { [input, shardSize, replace] in
       Result {
         let lines = URLSequence(try URLLines(arguments: [], file: input))
-        let added = try queue.submit(
-          urls: lines, shardSize: shardSize, options: recorded, replace: replace)
-        if let error = lines.error { throw error }
-        return added
+        return try queue.submit(
+          urls: lines, shardSize: shardSize, options: recorded, replace: replace
+        ) {
+          if let error = lines.error { throw error }
+        }
       }
-    }
-    if case .failure(let error as CacheError) = result, signal != nil || error.kind != .invalidInput
-    {
-      // A job is whole only once its list is: what was added goes (a refusal added nothing).
-      _ = try? queue.delete()
     }
     if let signal { return signal }
     let added = try result.get()
@@ -95,13 +93,18 @@ struct JobFetchFlags: ParsableArguments {
   var robots: Bool?
   @Flag(name: .long, help: "Accept any body, not only images.")
   var any = false
+  @Option(name: .long, help: "Workers' hold on a shard, renewed every third (default 30s).")
+  var jobLease: String?
+  @Option(name: .long, help: "Deliveries of a shard before it is dead (default 3).")
+  var maxDeliveries: String?
 
   var policyFlags: [String: String] {
     ImgCacheCLI.policyFlags([
       ("jobs", jobs), ("max_per_host", maxPerHost), ("rate", rate),
       ("rate_per_host", ratePerHost), ("retry", retry), ("timeout", timeout),
       ("connect_timeout", connectTimeout), ("max_time", maxTime), ("max_filesize", maxFilesize),
-      ("user_agent", userAgent), ("key_filter", keyFilter),
+      ("user_agent", userAgent), ("key_filter", keyFilter), ("job_lease", jobLease),
+      ("max_deliveries", maxDeliveries),
       ("robots", robots.map { $0 ? "obey" : "ignore" }),
     ])
   }
@@ -111,18 +114,33 @@ struct JobFetchFlags: ParsableArguments {
 final class URLSequence: Sequence, IteratorProtocol {
   private let source: URLLines
   private(set) var error: CacheError?
+  /// URLs read so far.
+  private var line = 0
 
   init(_ source: URLLines) { self.source = source }
 
   func next() -> String? {
     while error == nil {
-      if Task.isCancelled {
-        error = CacheError(.cancelled, "interrupted")
-        return nil
-      }
       do {
-        switch try source.next(wait: true) {
-        case .url(let url): return url
+        let item = try source.next(wait: true)
+        // A read ended by a signal looks like the end of the list: it is not.
+        if Task.isCancelled {
+          error = CacheError(.cancelled, "interrupted")
+          return nil
+        }
+        switch item {
+        case .url(let url):
+          // The list is kept in Redis as it is: a URL's own credentials would be too.
+          guard CacheKey.userinfo(of: url) == nil else {
+            line += 1
+            error = CacheError(
+              .invalidInput,
+              "URL \(line) of the list has credentials (\(CacheKey.redacted(url))): a job keeps "
+                + "its list in Redis; give them to the workers (-u, --netrc) instead")
+            return nil
+          }
+          line += 1
+          return url
         case .blank, .notYet: continue
         case .end: return nil
         }

@@ -85,7 +85,8 @@ struct JobWork: CacheCommand {
     }
     let worker = JobWorker(
       queue: queue, prefetcher: Prefetcher(fetcher: fetcher), options: options, consumer: name,
-      lease: .milliseconds(Checked.milliseconds(configuration.fleet.lease)),
+      lease: .milliseconds(
+        Checked.milliseconds(max(configuration.fleet.lease, FleetPolicy.shortestLease))),
       maxDeliveries: configuration.fleet.maxDeliveries)
     let console = context.console
     let json = context.json
@@ -135,6 +136,7 @@ struct JobEventRecord: Encodable {
         counts.failed, counts.disallowed, counts.seconds, kept
       )
     case .gaveBack(let index): (self.event, shard) = ("gave_back", index)
+    case .lost(let index): (self.event, shard) = ("lost", index)
     case .buried(let count): (self.event, self.count) = ("buried", count)
     }
   }
@@ -170,6 +172,7 @@ struct JobEventRecord: Encodable {
         + "\(disallowed ?? 0) disallowed in \(time)"
         + (kept == false ? " (another worker finished it first)" : "")
     case "gave_back": return "shard \(number) given back"
+    case "lost": return "shard \(number) left to the worker that took it over (this lease lapsed)"
     default: return "\(count ?? 0) shards moved to the dead list (max_deliveries)"
     }
   }

@@ -42,7 +42,7 @@ extension Fetcher {
     case .success(nil): return .busy
     case .success(let held?):
       guard let hit = servedFromAnotherProcess(key: job.key, file: plan.file, options: options)
-      else { return fleetLock(job.key, holding: held, options: options) }
+      else { return fleetLock(job, holding: held, options: options) }
       held.release()
       return .storedMeanwhile(hit)
     case .failure: return .unavailable

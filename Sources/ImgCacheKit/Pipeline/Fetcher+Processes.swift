@@ -59,10 +59,10 @@ extension Fetcher {
   /// and the job writes back: `.busy` (this process's lock let go) when another machine holds
   /// it; without an answer from Redis the download goes on alone.
   func fleetLock(
-    _ key: String, holding held: KeyLock, options: FetchOptions
+    _ job: Job, holding held: KeyLock, options: FetchOptions
   ) -> JobMachine.LockAttempt {
-    guard let fleetLocks, writesBack(options), options.mode == .normal else { return .held(held) }
-    switch fleetLocks.attempt(key: key) {
+    guard let fleetLocks, sharesDownload(job, options) else { return .held(held) }
+    switch fleetLocks.attempt(key: job.key) {
     case .held(let name):
       held.holding { fleetLocks.release(name) }
       return .held(held)
@@ -78,7 +78,7 @@ extension Fetcher {
   /// ``fleetPoll``: served from there once it is, else (the lock gone, or the wait past the
   /// key lock's deadline) downloaded here, under the fleet's lock when it can be had.
   func waitForFleet(_ job: Job, lock: KeyLock?, options: FetchOptions) async -> JobMachine.Event {
-    guard let fleetLocks, writesBack(options), let url = job.request?.stripped else {
+    guard let fleetLocks, sharesDownload(job, options), let url = job.request?.stripped else {
       return .waited(lock: lock, served: nil, cancelled: false)
     }
     let deadline = lockDeadline()
@@ -98,6 +98,15 @@ extension Fetcher {
       }
     }
     return .waited(lock: lock, served: nil, cancelled: Task.isCancelled)
+  }
+
+  /// Whether `job`'s download would reach the remote tier, for another machine to be served
+  /// from: written back, and anyone's to share (no credentials, headers or cookies).
+  func sharesDownload(_ job: Job, _ options: FetchOptions) -> Bool {
+    guard writesBack(options), options.mode == .normal, let request = job.request else {
+      return false
+    }
+    return isShareable(request)
   }
 
   /// How often a machine waiting for another's download looks for its object.

@@ -9,8 +9,11 @@ public enum JobWorkEvent: Sendable, Equatable {
   case finished(index: Int, counts: ShardCounts, kept: Bool)
   /// It gave shard `index` back unfinished (a signal, or the job cancelled).
   case gaveBack(index: Int)
-  /// It moved `count` shards to the dead list (delivered `max_deliveries` times).
+  /// It moved `count` shards to the dead list (delivered `max_deliveries` times, or
+  /// malformed).
   case buried(count: Int)
+  /// It stopped work on shard `index`: its lease had lapsed and another worker took it over.
+  case lost(index: Int)
 }
 
 /// How a worker's run ended.
@@ -56,38 +59,44 @@ public struct JobWorker: Sendable {
     return "\(host):\(getpid())"
   }
 
-  /// Works until the job has no shard left waiting or held (with `follow`, until cancelled),
+  /// Works until the job has no shard left pending or held (with `follow`, until cancelled),
   /// the job is cancelled, or the calling task is cancelled: a shard in hand is then given
-  /// back. `report` is called with each event, holding nothing.
+  /// back. `report` is called with each event, holding nothing. A queue that fails is asked
+  /// again for a while (``patience``) before the run ends with its error.
   public func run(
     follow: Bool, report: @Sendable (JobWorkEvent) -> Void
   ) async -> JobWorkSummary {
     var summary = JobWorkSummary()
     // Blocking for new shards pays only while more may come (`--follow`); otherwise a worker
     // with nothing to take looks again soon, to end as soon as the job is complete, or to
-    // take over a shard whose worker died.
-    let wait = follow ? min(lease / 3, .seconds(2)) : min(lease / 3, .milliseconds(200))
+    // take over a shard whose worker died. Either way well within a signal's grace.
+    let wait = min(lease / 3, follow ? .milliseconds(500) : .milliseconds(200))
     do {
       while !Task.isCancelled {
-        let (taken, buried) = try queue.take(
-          consumer: consumer, lease: lease, maxDeliveries: maxDeliveries, block: wait)
+        let (taken, buried) = try await patiently {
+          try queue.take(
+            consumer: consumer, lease: lease, maxDeliveries: maxDeliveries, block: wait)
+        }
         if buried > 0 { report(.buried(count: buried)) }
         switch taken {
         case .cancelled:
           summary.jobCancelled = true
           return summary
         case .none:
-          if !follow, try queue.isComplete() { return summary }
+          if !follow, try await patiently({ try queue.isComplete() }) { return summary }
         case .shard(let shard):
           report(.took(index: shard.index, urls: shard.urls.count, deliveries: shard.deliveries))
-          guard let (counts, kept) = try await work(shard, &summary) else {
-            try queue.giveBack(shard, consumer: consumer)
+          switch try await work(shard, &summary) {
+          case .finished(let counts, let kept):
+            summary.shards += 1
+            summary.counts.add(counts)
+            report(.finished(index: shard.index, counts: counts, kept: kept))
+          case .lost: report(.lost(index: shard.index))
+          case .stopped(let givenBack):
+            if !givenBack { try? queue.giveBack(shard, consumer: consumer, timeout: 0.3) }
             report(.gaveBack(index: shard.index))
             return summary
           }
-          summary.shards += 1
-          summary.counts.add(counts)
-          report(.finished(index: shard.index, counts: counts, kept: kept))
         }
       }
     } catch let error as CacheError {
@@ -98,24 +107,56 @@ public struct JobWorker: Sendable {
     return summary
   }
 
-  /// Prefetches `shard` while its lease is renewed; its counts and whether its manifest was
-  /// kept, or nil when it was cancelled (by the caller, or the job's cancel).
+  /// How long a failing queue is asked again, backing off, before the worker gives up.
+  static let patience: [Duration] = [
+    .milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(8),
+  ]
+
+  /// `body`, asked again after each of ``patience``'s delays while it fails for want of the
+  /// network (a usage error, or a cancel, ends at once).
+  private func patiently<T>(_ body: () throws -> T) async throws -> T {
+    for delay in Self.patience {
+      do { return try body() } catch let error as CacheError where error.kind == .network {
+        guard !Task.isCancelled else { throw error }
+        try? await Task.sleep(for: delay)
+      }
+    }
+    return try body()
+  }
+
+  /// How a shard's work ended.
+  private enum ShardEnd {
+    /// Done; its counts, and whether its manifest was kept.
+    case finished(ShardCounts, kept: Bool)
+    /// Its lease lapsed and another worker took it over: left to that one.
+    case lost
+    /// Cancelled (a signal, or the job's cancel); whether it was given back already.
+    case stopped(givenBack: Bool)
+  }
+
+  /// Prefetches `shard` while its lease is renewed. A cancel gives the shard back at once,
+  /// from the cancel itself (a signal's grace is short); a renewal that finds the job
+  /// cancelled, or the lease taken over, stops the prefetch.
   private func work(
     _ shard: JobQueue.Shard, _ summary: inout JobWorkSummary
-  ) async throws -> (ShardCounts, Bool)? {
+  ) async throws -> ShardEnd {
     let start = Date()
     var options = options
     if shard.retry { options.retryFailed = true }
     let run = prefetcher.start(URLList(shard.urls), options: options)
-    let cancelled = CancelFlag()
+    let flags = ShardFlags()
     let renewal = Task(executorPreference: EngineExecutor.shared) { [queue, consumer, lease] in
       while !Task.isCancelled {
         try? await Task.sleep(for: lease / 3)
         guard !Task.isCancelled else { return }
         // A failed renewal is tried again at the next third: the lease outlasts two.
-        guard let (_, state) = try? queue.renew(shard, consumer: consumer) else { continue }
-        if state == "cancelled" {
-          cancelled.value.store(true, ordering: .relaxed)
+        guard let (held, state) = try? queue.renew(shard, consumer: consumer) else { continue }
+        if !held || state == "cancelled" {
+          if held {
+            flags.jobCancelled.store(true, ordering: .relaxed)
+          } else {
+            flags.lost.store(true, ordering: .relaxed)
+          }
           run.cancel()
           return
         }
@@ -129,20 +170,30 @@ public struct JobWorker: Sendable {
         lines.append(JobManifestRecord(event.result, worker: consumer).line)
         counts.note(event.result)
       }
-    } onCancel: {
+    } onCancel: { [queue, consumer] in
       run.cancel()
+      // Given back before the transfers wind down: a signal leaves the process little time.
+      if (try? queue.giveBack(shard, consumer: consumer, timeout: 0.3)) != nil {
+        flags.givenBack.store(true, ordering: .relaxed)
+      }
     }
     let result = await run.summary
-    if cancelled.value.load(ordering: .relaxed) { summary.jobCancelled = true }
-    guard !result.cancelled, !Task.isCancelled, !summary.jobCancelled else { return nil }
+    if flags.lost.load(ordering: .relaxed) { return .lost }
+    if flags.jobCancelled.load(ordering: .relaxed) { summary.jobCancelled = true }
+    guard !result.cancelled, !Task.isCancelled, !summary.jobCancelled else {
+      return .stopped(givenBack: flags.givenBack.load(ordering: .relaxed))
+    }
     counts.seconds = Date().timeIntervalSince(start)
     lines.append("")
-    let kept = try queue.finish(shard, manifest: lines.joined(separator: "\n"), counts: counts)
-    return (counts, kept)
+    let manifest = lines.joined(separator: "\n")
+    let kept = try await patiently { try queue.finish(shard, manifest: manifest, counts: counts) }
+    return .finished(counts, kept: kept)
   }
 }
 
-/// Set by a lease renewal that found the job cancelled.
-private final class CancelFlag: Sendable {
-  let value = Atomic<Bool>(false)
+/// What a shard's renewals and its cancel found.
+private final class ShardFlags: Sendable {
+  let jobCancelled = Atomic<Bool>(false)
+  let lost = Atomic<Bool>(false)
+  let givenBack = Atomic<Bool>(false)
 }

@@ -162,11 +162,22 @@ package final class KeyLock: Sendable {
     guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
     locks.release(offset)
     // Called with no lock held: a companion may talk to a server.
-    for companion in companions.withLock({ $0 }) { companion() }
+    for companion in companions.withLock({ list in
+      defer { list = [] }; return list
+    }) {
+      companion()
+    }
   }
 
   /// Lets go of `companion` too when this lock is released.
   package func holding(_ companion: @escaping @Sendable () -> Void) {
-    companions.withLock { $0.append(companion) }
+    let late = companions.withLock { list -> Bool in
+      // Appended under the same lock `release` drains it with: either it is drained, or it
+      // is run here (this lock already let go).
+      if released.load(ordering: .acquiring) { return true }
+      list.append(companion)
+      return false
+    }
+    if late { companion() }
   }
 }

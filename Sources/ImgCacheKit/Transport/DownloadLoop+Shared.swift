@@ -9,11 +9,15 @@ extension DownloadLoop {
   func admission(for host: String, now: ContinuousClock.Instant) -> HostScheduler.Admission {
     let local = scheduler.admission(for: host, now: now)
     guard case .start = local else { return local }
+    if let until = fleet.paused[host] {
+      guard until <= now else { return .wait(until: until) }
+      fleet.paused[host] = nil
+    }
     if let reserved = fleet.reserved[host] {
       // The fleet's start, reserved before: taken when due, whatever the others do now.
       guard reserved <= now else { return .wait(until: reserved) }
       fleet.reserved[host] = nil
-      return .start
+      if now - reserved < FleetAdmissions.reservationLife { return .start }
     }
     let machine = self.machine(host, now: now)
     guard case .start = machine else { return machine }
@@ -49,11 +53,11 @@ extension DownloadLoop {
     guard let fleet = options.fleet?.politeness else { return .start }
     let interval = HostScheduler.interval(scheduler.limits.ratePerHost).flatMap(
       \.checkedNanoseconds)
+    self.fleet.prune(now: now)
     if interval == nil {
       if let asked = self.fleet.asked[host], now - asked < FleetAdmissions.pauseCheck {
         return .start
       }
-      self.fleet.prune(now: now)
       self.fleet.asked[host] = now
     }
     switch fleet.reserve(host, interval: interval) {
@@ -63,10 +67,12 @@ extension DownloadLoop {
       self.fleet.reserved[host] = due
       return .wait(until: due)
     case .paused(let wait):
-      self.fleet.asked[host] = nil
       let cap = Duration.seconds(max(0, min(scheduler.limits.retryAfterMax, RetryAfter.longest)))
-      return .nanoseconds(wait) > cap
-        ? .refuse(until: now + .nanoseconds(wait)) : .wait(until: now + .nanoseconds(wait))
+      let until = now + .nanoseconds(wait)
+      guard .nanoseconds(wait) <= cap else { return .refuse(until: until) }
+      // Its other transfers wait for it too, without asking again.
+      self.fleet.paused[host] = until
+      return .wait(until: until)
     }
   }
 

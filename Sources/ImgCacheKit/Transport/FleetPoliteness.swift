@@ -42,12 +42,20 @@ struct FleetAdmissions {
   var reserved = [String: ContinuousClock.Instant]()
   /// When each host without a rate was last asked about, by host.
   var asked = [String: ContinuousClock.Instant]()
+  /// Until when the fleet said each host is paused: its waiting transfers wait without
+  /// asking again.
+  var paused = [String: ContinuousClock.Instant]()
   /// How long a host without a rate goes unasked.
   static let pauseCheck = Duration.seconds(1)
+  /// How long past its time a reservation is still taken: one older was left by transfers
+  /// that went away (cancelled), and the fleet is asked afresh.
+  static let reservationLife = Duration.seconds(1)
 
-  /// Forgets hosts not asked about for a while, once there are many.
+  /// Forgets what is past, once many hosts are known.
   mutating func prune(now: ContinuousClock.Instant) {
-    guard asked.count > 4_096 else { return }
+    guard asked.count + reserved.count + paused.count > 4_096 else { return }
     asked = asked.filter { now - $0.value < Self.pauseCheck }
+    reserved = reserved.filter { now - $0.value < Self.reservationLife }
+    paused = paused.filter { $0.value > now }
   }
 }

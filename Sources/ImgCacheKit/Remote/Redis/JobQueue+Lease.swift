@@ -28,8 +28,21 @@ extension JobQueue {
     return 0
     """
 
-  /// Moves a shard to the dead list: acknowledged (no worker takes it again), remembered.
+  /// Gives a shard back if its giver still holds it: its delivery time set to 1970 (the next
+  /// worker takes it at once) and its count back by one.
+  private static let giveBackScript = """
+    local p = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[2], ARGV[2], 1)
+    if #p ~= 1 or p[1][2] ~= ARGV[3] then return 0 end
+    redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[3], 0, ARGV[2], 'TIME', 1, 'RETRYCOUNT', ARGV[4], 'JUSTID')
+    return 1
+    """
+
+  /// Moves a shard to the dead list — if it is still lapsed and delivered often enough (its
+  /// holder may have renewed since it was looked at): acknowledged, remembered. ARGV[4] 0:
+  /// at once (a malformed entry).
   private static let buryScript = """
+    local p = redis.call('XPENDING', KEYS[1], ARGV[1], 'IDLE', ARGV[4], ARGV[2], ARGV[2], 1)
+    if #p ~= 1 or tonumber(p[1][4]) < tonumber(ARGV[5]) then return 0 end
     if redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) == 1 then
       redis.call('HSET', KEYS[3], ARGV[2], ARGV[3])
       redis.call('HINCRBY', KEYS[2], 'dead', 1)
@@ -75,7 +88,9 @@ extension JobQueue {
       try command("XPENDING", stream, Self.group, "IDLE", idle, "-", "+", "16"))
     for entry in lapsed {
       if entry.deliveries >= Int64(maxDeliveries) {
-        buried += try bury(entry.id, lastHolder: entry.consumer) ? 1 : 0
+        let buriedNow = try bury(
+          entry.id, lastHolder: entry.consumer, idle: idle, deliveries: maxDeliveries)
+        buried += buriedNow ? 1 : 0
         continue
       }
       let claimed = try RedisStreams.entries(
@@ -88,7 +103,11 @@ extension JobQueue {
         continue
       }
       let count = entry.deliveries >= Int64(Int.max - 1) ? Int.max : Int(entry.deliveries) + 1
-      return (.shard(try shard(found, deliveries: count)), buried)
+      guard let taken = shard(found, deliveries: count) else {
+        buried += try bury(found.id, lastHolder: consumer, idle: "0", deliveries: 0) ? 1 : 0
+        continue
+      }
+      return (.shard(taken), buried)
     }
     let waited = Checked.milliseconds(block.seconds)
     let read = try RedisStreams.readGroup(
@@ -99,9 +118,14 @@ extension JobQueue {
           .text(">"),
         ], timeout: block.seconds + 10), stream: stream)
     guard let entry = read.first else { return (.none, buried) }
+    guard let taken = shard(entry, deliveries: 1) else {
+      // Malformed (or deleted): no worker could do it; buried at once, not after three.
+      buried += try bury(entry.id, lastHolder: consumer, idle: "0", deliveries: 0) ? 1 : 0
+      return (.none, buried)
+    }
     _ = try command("HSETNX", record, "started", Self.nowMilliseconds)
     _ = try command("HSET", workersKey, consumer, String(Int64(Date().timeIntervalSince1970)))
-    return (.shard(try shard(entry, deliveries: 1)), buried)
+    return (.shard(taken), buried)
   }
 
   /// Renews `consumer`'s lease on `shard` (its idle time starts again) unless another worker
@@ -117,10 +141,13 @@ extension JobQueue {
 
   /// Gives `shard` back at once, as if never taken this time: another worker takes it next,
   /// and this delivery does not count toward `max_deliveries`.
-  public func giveBack(_ shard: Shard, consumer: String) throws {
+  /// Nothing is done when another worker holds it now (this one's lease lapsed).
+  public func giveBack(_ shard: Shard, consumer: String, timeout: TimeInterval = 10) throws {
     _ = try command(
-      "XCLAIM", stream, Self.group, consumer, "0", shard.id.description, "TIME", "1",
-      "RETRYCOUNT", String(max(shard.deliveries - 1, 0)), "JUSTID")
+      [
+        .text("EVAL"), .text(Self.giveBackScript), .text("1"), .text(stream), .text(Self.group),
+        .text(shard.id.description), .text(consumer), .text(String(max(shard.deliveries - 1, 0))),
+      ], timeout: timeout)
   }
 
   /// Marks `shard` done with its `manifest` (JSON lines) and `counts`; false when another
@@ -132,11 +159,14 @@ extension JobQueue {
     return reply == .integer(1)
   }
 
-  /// Moves entry `id` to the dead list; false when it was acknowledged meanwhile.
-  private func bury(_ id: StreamID, lastHolder: String) throws -> Bool {
+  /// Moves entry `id` to the dead list if it is still idle for `idle` milliseconds and was
+  /// delivered `deliveries` times; false when not (renewed, or acknowledged meanwhile).
+  private func bury(
+    _ id: StreamID, lastHolder: String, idle: String, deliveries: Int
+  ) throws -> Bool {
     try script(
-      Self.buryScript, keys: [stream, record, deadKey], [Self.group, id.description, lastHolder])
-      == .integer(1)
+      Self.buryScript, keys: [stream, record, deadKey],
+      [Self.group, id.description, lastHolder, idle, String(deliveries)]) == .integer(1)
   }
 
   /// Shards taken and not acknowledged, by worker.
@@ -144,12 +174,12 @@ extension JobQueue {
     try RedisStreams.pendingSummary(try command("XPENDING", stream, Self.group))
   }
 
-  /// A shard from its entry; a malformed one (no number, no URLs) is a broken queue.
-  private func shard(_ entry: StreamEntry, deliveries: Int) throws -> Shard {
+  /// A shard from its entry; nil for a malformed one (no number, no URLs) or one deleted.
+  private func shard(_ entry: StreamEntry, deliveries: Int) -> Shard? {
     guard let fields = entry.fields, let number = fields["shard"],
       let index = Checked.digits(String(decoding: number, as: UTF8.self)), index < Int64(Int32.max),
       let text = fields["urls"].flatMap({ String(validating: $0, as: UTF8.self) })
-    else { throw CacheError(.network, "job \(name): a malformed shard \(entry.id)") }
+    else { return nil }
     return Shard(
       id: entry.id, index: Int(index), urls: text.split(separator: "\n").map(String.init),
       deliveries: deliveries, retry: fields["retry"] != nil)

@@ -14,6 +14,12 @@ extension JobQueue {
     return index
     """
 
+  /// A shard's manifest and counts, read together: the counts change whenever the manifest
+  /// does, so they are the compare-and-set's token for both.
+  private static let readShardScript = """
+    return {redis.call('HGET', KEYS[1], ARGV[1]), redis.call('HGET', KEYS[2], ARGV[1])}
+    """
+
   /// Hands a dead shard out again: its entry replaced by a new one of the same number.
   private static let retryDeadScript = """
     if redis.call('HDEL', KEYS[2], ARGV[1]) == 0 then return 0 end
@@ -70,9 +76,13 @@ extension JobQueue {
 
   /// Retries shard `index`'s failures of `classes`; how many URLs.
   private func retryFailures(of index: Int, classes: Set<String>) throws -> Int {
-    guard case .string(let blob) = try command("HGET", manifestKey, String(index)),
-      case .string(let countsText) = try command("HGET", countsKey, String(index)),
-      var counts = ShardCounts.read(countsText)
+    let read = try command(
+      [
+        .text("EVAL"), .text(Self.readShardScript), .text("2"), .text(manifestKey),
+        .text(countsKey), .text(String(index)),
+      ])
+    guard case .array(let pair) = read, pair.count == 2, case .string(let blob) = pair[0],
+      case .string(let countsText) = pair[1], var counts = ShardCounts.read(countsText)
     else { return 0 }
     var kept = [Substring]()
     var failed = Set<String>()

@@ -10,10 +10,13 @@ extension JobQueue {
       throw CacheError(.invalidInput, "no job \(name) on this queue")
     }
     func number(_ field: String) -> Int64 { fields[field].flatMap { Checked.digits($0) } ?? 0 }
+    // Times between 2000 and 2200, or none: an outside number must not reach a date encoder
+    // that cannot write it.
     func date(_ field: String) -> Date? {
-      fields[field].flatMap { Checked.digits($0) }.map {
-        Date(timeIntervalSince1970: TimeInterval($0) / 1000)
-      }
+      guard let milliseconds = fields[field].flatMap({ Checked.digits($0) }),
+        (946_684_800_000...7_258_118_400_000).contains(milliseconds)
+      else { return nil }
+      return Date(timeIntervalSince1970: TimeInterval(milliseconds) / 1000)
     }
     let options = try fields["options"].map { try JobOptions.read(Data($0.utf8), job: name) }
     guard case .integer(let entries) = try command("XLEN", stream), entries >= 0 else {
@@ -45,11 +48,11 @@ extension JobQueue {
     }
     // Entries never delivered: the stream's, less those done, dead or held.
     let accounted = Checked.total([done, dead, held]) ?? .max
-    let waiting = max(0, entries - min(accounted, entries)) + (held - leased)
+    let pending = max(0, entries - min(accounted, entries)) + (held - leased)
     return JobStatus(
       state: state, urls: number("urls"), shards: number("shards"),
       shardSize: number("shard_size"), done: done, dead: dead, inProgress: inProgress,
-      waiting: waiting, counts: counts, submitted: date("submitted"), started: date("started"),
+      pending: pending, counts: counts, submitted: date("submitted"), started: date("started"),
       workers: workers, options: options ?? JobOptions())
   }
 

@@ -108,10 +108,14 @@ public final class JobQueue: Sendable {
   }
 
   /// Records the job and appends its URLs, `shardSize` to a shard, as `urls` yields them (one
-  /// shard in memory at a time). Refused (`.invalidInput`) when the job exists, unless
-  /// `replace`, which deletes it first. Returns how many URLs and shards were added.
+  /// shard in memory at a time); then `whole` says whether the list was read to its end (it
+  /// throws why not). Refused (`.invalidInput`, nothing deleted) when the job exists, unless `replace`,
+  /// which deletes it first. A submission that fails after it began deletes what it added;
+  /// the job opens only once its list is whole (and if no one cancelled it meanwhile).
+  /// Returns how many URLs and shards were added.
   public func submit(
-    urls: some Sequence<String>, shardSize: Int, options: JobOptions, replace: Bool
+    urls: some Sequence<String>, shardSize: Int, options: JobOptions, replace: Bool,
+    whole: () throws -> Void = {}
   ) throws -> (urls: Int, shards: Int) {
     guard (1...Self.maxShardSize).contains(shardSize) else {
       throw CacheError(
@@ -121,28 +125,48 @@ public final class JobQueue: Sendable {
     guard case .integer(1) = try command("HSETNX", record, "version", "1") else {
       throw CacheError(.invalidInput, "job \(name) exists: choose another name, or --replace it")
     }
-    _ = try command("HSET", record, "state", "submitting", "submitted", Self.nowMilliseconds)
-    _ = try command("XGROUP", "CREATE", stream, Self.group, "0", "MKSTREAM")
-    var (count, shards) = (0, 0)
-    var batch = [String]()
-    func flush() throws {
-      guard !batch.isEmpty else { return }
+    do {
+      // The options first: a worker may start on the first shards while the rest come.
       _ = try command(
-        "XADD", stream, "*", "shard", String(shards), "urls", batch.joined(separator: "\n"))
-      shards += 1
-      batch.removeAll(keepingCapacity: true)
+        "HSET", record, "state", "submitting", "submitted", Self.nowMilliseconds, "options",
+        options.json, "shard_size", String(shardSize))
+      _ = try command("XGROUP", "CREATE", stream, Self.group, "0", "MKSTREAM")
+      var (count, shards) = (0, 0)
+      var batch = [String]()
+      func flush() throws {
+        guard !batch.isEmpty else { return }
+        _ = try command(
+          "XADD", stream, "*", "shard", String(shards), "urls", batch.joined(separator: "\n"))
+        shards += 1
+        batch.removeAll(keepingCapacity: true)
+      }
+      for url in urls {
+        batch.append(url)
+        count += 1
+        if batch.count == shardSize { try flush() }
+      }
+      try flush()
+      try whole()
+      _ = try command(
+        [
+          .text("EVAL"), .text(Self.openScript), .text("1"), .text(record), .text(String(count)),
+          .text(String(shards)),
+        ])
+      return (count, shards)
+    } catch {
+      _ = try? delete()
+      throw error
     }
-    for url in urls {
-      batch.append(url)
-      count += 1
-      if batch.count == shardSize { try flush() }
-    }
-    try flush()
-    _ = try command(
-      "HSET", record, "urls", String(count), "shards", String(shards), "shard_size",
-      String(shardSize), "options", options.json, "state", "open")
-    return (count, shards)
   }
+
+  /// Opens a job whose list is whole, unless it was cancelled meanwhile.
+  private static let openScript = """
+    redis.call('HSET', KEYS[1], 'urls', ARGV[1], 'shards', ARGV[2])
+    if redis.call('HGET', KEYS[1], 'state') == 'submitting' then
+      redis.call('HSET', KEYS[1], 'state', 'open')
+    end
+    return 1
+    """
 
   /// Now, in milliseconds since 1970, as text.
   static var nowMilliseconds: String { String(Int64(Date().timeIntervalSince1970 * 1000)) }

@@ -107,7 +107,8 @@ public struct ShardCounts: Codable, Sendable, Equatable {
       failed[kind] = failed[kind, default: 0].addingSaturating(count)
     }
     bytes = Checked.sum(bytes, other.bytes) ?? .max
-    if other.seconds.isFinite, other.seconds >= 0 { seconds += other.seconds }
+    // At most about 30,000 years of worker time: a sum JSON can still write.
+    if other.seconds.isFinite, other.seconds >= 0 { seconds = min(seconds + other.seconds, 1e12) }
   }
 
   var json: String {
@@ -152,7 +153,7 @@ public struct JobStatus: Sendable {
   public var dead: Int64
   public var inProgress: [String: Int64]
   /// Shards not yet taken, or given back, or whose worker's lease lapsed.
-  public var waiting: Int64
+  public var pending: Int64
   /// The counts of every shard done, summed.
   public var counts: ShardCounts
   /// When the job was submitted and its first shard taken.
@@ -180,6 +181,10 @@ public struct FleetPolicy: Sendable, Equatable {
   public static let jobPolicyKeys: Set<String> = [
     "jobs", "order", "max_per_host", "rate", "rate_per_host", "retry", "retry_delay",
     "retry_after_max", "timeout", "connect_timeout", "max_time", "max_filesize", "max_redirs",
-    "user_agent", "failed_ttl", "robots", "key_filter",
+    "user_agent", "failed_ttl", "robots", "key_filter", "job_lease", "max_deliveries",
   ]
+
+  /// The shortest lease a worker holds a shard by: a shorter one would have it renew (and
+  /// others look for lapsed leases) many times a second.
+  public static let shortestLease: TimeInterval = 1
 }

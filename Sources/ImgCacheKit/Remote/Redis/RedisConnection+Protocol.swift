@@ -83,21 +83,18 @@ extension RedisConnection {
       inbox.removeFirst(position)
       position = 0
     }
-    let start = inbox.count
-    inbox += repeatElement(0, count: Self.block)
     while true {
-      let got = inbox.withUnsafeMutableBytes {
-        recv(socket, $0.baseAddress.map { $0 + start }, Self.block, 0)
-      }
+      let got = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
       if got > 0 {
-        inbox.removeLast(Self.block - got)
+        chunk.withUnsafeBufferPointer {
+          inbox.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<got]))
+        }
         return
       }
       if got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
         try wait(Int32(POLLIN), deadline: deadline)
         continue
       }
-      inbox.removeLast(Self.block)
       throw got == 0
         ? broken("connection closed by the server")
         : broken("cannot receive: " + String(cString: strerror(errno)))

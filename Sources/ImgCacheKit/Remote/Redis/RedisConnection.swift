@@ -78,6 +78,9 @@ final class RedisConnection: @unchecked Sendable {
   /// Bytes received and not parsed yet, from `position` on.
   var inbox = [UInt8]()
   var position = 0
+  /// What one `recv` reads into, made once: appending 64 KiB of zeros to the inbox for each
+  /// read cost a debug build milliseconds a reply, element by element.
+  var chunk = [UInt8](repeating: 0, count: 64 * 1024)
 
   /// Connects (within `connectTimeout`), authenticates and selects `database`, within
   /// `deadline`.

@@ -18,6 +18,8 @@ public final class RedisFleetHosts: FleetPoliteness {
     (nil, 0, nil))
   /// The deadline of one call.
   static let deadline: TimeInterval = 0.25
+  /// An answer slower than this counts as a failure.
+  static let slow = Duration.milliseconds(100)
   /// How long the fleet is left alone after a failure.
   static let backoff = Duration.seconds(5)
   /// How long a host's state outlives its last use.
@@ -82,6 +84,13 @@ public final class RedisFleetHosts: FleetPoliteness {
     if let quiet = state.withLock({ $0.quietUntil }), now < quiet { return nil }
     let deadline = RedisDeadline(seconds: Self.deadline)
     do {
+      defer {
+        // A slow answer stalls every transfer of the loop that asked: left alone a while too.
+        let took = ContinuousClock.now - now
+        if took > Self.slow {
+          state.withLock { $0 = (now + Self.backoff, $0.failures + 1, "\(label): answered slowly") }
+        }
+      }
       return try server.withConnection(deadline) {
         try server.check(
           $0.command(

@@ -92,10 +92,12 @@ public final class RedisKeyLocks: Sendable {
 
   /// Lets go of a lock taken by ``attempt(key:)`` (deleted only if still this machine's).
   public func release(_ name: String) {
-    state.withLock { state in
-      guard let count = state.held[name] else { return }
+    let last = state.withLock { state -> Bool in
+      guard let count = state.held[name] else { return false }
       state.held[name] = count > 1 ? count - 1 : nil
+      return count == 1
     }
+    guard last else { return }
     _ = call([
       .text("EVAL"), .text(Self.releaseScript), .text("1"), .text(name), .text(owner),
     ])
