@@ -51,6 +51,25 @@ struct JobCLITests {
     #expect(statuses == ["downloaded", "hit"], "\(statuses)")
   }
 
+  @Test("coalesce = fleet: two prefetches on two machines at once download a URL once")
+  func coalescedPrefetch() throws {
+    let path = servers.distinctImages(1)[0] + "&delay=1.5"
+    let machines = [CLIEnvironment(), CLIEnvironment()]
+    let runs = try machines.map {
+      try $0.start(
+        ["prefetch", "--remote", fleet.queue, servers.fault(path)],
+        environment: ["IMGCACHE_COALESCE": "fleet"])
+    }
+    for run in runs {
+      run.waitUntilExit()
+      #expect(run.terminationStatus == 0)
+    }
+    #expect(servers.requests([path]) == 1, "the second machine waited for the first's object")
+    let refused = machines[0].run(
+      ["fetch", servers.fault("/image/base.png")], environment: ["IMGCACHE_COALESCE": "fleet"])
+    #expect(refused.status == 0, "no remote tier: nothing to coalesce through")
+  }
+
   @Test("SIGTERM gives the shard back at once; the next worker takes it as a first delivery")
   func terminated() throws {
     let urls = servers.distinctImages(20).map { servers.fault($0 + "&delay=0.4") }

@@ -81,7 +81,20 @@ struct CommandContext: Sendable {
     readOnly: [String] = [], transfer: TransferOptions? = nil, remote: Bool = false,
     fleetLocks: RedisKeyLocks? = nil
   ) throws -> Fetcher {
-    Fetcher(
+    var fleetLocks = fleetLocks
+    // `coalesce = fleet`: the remote tier's first Redis holds a lock per key (without a
+    // remote tier there is nothing to be served from, so nothing to coalesce through).
+    if remote, fleetLocks == nil, configuration.fleet.coalesce == .fleet,
+      !configuration.remote.isEmpty
+    {
+      do {
+        fleetLocks = try RedisKeyLocks(queue: nil, remote: configuration.remote)
+      } catch {
+        throw CacheError(
+          .invalidInput, "coalesce = fleet needs a redis:// backend in remote_storage")
+      }
+    }
+    return Fetcher(
       cache: cache, readOnly: readOnly.map { URL(fileURLWithPath: $0) },
       remote: remote ? usableRemoteTier() : nil, transfer: transfer ?? configuration.transfer,
       fleetLocks: fleetLocks)

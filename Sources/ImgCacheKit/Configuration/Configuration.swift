@@ -88,6 +88,9 @@ extension PolicyKey {
     .integer(
       "max_deliveries", "deliveries of a job's shard before it is dead", \.fleet.maxDeliveries,
       minimum: 1, maximum: 1_000),
+    .choice(
+      "coalesce", "one download per URL: machine, or fleet (a Redis lock per key)",
+      \.fleet.coalesce),
     .integer(
       "max_redirs", "redirects followed", \.transfer.maxRedirects, minimum: 0, maximum: 1_000),
     PolicyKey(

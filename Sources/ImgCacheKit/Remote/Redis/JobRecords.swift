@@ -172,6 +172,18 @@ public struct FleetPolicy: Sendable, Equatable {
   public var lease: TimeInterval = 30
   /// Deliveries of a shard after which it goes to the dead list. 3.
   public var maxDeliveries = 3
+  /// Where one download per URL holds: this machine (its processes), or the fleet (a Redis
+  /// lock per key; `job work` always).
+  public var coalesce = Coalescing.machine
+
+  /// Where one download per URL holds (policy `coalesce`).
+  public enum Coalescing: String, Sendable, CaseIterable {
+    /// The processes of one cache (`locks/keys`).
+    case machine
+    /// Every machine of a remote tier's Redis: the first `redis://` backend holds a lock per
+    /// key, and a machine that finds it taken waits for the remote object.
+    case fleet
+  }
 
   /// The defaults.
   public init() {}
