@@ -63,8 +63,11 @@ def fleet_bench(bench):
         rates = {}
         # Four workers over the same list as one, then over four times as much (each does what
         # the one did: a worker's start, its cache's creation, weighs the same in both).
-        for workers, urls in ((1, URLS), (4, URLS), (4, 4 * URLS)):
-            name = f"w{workers}-{urls}"
+        # Last, four workers sharing the queue's Redis as their remote tier too: every stored
+        # URL written back, every download under the fleet's lock on its key.
+        for workers, urls, remote in ((1, URLS, False), (4, URLS, False), (4, 4 * URLS, False),
+                                      (4, URLS, True)):
+            name = f"w{workers}-{urls}" + ("-remote" if remote else "")
             listing = os.path.join(work, name + ".txt")
             with open(listing, "w") as f:
                 for n in range(urls):
@@ -73,7 +76,8 @@ def fleet_bench(bench):
                             "--shard-size", "500", "-j", "16"], check=True, env=bench.ENV)
             before, cpu = (commands(port, "eval"), commands(port)), cpu_seconds()
             start = time.perf_counter()
-            running = [subprocess.Popen([bench.BIN, "job", "work", name, "-q", "--queue", queue],
+            tier = ["--remote", queue] if remote else []
+            running = [subprocess.Popen([bench.BIN, "job", "work", name, "-q", "--queue", queue] + tier,
                                         env=dict(bench.ENV, IMGCACHE_DIR=os.path.join(work, f"{name}-{k}")))
                        for k in range(workers)]
             for process in running:
@@ -83,14 +87,15 @@ def fleet_bench(bench):
             used = cpu_seconds() - cpu
             rate = urls / wall
             rates.setdefault(workers, rate)
+            label = f"{workers} x -j 16, {urls:,} URLs" + (", Redis remote tier" if remote else "")
             bound = 800 * workers
             ratio = (f"{rate / bound:.2f}x the bound ({bound:,}/s)"
                      + (f"; {rate / rates[1]:.2f}x one worker" if workers == 4 else ""))
-            bench.rows.append((GROUP, f"imgcache job work, {workers} x -j 16, {urls:,} URLs",
+            bench.rows.append((GROUP, f"imgcache job work, {label}",
                                f"{rate:,.0f} URLs/s in {wall:.1f} s",
                                f"{used / wall:.2f} of 2 cores busy", ratio))
             evals, calls = commands(port, "eval") - before[0], commands(port) - before[1]
-            bench.rows.append((GROUP, f"Redis, {workers} worker(s), {urls:,} URLs",
+            bench.rows.append((GROUP, f"Redis, {label}",
                                f"{(calls - evals) / urls:.3f} commands + {evals / urls:.3f} scripts a URL",
                                "-", f"{calls:,} commands counted (inside scripts too) for "
                                f"{urls // 500} shards"))
