@@ -45,20 +45,23 @@ struct JobSubmit: CacheCommand {
     let (result, signal) = await Interrupts.run { [input, shardSize, replace] in
       Result {
         let lines = URLSequence(try URLLines(arguments: [], file: input))
-        return try queue.submit(
+        let added = try queue.submit(
           urls: lines, shardSize: shardSize, options: recorded, replace: replace
         ) {
           if let error = lines.error { throw error }
         }
+        return (added.urls, added.shards, lines.duplicates)
       }
     }
     if let signal { return signal }
-    let added = try result.get()
+    let (urls, shards, duplicates) = try result.get()
     if context.json {
-      context.emit(JobSubmitRecord(job: job.name, urls: added.urls, shards: added.shards))
+      context.emit(
+        JobSubmitRecord(job: job.name, urls: urls, shards: shards, duplicates: duplicates))
     } else {
       context.console.info(
-        "job \(job.name): \(added.urls) URLs in \(added.shards) shards of at most \(shardSize)")
+        "job \(job.name): \(urls) URLs in \(shards) shards of at most \(shardSize)"
+          + (duplicates > 0 ? " (\(duplicates) duplicates dropped)" : ""))
     }
     return ExitStatus.ok
   }
@@ -116,6 +119,11 @@ final class URLSequence: Sequence, IteratorProtocol {
   private(set) var error: CacheError?
   /// URLs read so far.
   private var line = 0
+  /// The last URLs read, to drop their duplicates (a bounded window, as `prefetch` keeps):
+  /// a URL listed twice nearby is one manifest line, not one per shard.
+  private var recent = RecentDigests()
+  /// Duplicates dropped.
+  private(set) var duplicates = 0
 
   init(_ source: URLLines) { self.source = source }
 
@@ -140,6 +148,10 @@ final class URLSequence: Sequence, IteratorProtocol {
             return nil
           }
           line += 1
+          guard recent.insert(KeyDigest(key: url)) else {
+            duplicates += 1
+            continue
+          }
           return url
         case .blank, .notYet: continue
         case .end: return nil
@@ -154,9 +166,11 @@ final class URLSequence: Sequence, IteratorProtocol {
   }
 }
 
-/// `job submit --json`.
+/// `job submit --json` and `job retry --json`.
 struct JobSubmitRecord: Encodable {
   var job: String
   var urls: Int
   var shards: Int
+  /// Submit: duplicates dropped (retry: none is written).
+  var duplicates: Int?
 }

@@ -158,16 +158,19 @@ struct RunState {
 /// duplicate within the last ``capacity`` distinct URLs is counted and dropped; one further
 /// apart is looked up again, an index read that finds it stored (a hit) or recorded as failed,
 /// and is never downloaded twice in one run unless it failed.
-struct RecentDigests {
+package struct RecentDigests {
   /// How many distinct URLs are remembered.
   static let capacity = 65_536
+
+  /// An empty window.
+  package init() {}
 
   private var set = Set<KeyDigest>(minimumCapacity: capacity)
   private var ring = [KeyDigest]()
   private var next = 0
 
   /// Remembers `digest`; false when it is among the last ``capacity`` remembered.
-  mutating func insert(_ digest: KeyDigest) -> Bool {
+  package mutating func insert(_ digest: KeyDigest) -> Bool {
     guard set.insert(digest).inserted else { return false }
     if ring.count < Self.capacity {
       ring.append(digest)
