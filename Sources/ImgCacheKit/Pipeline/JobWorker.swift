@@ -172,12 +172,15 @@ public struct JobWorker: Sendable {
       }
     } onCancel: { [queue, consumer] in
       run.cancel()
+      renewal.cancel()
       // Given back before the transfers wind down: a signal leaves the process little time.
       if (try? queue.giveBack(shard, consumer: consumer, timeout: 0.3)) != nil {
         flags.givenBack.store(true, ordering: .relaxed)
       }
     }
     let result = await run.summary
+    // Given back by a signal: whatever a renewal found after (the giver is no longer holder).
+    if flags.givenBack.load(ordering: .relaxed) { return .stopped(givenBack: true) }
     if flags.lost.load(ordering: .relaxed) { return .lost }
     if flags.jobCancelled.load(ordering: .relaxed) { summary.jobCancelled = true }
     guard !result.cancelled, !Task.isCancelled, !summary.jobCancelled else {

@@ -29,11 +29,12 @@ extension JobQueue {
     """
 
   /// Gives a shard back if its giver still holds it: its delivery time set to 1970 (the next
-  /// worker takes it at once) and its count back by one.
+  /// worker takes it at once), its count back by one, and its holder a name no worker has (a
+  /// renewal of the giver's still on its way cannot take it back).
   private static let giveBackScript = """
     local p = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[2], ARGV[2], 1)
     if #p ~= 1 or p[1][2] ~= ARGV[3] then return 0 end
-    redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[3], 0, ARGV[2], 'TIME', 1, 'RETRYCOUNT', ARGV[4], 'JUSTID')
+    redis.call('XCLAIM', KEYS[1], ARGV[1], 'imgcache:given-back', 0, ARGV[2], 'TIME', 1, 'RETRYCOUNT', ARGV[4], 'JUSTID')
     return 1
     """
 

@@ -44,7 +44,9 @@ extension JobQueue {
     let workers = try hash(workersKey).compactMapValues { text -> Date? in
       guard let seconds = Checked.digits(text) else { return nil }
       let seen = Date(timeIntervalSince1970: TimeInterval(seconds))
-      return now.timeIntervalSince(seen) <= lease.seconds * 3 ? seen : nil
+      let ago = now.timeIntervalSince(seen)
+      // A time ahead (a clock, or a hostile value) is not a worker heard from.
+      return ago >= -60 && ago <= lease.seconds * 3 ? seen : nil
     }
     // Entries never delivered: the stream's, less those done, dead or held.
     let accounted = Checked.total([done, dead, held]) ?? .max

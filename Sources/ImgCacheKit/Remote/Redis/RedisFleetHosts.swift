@@ -84,20 +84,20 @@ public final class RedisFleetHosts: FleetPoliteness {
     if let quiet = state.withLock({ $0.quietUntil }), now < quiet { return nil }
     let deadline = RedisDeadline(seconds: Self.deadline)
     do {
-      defer {
-        // A slow answer stalls every transfer of the loop that asked: left alone a while too.
-        let took = ContinuousClock.now - now
-        if took > Self.slow {
-          state.withLock { $0 = (now + Self.backoff, $0.failures + 1, "\(label): answered slowly") }
-        }
-      }
       return try server.withConnection(deadline) {
-        try server.check(
+        // The command's own time, not a new connection's set-up.
+        let asked = ContinuousClock.now
+        let reply = try server.check(
           $0.command(
             [
               .text("EVAL"), .text(script), .text("1"), .text("imgcache:host:" + host),
               .text(value), .text(String(Self.keep)),
             ], deadline: deadline))
+        // A slow answer stalls every transfer of the loop that asked: left alone a while too.
+        if ContinuousClock.now - asked > Self.slow {
+          state.withLock { $0 = (now + Self.backoff, $0.failures + 1, "\(label): answered slowly") }
+        }
+        return reply
       }
     } catch {
       let message = (error as? CacheError)?.message ?? "\(label): \(error)"
