@@ -46,17 +46,12 @@ public struct JobOptions: Codable, Sendable, Equatable {
 
   /// The options as kept in the record.
   var json: String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = .sortedKeys
-    encoder.keyEncodingStrategy = .convertToSnakeCase
-    return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    RecordJSON.text(self)
   }
 
   /// The options a record holds; `.network` (a broken queue) when they cannot be read.
   static func read(_ data: Data, job: String) throws -> JobOptions {
-    let decoder = JSONDecoder()
-    decoder.keyDecodingStrategy = .convertFromSnakeCase
-    guard let options = try? decoder.decode(JobOptions.self, from: data) else {
+    guard let options = RecordJSON.value(JobOptions.self, from: data) else {
       throw CacheError(.network, "job \(job): its recorded options cannot be read")
     }
     return options
@@ -112,17 +107,12 @@ public struct ShardCounts: Codable, Sendable, Equatable {
   }
 
   var json: String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = .sortedKeys
-    encoder.keyEncodingStrategy = .convertToSnakeCase
-    return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    RecordJSON.text(self)
   }
 
   /// Counts from Redis; nil when unreadable (a shard's counts are then not summed).
   static func read(_ data: Data) -> ShardCounts? {
-    let decoder = JSONDecoder()
-    decoder.keyDecodingStrategy = .convertFromSnakeCase
-    guard var counts = try? decoder.decode(ShardCounts.self, from: data) else { return nil }
+    guard var counts = RecordJSON.value(ShardCounts.self, from: data) else { return nil }
     // Negative counts are no counts.
     counts.failed = counts.failed.filter { $0.value >= 0 }
     guard counts.urls >= 0, counts.stored >= 0, counts.downloaded >= 0, counts.disallowed >= 0,
@@ -199,4 +189,30 @@ public struct FleetPolicy: Sendable, Equatable {
   /// The shortest lease a worker holds a shard by: a shorter one would have it renew (and
   /// others look for lapsed leases) many times a second.
   public static let shortestLease: TimeInterval = 1
+}
+
+/// The JSON of a job's record and counts in Redis: snake_case keys, sorted; one encoder and
+/// one decoder for all of them (a shard's finish and `job status` use them per shard).
+private enum RecordJSON {
+  static let encoder: JSONEncoder = {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    encoder.keyEncodingStrategy = .convertToSnakeCase
+    return encoder
+  }()
+  static let decoder: JSONDecoder = {
+    let decoder = JSONDecoder()
+    decoder.keyDecodingStrategy = .convertFromSnakeCase
+    return decoder
+  }()
+
+  /// `value` as one line of JSON (`{}` should it not encode).
+  static func text(_ value: some Encodable) -> String {
+    (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+  }
+
+  /// The value `data` holds, or nil.
+  static func value<T: Decodable>(_ type: T.Type, from data: Data) -> T? {
+    try? decoder.decode(type, from: data)
+  }
 }
