@@ -51,12 +51,8 @@ struct JobWork: CacheCommand {
       global: first.global, flags: recorded.policy.merging(policyFlags) { $1 })
     defer { context.cache.close() }
     let configuration = context.configuration
-    var options = FetchOptions()
+    var options = FetchOptions(policy: configuration)
     options.acceptAnyBody = recorded.acceptAnyBody
-    options.keyFilter = configuration.keyFilter
-    options.failedTTL = configuration.failedTTL
-    options.freshness = configuration.freshness
-    options.robots = configuration.robots
     options.useRemote = !noRemote
     options.variant = try recorded.variant.map { try VariantSpec.parse(preset: $0) }
     options.derivationLimits = configuration.derivation

@@ -107,15 +107,11 @@ struct FetchFlags: ParsableArguments {
     guard modes <= 1 else {
       throw CacheError(.invalidInput, "--offline, --reload and --refresh exclude each other")
     }
-    var options = FetchOptions()
+    var options = FetchOptions(policy: context.configuration)
     options.mode = offline ? .offline : reload ? .reload : refresh ? .refresh : .normal
     options.retryFailed = retryFailed
     options.acceptAnyBody = any
-    options.keyFilter = context.configuration.keyFilter
-    options.failedTTL = context.configuration.failedTTL
-    options.freshness = context.configuration.freshness
     options.useRemote = !noRemote
-    options.robots = context.configuration.robots
     return options
   }
 
@@ -136,4 +132,16 @@ struct KeyFilterOption: ParsableArguments {
 
   /// The policy value the flag sets, if given.
   var policyFlags: [String: String] { ImgCacheCLI.policyFlags([("key_filter", keyFilter)]) }
+}
+
+extension FetchOptions {
+  /// The fetch options the policy sets (keys, failed URLs, freshness, robots); the rest as
+  /// by default. `fetch`, `prefetch` and `job work` start from these.
+  init(policy configuration: Configuration) {
+    self.init()
+    keyFilter = configuration.keyFilter
+    failedTTL = configuration.failedTTL
+    freshness = configuration.freshness
+    robots = configuration.robots
+  }
 }
