@@ -25,6 +25,9 @@ let package = Package(
     .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
     // Declarations only: libvips is loaded with dlopen on first use (Variants/VipsLibrary.swift).
     .systemLibrary(name: "CVips"),
+    // A shared mapping's SIGBUS caught for that mapping alone, and the boot clock
+    // (Transport/SharedMapping.swift, SharedHosts.swift only).
+    .systemLibrary(name: "CSharedMemory"),
     // The engine, one target a layer, bottom to top (docs/architecture.md, Layers): each depends
     // on the layers right below it, whose Layer.swift re-exports theirs in turn; ImgCacheKit, at
     // the top, re-exports them all.
@@ -39,7 +42,8 @@ let package = Package(
     .target(
       name: "ImgCacheTransport",
       dependencies: [
-        "ImgCacheUntrusted", "CCurl", .product(name: "Atomics", package: "swift-atomics"),
+        "ImgCacheUntrusted", "CCurl", "CSharedMemory",
+        .product(name: "Atomics", package: "swift-atomics"),
       ],
       path: "Sources/ImgCacheKit/Transport"),
     .target(

@@ -29,7 +29,8 @@ IMPORTS = {
     "CHiredis": ["Sources/ImgCacheKit/Remote/Redis/RedisConnection"],
     "COpenSSL": ["Sources/ImgCacheKit/Support/Digest.swift"],
     "AsyncAlgorithms": ["Sources/ImgCacheKit/Pipeline/Prefetcher.swift"],
-    "Atomics": ["Sources/ImgCacheKit/Transport/SharedHosts.swift"],
+    "Atomics": ["Sources/ImgCacheKit/Transport/SharedHosts"],
+    "CSharedMemory": ["Sources/ImgCacheKit/Transport/SharedHosts", "Sources/ImgCacheKit/Transport/SharedMapping.swift"],
     "ArgumentParser": ["Sources/ImgCacheCLI/", "Tests/ImgCacheCLITests/"],
 }
 MAX_LINES = 300

@@ -400,13 +400,16 @@ class Fault(BaseHTTPRequestHandler):
         return self.send(404, b"no robots.txt", "text/plain")
 
     def optout(self, params):
-        # An image with `X-Robots-Tag: tag` (`tag2`: a second line): its headers and the first
+        # An image with `X-Robots-Tag: tag` (`tag2`: a second line; `filler` lines before): its headers and the first
         # half of its body at once, the rest after `stall` seconds (20) — a client that honours
         # the tag has gone by then, one that does not waits or times out.
         body = self.image()
         self.send_response(200)
         self.send_header("Content-Type", "image/png")
         self.send_header("Content-Length", str(len(body)))
+        # `filler`: that many `X-Robots-Tag: all` lines first (at most 200).
+        for _ in range(min(int(params.get("filler", "0")), 200)):
+            self.send_header("X-Robots-Tag", "all")
         for name in ("tag", "tag2"):
             if name in params:
                 self.send_header("X-Robots-Tag", urllib.parse.unquote(params[name]))

@@ -102,7 +102,11 @@ struct JobCLITests {
     #expect(ended == 0, "\(said)")
     #expect(said.contains("shard 0: 8 URLs (delivery 2)"), "\(said)")
     #expect(fleet.manifest("heir").count == 8)
-    #expect(try fleet.status("heir")["done"] as? Int == 1)
+    let state = try fleet.status("heir")
+    #expect(state["done"] as? Int == 1)
+    // The killed worker shows as the one a shard was taken over from.
+    let takeovers = try #require(state["takeovers"] as? [[String: Any]])
+    #expect(takeovers.count == 1 && takeovers.first?["shards"] as? Int == 1, "\(takeovers)")
   }
 
   @Test("a shard whose workers always die ends in the dead list, and the job completes")
@@ -139,6 +143,19 @@ struct JobCLITests {
     #expect(fleet.job(CLIEnvironment(), ["delete", "stop"]).status == 0)
     #expect(fleet.job(CLIEnvironment(), ["delete", "stop"]).status == 1)
     #expect(redis.redisCLI(0, ["KEYS", "imgcache:job:stop*"]) == "")
+  }
+
+  @Test("job delete under a running worker: the worker says the job was deleted")
+  func deletedUnderWorker() throws {
+    let urls = servers.distinctImages(3).map { servers.fault($0 + "&delay=1") }
+    try fleet.submit("gone", urls, ["-j", "1"])
+    let running = try fleet.worker("gone")
+    try fleet.wait("the shard taken") { (try fleet.status("gone")["in_progress"] as? Int) == 1 }
+    #expect(fleet.job(CLIEnvironment(), ["delete", "gone"]).status == 0)
+    let (_, said) = running.finish()
+    #expect(said.contains("job gone was deleted"), "\(said)")
+    #expect(!said.contains("another worker finished it first"), "\(said)")
+    #expect(redis.redisCLI(0, ["KEYS", "imgcache:job:gone*"]) == "", "nothing written back")
   }
 
   @Test("bad names, no queue, no job, a record asking for what a job may not: one line each")

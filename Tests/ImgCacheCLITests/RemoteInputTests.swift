@@ -113,7 +113,7 @@ struct RemoteInputTests {
     }
   }
 
-  @Test("a --remote password is blanked in /proc/PID/cmdline for the run, and still used")
+  @Test("--remote and -u passwords are blanked in /proc/PID/cmdline for the run, and still used")
   func blankedInCommandLine() throws {
     let redis = RemoteStores(redis: 1, password: "argv-Secret9")
     let port = redis.redis[0].port
@@ -132,6 +132,16 @@ struct RemoteInputTests {
       #expect(process.terminationStatus == 0)
       #expect(!cmdline.contains("argv-Secret9") && cmdline.contains("redis://*************@127"))
     }
+    // -u's password too (a download with credentials is private: not in the remote tier).
+    let url = servers.fault(servers.distinctImages(1)[0] + "&delay=2")
+    let process = try machine.start(["fetch", "-u", "alice:user-Secret7", url])
+    usleep(800_000)
+    let cmdline = String(
+      decoding: FileManager.default.contents(atPath: "/proc/\(process.processIdentifier)/cmdline")
+        ?? Data(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    #expect(!cmdline.contains("user-Secret7") && cmdline.contains("alice:************"))
     #expect(redis.redisCLI(0, ["DBSIZE"], password: "argv-Secret9") == "2", "the password worked")
   }
 }

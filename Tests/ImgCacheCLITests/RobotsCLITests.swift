@@ -135,11 +135,12 @@ struct RobotsCLITests {
 
   @Test("X-Robots-Tag: an opted-out response ends at its headers, its body never read")
   func optOutBeforeBody() {
-    func optOut(_ tags: [String], stall: Int = 20) -> String {
+    func optOut(_ tags: [String], stall: Int = 20, filler: Int = 0) -> String {
       let query = tags.enumerated().map { index, tag in
         "\(index == 0 ? "tag" : "tag2")=\(tag.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
       }
-      return servers.fault("/optout?\(query.joined(separator: "&"))&stall=\(stall)&id=\(UUID())")
+      return servers.fault(
+        "/optout?\(query.joined(separator: "&"))&stall=\(stall)&filler=\(filler)&id=\(UUID())")
     }
     // Half the body comes with the headers, the rest 20 s later: a client that read it would
     // have bytes, and would time out (10 s without a byte) before the rest.
@@ -158,5 +159,12 @@ struct RobotsCLITests {
     }
     let ignored = env.run(["fetch", optOut(["noimageai"], stall: 0)])
     #expect(ignored.status == 0, "without --robots: \(ignored.stderr)")
+    // Every line counts: the opt-out after 64 others (past the lines read, the response is
+    // refused: the opt-out could be in one not read), and 63 others then a line allowed.
+    let late = env.run(["fetch", "--robots", optOut(["noimageai"], stall: 0, filler: 64)])
+    #expect(late.status == 14, "\(late.stderr)")
+    #expect(late.stderr.contains("X-Robots-Tag"), "\(late.stderr)")
+    let many = env.run(["fetch", "--robots", optOut(["noindex"], stall: 0, filler: 63)])
+    #expect(many.status == 0, "\(many.stderr)")
   }
 }

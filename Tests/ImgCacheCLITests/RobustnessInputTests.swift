@@ -9,6 +9,25 @@ extension RobustnessTests {
   /// A port nothing listens on: these URLs are never fetched.
   static let nowhere = "http://127.0.0.1:9/"
 
+  @Test("--resolve: an address that is not an IP literal, or a host curl would not pin, is exit 2")
+  func resolveEntries() {
+    // The URL's port is one nothing listens on: were an entry accepted, the run would fail
+    // with exit 4 (a network failure), not 2.
+    for entry in [
+      "leak.test:9:999.999.999.999", "leak.test:9:1.2.3", "+leak.test:9:127.0.0.1",
+      "*:9:127.0.0.1", "-leak.test:9:127.0.0.1", "leak.test:9:127.0.0.1,", "leak.test:9:[::1",
+      "leak.test:9:example.com",
+    ] {
+      let output = run(["fetch", "--resolve", entry, "http://leak.test:9/a.png"])
+      #expect(output.status == 2, "\(entry): \(output.stderr)")
+      expectCleanError(output, contains: "--resolve")
+    }
+    for entry in ["leak.test:9:127.0.0.1", "leak.test:9:[::1]", "leak.test:9:[::1],127.0.0.1"] {
+      let output = run(["fetch", "--resolve", entry, "http://leak.test:9/a.png"])
+      #expect(output.status == 4, "\(entry): \(output.stderr)")
+    }
+  }
+
   @Test("class 12: sizes, durations and counts out of range are exit 2 naming their source")
   func outOfRangeNumbers() throws {
     let url = Self.nowhere + "n.png"

@@ -14,7 +14,7 @@ struct HostSchedulerTests {
 
   func scheduler(
     jobs: Int = 8, perHost: Int = 0, ratePerHost: Double = 0, rate: Double = 0,
-    retryAfterMax: TimeInterval = 60
+    retryAfterMax: TimeInterval = 60, retryDelay: TimeInterval = 1, throttleLimit: Int = 5
   ) -> HostScheduler {
     var options = TransferOptions()
     options.maxConcurrent = jobs
@@ -22,6 +22,8 @@ struct HostSchedulerTests {
     options.ratePerHost = ratePerHost
     options.rate = rate
     options.retryAfterMax = retryAfterMax
+    options.retryDelay = retryDelay
+    options.throttleLimit = throttleLimit
     return HostScheduler(HostScheduler.Limits(options))
   }
 
@@ -69,6 +71,46 @@ struct HostSchedulerTests {
     hosts.start("a", now: at(now))
     _ = hosts.end("a", .throttled(status: 503, retryAfter: nil), now: at(now))
     #expect(hosts.admission(for: "a", now: at(now)) == .wait(until: at(now + 1)))
+  }
+
+  @Test("a backoff is never shorter than retry_delay, whatever retry_after_max says")
+  func backoffFloor() {
+    for cap in [0.0, 0.5] {
+      var hosts = scheduler(retryAfterMax: cap, retryDelay: 1)
+      hosts.start("a", now: at(0))
+      #expect(hosts.end("a", .throttled(status: 429, retryAfter: nil), now: at(0)) == .retry)
+      #expect(hosts.admission(for: "a", now: at(0.5)) == .wait(until: at(1)))
+    }
+  }
+
+  @Test("a host that throttles past throttle_limit pauses in a row is abandoned for the run")
+  func abandon() {
+    var hosts = scheduler(throttleLimit: 3)
+    var now = 0.0
+    for retryAfter in [nil, 2.0, nil] as [TimeInterval?] {
+      hosts.start("a", now: at(now))
+      // A burst: the second 429 came from a request already out, and is not another pause.
+      hosts.start("a", now: at(now))
+      #expect(
+        hosts.end("a", .throttled(status: 429, retryAfter: retryAfter), now: at(now)) == .retry)
+      #expect(
+        hosts.end("a", .throttled(status: 429, retryAfter: retryAfter), now: at(now)) == .retry)
+      now += 10
+    }
+    hosts.start("a", now: at(now))
+    #expect(hosts.end("a", .throttled(status: 503, retryAfter: nil), now: at(now)) == .abandon)
+    #expect(hosts.admission(for: "a", now: at(now + 86_400)) == .abandon)
+    #expect(hosts.admission(for: "b", now: at(now)) == .start)
+    // An answer between pauses starts the count again; 0 is no limit.
+    for limit in [1, 0] {
+      var other = scheduler(throttleLimit: limit)
+      for step in 0..<6 {
+        other.start("a", now: at(Double(step) * 10))
+        let ending: HostScheduler.Ending =
+          limit == 1 && step % 2 == 1 ? .answered : .throttled(status: 429, retryAfter: nil)
+        #expect(other.end("a", ending, now: at(Double(step) * 10)) != .abandon)
+      }
+    }
   }
 
   @Test("a burst of 429s (requests already out when the first came) halves the window once")

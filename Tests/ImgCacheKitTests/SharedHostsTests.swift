@@ -11,8 +11,14 @@ import Testing
 struct SharedHostsTests {
   let directory = TemporaryDirectory()
   var path: String { directory.url.path + "/hosts" }
-  let second: Int64 = 1_000_000_000
-  let now: Int64 = 1_800_000_000 * 1_000_000_000
+  let second: Int64 = 1_000_000
+  let now: Int64 = 1_800_000_000 * 1_000_000
+  /// Bounds of a reader with no rates and the default cap (a minute).
+  var plain: SharedHosts.Bounds { bounds() }
+
+  func bounds(perHost: Int64? = nil, overall: Int64? = nil, cap: Int64 = 60) -> SharedHosts.Bounds {
+    SharedHosts.Bounds(perHost: perHost, overall: overall, longestPause: cap * second)
+  }
 
   @Test("a pause or a refusal one process sets holds for another, for its host alone")
   func pauseAcrossProcesses() throws {
@@ -20,35 +26,39 @@ struct SharedHostsTests {
     let other = try #require(SharedHosts(path: path))
     one.pause("img.example:443", until: now + 5 * second, now: now)
     #expect(
-      other.claim("img.example:443", now: now, perHost: nil, overall: nil)
+      other.claim("img.example:443", now: now, bounds: plain)
         == .paused(until: now + 5 * second))
-    #expect(other.claim("cdn.example:443", now: now, perHost: nil, overall: nil) == .start)
+    #expect(other.claim("cdn.example:443", now: now, bounds: plain) == .start)
     #expect(
-      other.claim("img.example:443", now: now + 5 * second, perHost: nil, overall: nil) == .start)
+      other.claim("img.example:443", now: now + 5 * second, bounds: plain) == .start)
     // A shorter pause never shortens a longer one.
     other.pause("img.example:443", until: now + 9 * second, now: now)
     one.pause("img.example:443", until: now + 2 * second, now: now)
     #expect(
-      one.claim("img.example:443", now: now, perHost: nil, overall: nil)
+      one.claim("img.example:443", now: now, bounds: plain)
         == .paused(until: now + 9 * second))
     other.refuse("slow.example:80", until: now + 3_600 * second, now: now)
     #expect(
-      one.claim("slow.example:80", now: now, perHost: nil, overall: nil)
+      one.claim("slow.example:80", now: now, bounds: plain)
         == .refuse(until: now + 3_600 * second))
+    // A reader whose cap is longer waits for it instead.
+    #expect(
+      one.claim("slow.example:80", now: now, bounds: bounds(cap: 7_200))
+        == .paused(until: now + 3_600 * second))
   }
 
   @Test("a rate's starts are taken once across processes: never two within an interval")
   func rateAcrossProcesses() throws {
     let mappings = try [#require(SharedHosts(path: path)), #require(SharedHosts(path: path))]
-    let interval: Int64 = 2_000_000  // 500 a second
+    let interval: Int64 = 2_000  // 500 a second
     let starts = Mutex<[Int64]>([])
     // Two threads, each its own mapping, claim as fast as they can for a fifth of a second.
     DispatchQueue.concurrentPerform(iterations: 2) { index in
-      let end = SharedHosts.now() + 200_000_000
+      let end = SharedHosts.now() + 200_000
       while true {
         let time = SharedHosts.now()
         guard time < end else { break }
-        let claim = mappings[index].claim("h:80", now: time, perHost: interval, overall: nil)
+        let claim = mappings[index].claim("h:80", now: time, bounds: bounds(perHost: interval))
         if claim == .start { starts.withLock { $0.append(time) } }
       }
     }
@@ -60,11 +70,11 @@ struct SharedHostsTests {
     }
     // The overall rate holds across hosts.
     let shared = mappings[0]
-    #expect(shared.claim("a:80", now: now, perHost: nil, overall: second) == .start)
+    #expect(shared.claim("a:80", now: now, bounds: bounds(overall: second)) == .start)
     #expect(
-      shared.claim("b:80", now: now + 1, perHost: nil, overall: second)
+      shared.claim("b:80", now: now + 1, bounds: bounds(overall: second))
         == .wait(until: now + second))
-    #expect(shared.claim("b:80", now: now + second, perHost: nil, overall: second) == .start)
+    #expect(shared.claim("b:80", now: now + second, bounds: bounds(overall: second)) == .start)
   }
 
   @Test("a damaged hosts file never traps and never pauses a host for long")
@@ -74,12 +84,12 @@ struct SharedHostsTests {
         atPath: path, contents: Data(repeating: fill, count: 512 * 1024))
       let shared = try #require(SharedHosts(path: path))
       for host in (0..<200).map({ "h\($0).example:443" }) {
-        #expect(shared.claim(host, now: now, perHost: second, overall: nil) == .start, "\(fill)")
+        #expect(shared.claim(host, now: now, bounds: bounds(perHost: second)) == .start, "\(fill)")
         shared.pause(host, until: now + 3 * second, now: now)
         #expect(
-          shared.claim(host, now: now + second, perHost: nil, overall: nil)
+          shared.claim(host, now: now + second, bounds: plain)
             == .paused(until: now + 3 * second))
-        #expect(shared.claim(host, now: now + 3 * second, perHost: nil, overall: nil) == .start)
+        #expect(shared.claim(host, now: now + 3 * second, bounds: plain) == .start)
       }
     }
     // A short file is grown; a directory or a link is refused.

@@ -48,6 +48,12 @@ struct JobStatusCommand: CacheCommand {
       lines.append("  \(Console.escaped(worker)): \(held) in progress")
     }
     lines.append("workers heard from in the last three leases: \(status.workers.count)")
+    if !record.takeovers.isEmpty {
+      lines.append("shards taken over (their worker's lease lapsed), by that worker:")
+      for entry in record.takeovers {
+        lines.append("  \(Console.escaped(entry.worker)): \(entry.shards)")
+      }
+    }
     for line in lines { context.console.data(line) }
     return ExitStatus.ok
   }
@@ -69,6 +75,8 @@ struct JobStatusRecord: Encodable {
   @Nullable var submitted: Date?
   @Nullable var started: Date?
   var workers: [WorkerSeen]
+  /// Shards taken over from a worker whose lease lapsed, by that worker.
+  var takeovers: [WorkerShards]
   @Nullable var urlsPerSecond: Double?
   @Nullable var etaSeconds: Double?
   var options: JobOptions
@@ -85,6 +93,9 @@ struct JobStatusRecord: Encodable {
     (finished, submitted, started) = (status.counts, status.submitted, status.started)
     workers = status.workers.sorted { $0.key < $1.key }.map {
       WorkerSeen(worker: $0.key, seen: $0.value)
+    }
+    takeovers = status.takeovers.sorted { $0.key < $1.key }.map {
+      WorkerShards(worker: $0.key, shards: $0.value)
     }
     options = status.options
     if let started = status.started, status.counts.urls > 0 {

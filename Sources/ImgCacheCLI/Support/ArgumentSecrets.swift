@@ -1,12 +1,19 @@
 import Foundation
 import ImgCacheKit
 
-/// Blanks the secrets of `--remote` values (and of `remote_storage` given to `config set`) in
-/// the process's own argument memory once they are copied, as curl does for `-u`: for the rest
-/// of the run `/proc/<pid>/cmdline` and `ps` show `*`s in their place. They were visible until
-/// then; the README points to `IMGCACHE_REMOTE_STORAGE` and the config file instead.
+/// Blanks the secrets of the command line in the process's own argument memory once they are
+/// copied, as curl does for `-u`: for the rest of the run `/proc/<pid>/cmdline` and `ps` show
+/// `*`s in their place — the secrets of `--remote` and `--queue` values (and of
+/// `remote_storage` given to `config set`), the password of `-u`/`--user`, and the userinfo of
+/// any URL given as an argument. They were visible until then; the README points to
+/// `IMGCACHE_REMOTE_STORAGE` and the config file instead.
 enum ArgumentSecrets {
-  /// Overwrites every secret byte of the remote values in `CommandLine.unsafeArgv`.
+  /// Options whose value is a remote spec (``RemoteSpec/secretRanges(in:)``).
+  private static let remoteOptions: Set<String> = ["--remote", "--queue", "remote_storage"]
+  /// Options whose value is `user:password`.
+  private static let userOptions: Set<String> = ["-u", "--user"]
+
+  /// Overwrites every secret byte of the arguments in `CommandLine.unsafeArgv`.
   static func blank() {
     let count = Int(CommandLine.argc)
     let argv = CommandLine.unsafeArgv
@@ -15,25 +22,53 @@ enum ArgumentSecrets {
       guard let argument = argv[index] else { break }
       let text = String(cString: argument)
       if text == "--" { break }
-      if text == "--remote" || text == "remote_storage", index + 1 < count,
+      if remoteOptions.contains(text) || userOptions.contains(text), index + 1 < count,
         let value = argv[index + 1]
       {
-        blank(value, from: 0)
+        blank(value, from: 0, user: userOptions.contains(text))
         index += 2
         continue
       }
-      if text.hasPrefix("--remote=") { blank(argument, from: "--remote=".utf8.count) }
+      if let name = text.split(separator: "=", maxSplits: 1).first.map(String.init),
+        text.contains("="), remoteOptions.contains(name) || userOptions.contains(name)
+      {
+        blank(argument, from: name.utf8.count + 1, user: userOptions.contains(name))
+      } else {
+        blankURL(argument)
+      }
       index += 1
     }
   }
 
-  /// Overwrites the secrets of the C string at `value`, from byte `offset` on, with `*`.
-  private static func blank(_ value: UnsafeMutablePointer<CChar>, from offset: Int) {
+  /// Overwrites the secrets of the C string at `value`, from byte `offset` on, with `*`: a
+  /// remote spec's, or with `user` the part after the first ':'.
+  private static func blank(_ value: UnsafeMutablePointer<CChar>, from offset: Int, user: Bool) {
     let length = strlen(value)
     guard length > offset else { return }
     let bytes = (offset..<length).map { UInt8(bitPattern: value[$0]) }
-    for range in RemoteSpec.secretRanges(in: bytes) {
+    let ranges: [Range<Int>]
+    if user {
+      ranges = bytes.firstIndex(of: UInt8(ascii: ":")).map { [($0 + 1)..<bytes.count] } ?? []
+    } else {
+      ranges = RemoteSpec.secretRanges(in: bytes)
+    }
+    for range in ranges {
       for position in range { value[offset + position] = CChar(bitPattern: UInt8(ascii: "*")) }
     }
+  }
+
+  /// Overwrites the userinfo of a URL argument (`scheme://user:password@host/…`).
+  private static func blankURL(_ value: UnsafeMutablePointer<CChar>) {
+    let length = strlen(value)
+    let bytes = (0..<length).map { UInt8(bitPattern: value[$0]) }
+    let scheme = Array("://".utf8)
+    guard let start = bytes.indices.first(where: { bytes[$0...].starts(with: scheme) }) else {
+      return
+    }
+    let authority = start + scheme.count
+    let end =
+      bytes[authority...].firstIndex { "/?#".utf8.contains($0) } ?? bytes.count
+    guard let at = bytes[authority..<end].lastIndex(of: UInt8(ascii: "@")) else { return }
+    for position in authority..<at { value[position] = CChar(bitPattern: UInt8(ascii: "*")) }
   }
 }

@@ -54,7 +54,14 @@ struct PrefetchDisplay {
   /// The summary on stderr.
   func finish(_ summary: PrefetchSummary, interrupted: Bool) {
     if drawn { console.stderr("\r\u{1B}[K") }
-    guard !console.quiet else { return }
+    guard !console.quiet else {
+      // Errors only: the failures still, one line each.
+      for (_, error) in summary.failures.prefix(50) { console.error(error.message) }
+      if summary.failureCount > 50 {
+        console.error("... and \(summary.failureCount - 50) more failed")
+      }
+      return
+    }
     let p = summary.progress
     var parts = [
       "\(p.hits) hit",

@@ -57,6 +57,9 @@ struct TransferFlags: ParsableArguments {
     for entry in resolve { _ = try TransferOptions.checkResolve(entry) }
     options.resolve = resolve
     options.credentials = user
+    let fitted = options.fittingOpenFiles()
+    options = fitted.options
+    if let notice = fitted.notice { context.console.warning(notice) }
     if options.insecure {
       context.console.warning("TLS certificates are not verified (--insecure)")
     }

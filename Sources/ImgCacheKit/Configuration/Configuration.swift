@@ -79,6 +79,9 @@ extension PolicyKey {
     .duration(
       "retry_after_max", "longest Retry-After honoured; longer: rate_limited",
       \.transfer.retryAfterMax),
+    .integer(
+      "throttle_limit", "a host's pauses in a row before its URLs fail; 0: never",
+      \.transfer.throttleLimit, minimum: 0, maximum: 1_000),
     .choice("robots", "robots.txt and X-Robots-Tag opt-outs: ignore or obey", \.robots),
     .duration("failed_ttl", "how long a failed request is not sent again", \.failedTTL),
     .size("max_filesize", "largest body accepted", \.transfer.maxBodySize),

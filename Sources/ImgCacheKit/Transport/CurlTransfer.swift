@@ -47,6 +47,9 @@ final class CurlTransfer {
   /// This attempt's `X-Robots-Tag` lines, kept apart (an agent named on one line addresses
   /// only that line's directives) when the request honours them.
   var robotsTags = [String]()
+  /// Whether this attempt's response sent more `X-Robots-Tag` lines than are read: an opt-out
+  /// may be in one not read, so a 2xx response is refused (``optedOut()``).
+  var robotsTagsOverflow = false
 
   /// Whether `handle` went to another transfer (``detachHandle()``): then it is not cleaned
   /// up here.
@@ -196,6 +199,7 @@ final class CurlTransfer {
     abortReason = nil
     truncated = false
     robotsTags = []
+    robotsTagsOverflow = false
     contentType = nil
     etag = nil
     lastModified = nil
@@ -216,6 +220,7 @@ final class CurlTransfer {
       lastModified = nil
       responseHeaders = [:]
       robotsTags = []
+      robotsTagsOverflow = false
       return true
     }
     // The empty line that ends a response's headers.
@@ -223,8 +228,11 @@ final class CurlTransfer {
     guard let line = HeaderLine.parse(bytes, keeping: Self.keptHeaders) else { return true }
     switch line.name {
     case "x-robots-tag":
-      if request.honoursRobotsTag && robotsTags.count < Self.robotsTagLines {
+      guard request.honoursRobotsTag else { break }
+      if robotsTags.count < Self.robotsTagLines {
         robotsTags.append(line.value)
+      } else {
+        robotsTagsOverflow = true
       }
     case "content-type": contentType = contentType ?? line.value
     case "etag": etag = etag ?? line.value
@@ -246,6 +254,13 @@ final class CurlTransfer {
   /// Whether the final response's headers opt out of this download (with
   /// ``DownloadRequest/honoursRobotsTag``): then ``abortReason`` says which directive.
   private func optedOut() -> Bool {
+    if request.honoursRobotsTag, (200..<300).contains(status), robotsTagsOverflow {
+      abortReason = CacheError(
+        .disallowed,
+        "more than \(Self.robotsTagLines) X-Robots-Tag lines: refused, an opt-out may be in one "
+          + "not read (the body was not downloaded)", url: request.url)
+      return true
+    }
     guard request.honoursRobotsTag, (200..<300).contains(status), !robotsTags.isEmpty,
       let directive = RobotsTag.optOut(in: robotsTags, agent: RobotsTag.agent)
     else { return false }

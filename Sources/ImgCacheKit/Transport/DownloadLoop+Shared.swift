@@ -24,25 +24,28 @@ extension DownloadLoop {
     return fleetAdmission(for: host, now: now)
   }
 
-  /// This machine's answer: the other processes of its cache, through the shared file.
+  /// This machine's answer: the other processes of its cache, through the shared file, whose
+  /// times are judged by this process's rates and `retry_after_max`.
   private func machine(_ host: String, now: ContinuousClock.Instant) -> HostScheduler.Admission {
     guard let shared else { return .start }
-    let wall = SharedHosts.now()
-    let limits = scheduler.limits
-    let claim = shared.claim(
-      host, now: wall,
-      perHost: HostScheduler.interval(limits.ratePerHost).flatMap(\.checkedNanoseconds),
-      overall: HostScheduler.interval(limits.rate).flatMap(\.checkedNanoseconds))
+    let boot = SharedHosts.now()
+    let claim = shared.claim(host, now: boot, bounds: sharedBounds)
     switch claim {
     case .start: return .start
-    case .wait(let until): return .wait(until: now + .nanoseconds(until &- wall))
-    case .paused(let until), .refuse(let until):
-      // Another process's pause, judged by this process's own cap (`retry_after_max`); a
-      // rate's wait never is.
-      let wait = Duration.nanoseconds(until &- wall)
-      let cap = Duration.seconds(max(0, min(limits.retryAfterMax, RetryAfter.longest)))
-      return wait > cap ? .refuse(until: now + wait) : .wait(until: now + wait)
+    case .wait(let until), .paused(let until):
+      return .wait(until: now + .microseconds(until &- boot))
+    case .refuse(let until): return .refuse(until: now + .microseconds(until &- boot))
     }
+  }
+
+  /// What this process means by the shared file's times: its rates and its cap.
+  var sharedBounds: SharedHosts.Bounds {
+    let limits = scheduler.limits
+    return SharedHosts.Bounds(
+      perHost: HostScheduler.interval(limits.ratePerHost).flatMap(\.checkedMicroseconds),
+      overall: HostScheduler.interval(limits.rate).flatMap(\.checkedMicroseconds),
+      longestPause: Duration.seconds(max(0, min(limits.retryAfterMax, 86_400)))
+        .checkedMicroseconds ?? SharedHosts.Bounds.day)
   }
 
   /// The fleet's answer, when there is a fleet: a start reserved under the host's rate (one
@@ -76,19 +79,47 @@ extension DownloadLoop {
     }
   }
 
-  /// Shares `host`'s pause (a refusal too: the time the host asked for) with the other
-  /// processes, each of which judges it by its own `retry_after_max`, and with the fleet. At
-  /// most a day is shared: an absurd `Retry-After` must not hold a cache's every later run.
+  /// Shares `host`'s pause and refusal with the other processes, each of which judges them by
+  /// its own `retry_after_max`, and with the fleet. At most a day is shared: an absurd
+  /// `Retry-After` must not hold a cache's every later run.
   func share(_ host: String, now: ContinuousClock.Instant) {
     let (paused, refused) = scheduler.pause(of: host)
-    let wall = SharedHosts.now()
-    for until in [paused, refused].compactMap({ $0 }) where until > now {
-      guard let wait = min(until - now, Self.longestShared).checkedNanoseconds else { continue }
-      shared?.pause(host, until: wall &+ wait, now: wall)
-      options.fleet?.politeness.pause(host, for: wait)
+    let boot = SharedHosts.now()
+    if let paused, paused > now,
+      let wait = min(paused - now, Self.longestShared).checkedMicroseconds
+    {
+      shared?.pause(host, until: boot &+ wait, now: boot)
+      options.fleet?.politeness.pause(host, for: wait &* 1_000)
+    }
+    if let refused, refused > now,
+      let wait = min(refused - now, Self.longestShared).checkedMicroseconds
+    {
+      shared?.refuse(host, until: boot &+ wait, now: boot)
+      options.fleet?.politeness.pause(host, for: wait &* 1_000)
     }
   }
 
   /// The longest pause shared with the other processes.
   static let longestShared = Duration.seconds(86_400)
+
+  /// The failure of a transfer whose host asked for a wait past `retry_after_max`.
+  func refused(
+    _ transfer: CurlTransfer, until: ContinuousClock.Instant, now: ContinuousClock.Instant
+  ) -> CacheError {
+    let seconds = Int64(max(0, ((until - now) / .seconds(1)).rounded(.up)))
+    return CacheError(
+      .rateLimited,
+      "the host asked to wait \(seconds) s more (Retry-After), past retry_after_max "
+        + "(\(PolicyValue.text(duration: options.retryAfterMax)))",
+      url: transfer.request.url, httpStatus: transfer.status == 0 ? nil : transfer.status)
+  }
+
+  /// The failure of a transfer whose host throttled past `throttle_limit` this run.
+  func abandoned(_ transfer: CurlTransfer) -> CacheError {
+    CacheError(
+      .rateLimited,
+      "\(transfer.host) throttled \(options.throttleLimit + 1) times in a row with no answer "
+        + "between (throttle_limit \(options.throttleLimit)): its URLs fail for the rest of the run",
+      url: transfer.request.url, httpStatus: transfer.status == 0 ? nil : transfer.status)
+  }
 }

@@ -10,7 +10,9 @@ final class DownloadLoop {
   private let multi: UnsafeMutableRawPointer
   private let share: UnsafeMutableRawPointer?
   private var waiting = [CurlTransfer]()
-  private var delayed = [(due: Date, transfer: CurlTransfer)]()
+  /// Transfers waiting for a retry, due on the monotonic clock (a step of the wall clock moves
+  /// nothing).
+  private var delayed = [(due: ContinuousClock.Instant, transfer: CurlTransfer)]()
   private var active = [UnsafeMutableRawPointer: CurlTransfer]()
   /// Which waiting transfer may start: slots, per-host limits, pauses, windows and rates.
   var scheduler: HostScheduler
@@ -88,7 +90,8 @@ final class DownloadLoop {
       imgcache_multi_timeout(api, multi, &curlTimeout)
       var wait = curlTimeout >= 0 ? min(curlTimeout, 1_000) : 1_000
       if let due = delayed.map(\.due).min() {
-        wait = min(wait, max(0, Int(due.timeIntervalSinceNow * 1000) + 1))
+        let left = due - ContinuousClock.now
+        wait = min(wait, max(0, Int((left / .milliseconds(1)).rounded(.up))))
       }
       if let admitsAt, !waiting.isEmpty {
         let left = admitsAt - ContinuousClock.now
@@ -153,7 +156,7 @@ final class DownloadLoop {
   /// admits them, in start order: one held back (its host paused, full, or ahead of its rate)
   /// is passed over, not waited for; one whose host refused fails now, without a request.
   private func startTransfers() {
-    let now = Date()
+    let now = ContinuousClock.now
     let due = delayed.filter { $0.due <= now }.map(\.transfer)
     delayed.removeAll { $0.due <= now }
     // Retries go first: they were started before anything still waiting.
@@ -188,6 +191,10 @@ final class DownloadLoop {
         transfer.discardFile()
         finished.append((transfer.id, .failure(refused(transfer, until: until, now: instant))))
         leaving.append(offset)
+      case .abandon:
+        transfer.discardFile()
+        finished.append((transfer.id, .failure(abandoned(transfer))))
+        leaving.append(offset)
       }
       offset += fifo ? 1 : -1
     }
@@ -209,18 +216,6 @@ final class DownloadLoop {
     }
   }
 
-  /// The failure of a transfer whose host asked for a wait past `retry_after_max`.
-  private func refused(
-    _ transfer: CurlTransfer, until: ContinuousClock.Instant, now: ContinuousClock.Instant
-  ) -> CacheError {
-    let seconds = Int64(max(0, ((until - now) / .seconds(1)).rounded(.up)))
-    return CacheError(
-      .rateLimited,
-      "the host asked to wait \(seconds) s more (Retry-After), past retry_after_max "
-        + "(\(PolicyValue.text(duration: options.retryAfterMax)))",
-      url: transfer.request.url, httpStatus: transfer.status == 0 ? nil : transfer.status)
-  }
-
   /// Collects finished transfers; a transient failure with retries left waits for its retry.
   /// Returns how many slots were freed.
   private func collectFinished() -> Int {
@@ -240,6 +235,8 @@ final class DownloadLoop {
       if verdict != .proceed { share(transfer.host, now: now) }
       if case .refuse(let until) = verdict {
         result = .failure(refused(transfer, until: until, now: now))
+      } else if verdict == .abandon {
+        result = .failure(abandoned(transfer))
       } else if case .failure(let error) = result, error.isTransient,
         transfer.attempt < options.retries
       {
@@ -249,8 +246,8 @@ final class DownloadLoop {
           // Throttled: it waits for its host's pause, with the host's other transfers.
           waiting.insert(transfer, at: options.order == .fifo ? 0 : waiting.count)
         } else {
-          let delay = options.retryDelay * pow(2, Double(transfer.attempt - 1))
-          delayed.append((Date().addingTimeInterval(delay), transfer))
+          let delay = options.retryDelay * pow(2, Double(min(transfer.attempt - 1, 30)))
+          delayed.append((now + .seconds(min(delay, RetryAfter.longest)), transfer))
         }
         continue
       }

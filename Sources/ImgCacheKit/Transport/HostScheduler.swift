@@ -25,8 +25,11 @@ package struct HostScheduler: Sendable {
     /// The longest `Retry-After` waited for, in seconds; a longer one refuses the host.
     package var retryAfterMax: TimeInterval
     /// A host's first pause after a 429 or 503 without `Retry-After`, in seconds; each
-    /// throttle in a row doubles it, up to `retryAfterMax`.
+    /// throttle in a row doubles it, up to `retryAfterMax` — never below itself.
     package var backoff: TimeInterval
+    /// Pauses of one host in a row, with no answer between, before it is abandoned (its
+    /// transfers fail at once as `rate_limited` for the rest of the run); 0: never.
+    package var throttleLimit: Int
 
     /// The limits `options` set.
     package init(_ options: TransferOptions) {
@@ -36,6 +39,7 @@ package struct HostScheduler: Sendable {
       rate = options.rate
       retryAfterMax = options.retryAfterMax
       backoff = options.retryDelay
+      throttleLimit = options.throttleLimit
     }
   }
 
@@ -47,6 +51,9 @@ package struct HostScheduler: Sendable {
     case wait(until: Instant?)
     /// Never before `until`, past the cap: the transfer fails now as `rate_limited`.
     case refuse(until: Instant)
+    /// Never in this run: the host throttled past `throttleLimit`; the transfer fails now as
+    /// `rate_limited`.
+    case abandon
   }
 
   /// How a transfer ended, as far as its host's politeness goes.
@@ -67,6 +74,9 @@ package struct HostScheduler: Sendable {
     case retry
     /// Its host asked for a wait past the cap: it fails as `rate_limited`.
     case refuse(until: Instant)
+    /// Its host throttled past `throttleLimit`: it fails as `rate_limited`, and so does every
+    /// later transfer for the host.
+    case abandon
   }
 
   struct Host: Sendable {
@@ -75,6 +85,10 @@ package struct HostScheduler: Sendable {
     var refusedUntil: Instant?
     /// Throttles without `Retry-After` in a row: the backoff's exponent.
     var throttles = 0
+    /// Pauses in a row with no answer between (the throttles of one burst are one pause).
+    var pauses = 0
+    /// Throttled past the limit: no more transfers this run.
+    var abandoned = false
     /// The AIMD window: transfers at once allowed; nil when no 429 narrowed it.
     var window: Int?
     /// Successes since the window last grew.
@@ -93,7 +107,7 @@ package struct HostScheduler: Sendable {
     /// Whether it holds nothing worth keeping at `now`.
     func isSpent(at now: Instant) -> Bool {
       // A cycle counts a host's answers until it throttles: kept a minute after it began.
-      active == 0 && throttles == 0 && window == nil && learned == nil
+      active == 0 && throttles == 0 && pauses == 0 && !abandoned && window == nil && learned == nil
         && cycleStart.map { $0 + .seconds(60) <= now } ?? true
         && [pausedUntil, refusedUntil, nextStart].allSatisfy { $0.map { $0 <= now } ?? true }
     }
@@ -111,6 +125,7 @@ package struct HostScheduler: Sendable {
   /// Whether a transfer for `host` may start at `now`.
   package func admission(for host: String, now: Instant) -> Admission {
     let state = hosts[host]
+    if state?.abandoned == true { return .abandon }
     if let until = state?.refusedUntil, until > now { return .refuse(until: until) }
     if let until = state?.pausedUntil, until > now { return .wait(until: until) }
     guard active < limits.maxConcurrent, (state?.active ?? 0) < capacity(of: state) else {
@@ -187,7 +202,7 @@ package struct HostScheduler: Sendable {
     switch ending {
     case .unanswered: break
     case .answered:
-      state.throttles = 0
+      (state.throttles, state.pauses) = (0, 0)
       state.cycleAnswers += 1
       speedUp(&state)
       if let window = state.window {
@@ -198,34 +213,48 @@ package struct HostScheduler: Sendable {
         }
       }
     case .throttled(let status, let retryAfter):
-      state.successes = 0
-      // Too many requests: the host's transfers at once halve (down to 1), whatever else it
-      // says — once a burst: the 429s of requests sent before the pause began do not halve
-      // it again.
-      let pausedAlready = state.pausedUntil.map { $0 > now } ?? false
-      if status == 429 && !pausedAlready { state.window = max(1, running / 2) }
-      if let retryAfter, retryAfter > limits.retryAfterMax {
-        let until = now + .seconds(min(retryAfter, RetryAfter.longest))
-        state.refusedUntil = max(state.refusedUntil ?? until, until)
-        verdict = .refuse(until: until)
-      } else {
-        let wait: TimeInterval
-        if let retryAfter {
-          wait = retryAfter
-        } else {
-          wait = min(
-            limits.backoff * pow(2, Double(min(state.throttles, 62))), limits.retryAfterMax)
-          state.throttles += 1
-        }
-        let until = now + .seconds(min(max(0, wait), RetryAfter.longest))
-        learn(&state, now: now, resumes: until)
-        state.pausedUntil = max(state.pausedUntil ?? until, until)
-        verdict = .retry
-      }
+      verdict = throttled(
+        &state, status: status, retryAfter: retryAfter, running: running, now: now)
     }
     hosts[host] = state.isSpent(at: now) ? nil : state
     if hosts.count >= pruneAt { prune(now: now) }
     return verdict
+  }
+
+  /// A throttle of `state`'s host at `now`: its window halved (a 429), then a pause — the
+  /// wait its `Retry-After` asks for, else an exponential backoff from `backoff` — or a
+  /// refusal past the cap, or, past `throttleLimit` pauses in a row, the host abandoned.
+  private func throttled(
+    _ state: inout Host, status: Int, retryAfter: TimeInterval?, running: Int, now: Instant
+  ) -> Verdict {
+    state.successes = 0
+    // Too many requests: the host's transfers at once halve (down to 1), whatever else it
+    // says — once a burst: the 429s of requests sent before the pause began do not halve it
+    // again, nor count as another pause.
+    let pausedAlready = state.pausedUntil.map { $0 > now } ?? false
+    if status == 429 && !pausedAlready { state.window = max(1, running / 2) }
+    if !pausedAlready { state.pauses += 1 }
+    if limits.throttleLimit > 0 && state.pauses > limits.throttleLimit {
+      state.abandoned = true
+      return .abandon
+    }
+    if let retryAfter, retryAfter > limits.retryAfterMax {
+      let until = now + .seconds(min(retryAfter, RetryAfter.longest))
+      state.refusedUntil = max(state.refusedUntil ?? until, until)
+      return .refuse(until: until)
+    }
+    let wait: TimeInterval
+    if let retryAfter {
+      wait = retryAfter
+    } else {
+      let doubled = limits.backoff * pow(2, Double(min(state.throttles, 62)))
+      wait = max(limits.backoff, min(doubled, limits.retryAfterMax))
+      state.throttles += 1
+    }
+    let until = now + .seconds(min(max(0, wait), RetryAfter.longest))
+    learn(&state, now: now, resumes: until)
+    state.pausedUntil = max(state.pausedUntil ?? until, until)
+    return .retry
   }
 
   /// Forgets the hosts that hold nothing any more, so memory follows the hosts in play, not

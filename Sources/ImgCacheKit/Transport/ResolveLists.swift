@@ -24,16 +24,41 @@ extension TransferOptions {
     guard index > 0, index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw invalid }
     let host = String(decoding: bytes[..<index], as: UTF8.self).lowercased()
     let rest = bytes[(index + 1)...]
-    guard let colon = rest.firstIndex(of: UInt8(ascii: ":")),
+    guard Self.isPinnableHost(host), let colon = rest.firstIndex(of: UInt8(ascii: ":")),
       let port = Checked.digits(String(decoding: rest[..<colon], as: UTF8.self)),
       (1...65_535).contains(port)
     else { throw invalid }
-    let addresses = rest[(colon + 1)...]
-    let allowed = Set("0123456789abcdefABCDEF.:[],".utf8)
-    guard !addresses.isEmpty, addresses.allSatisfy(allowed.contains),
-      !host.utf8.contains(where: { $0 == UInt8(ascii: ",") })
+    let addresses = rest[(colon + 1)...].split(
+      separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+    guard !addresses.isEmpty,
+      addresses.allSatisfy({ Self.isAddressLiteral(String(decoding: $0, as: UTF8.self)) })
     else { throw invalid }
     return "\(host):\(port)"
+  }
+
+  /// Whether curl pins `host` as given: a name of letters, digits, '-', '_' and '.' that does
+  /// not begin with a sign or a dot (curl reads a leading '+' or '-' as an instruction, and
+  /// '*' as a wildcard that pins nothing by name), or a bracketed IPv6 address.
+  static func isPinnableHost(_ host: String) -> Bool {
+    if host.hasPrefix("[") {
+      return host.hasSuffix("]") && isAddressLiteral(host)
+    }
+    let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789-_.".utf8)
+    guard let first = host.utf8.first, first != UInt8(ascii: "-"), first != UInt8(ascii: ".")
+    else { return false }
+    return host.utf8.allSatisfy(allowed.contains)
+  }
+
+  /// Whether `text` is an IPv4 address in dotted-quad form or an IPv6 address (bracketed or
+  /// not), as `inet_pton` reads them.
+  static func isAddressLiteral(_ text: String) -> Bool {
+    var bare = Substring(text)
+    if bare.hasPrefix("[") && bare.hasSuffix("]") { bare = bare.dropFirst().dropLast() }
+    var buffer = (UInt64(0), UInt64(0))
+    return withUnsafeMutableBytes(of: &buffer) { raw in
+      inet_pton(AF_INET, String(bare), raw.baseAddress) == 1
+        || inet_pton(AF_INET6, String(bare), raw.baseAddress) == 1
+    }
   }
 }
 

@@ -66,6 +66,10 @@ public struct TransferOptions: Sendable, Equatable {
   /// The longest wait a `Retry-After` is honoured for, in seconds; a longer one fails the
   /// host's URLs as `rate_limited` until then. The default is 60.
   public var retryAfterMax: TimeInterval = 60
+  /// Pauses of one host in a row, with no answer between (429 or 503, whatever their
+  /// `Retry-After`), before its remaining transfers of the run fail at once as `rate_limited`:
+  /// a host that only throttles ends a list in seconds, not hours. 0: never. The default is 5.
+  public var throttleLimit = 5
   /// Names pinned to addresses, `HOST:PORT:ADDRESS[,ADDRESS…]` each (curl's `--resolve`;
   /// checked by ``checkResolve(_:)``).
   public var resolve: [String] = []
@@ -219,5 +223,27 @@ extension CacheError {
     case .httpStatus: return httpStatus.map { $0 >= 500 || $0 == 429 || $0 == 408 } ?? false
     default: return false
     }
+  }
+}
+
+extension TransferOptions {
+  /// These options with `maxConcurrent` fitting the process's open-files limit — its soft
+  /// limit raised first, as far as the hard one allows (``Downloader/raiseOpenFilesLimit(for:)``)
+  /// — and, when it had to be lowered, a line saying so (the caller shows it once). Each
+  /// transfer needs three descriptors (its socket, its body's file, a short-lived one), beside
+  /// those kept for the rest of the process; past the limit every transfer would fail ("Too
+  /// many open files"), not just the extra ones.
+  public func fittingOpenFiles() -> (options: TransferOptions, notice: String?) {
+    let open = Downloader.raiseOpenFilesLimit(for: maxConcurrent)
+    let reserved = min(Downloader.reservedFiles, open / 4)
+    let room = max(1, (open - reserved) / 3)
+    guard maxConcurrent > room else { return (self, nil) }
+    var fitted = self
+    fitted.maxConcurrent = room
+    fitted.maxPerHost = min(fitted.maxPerHost, room)
+    return (
+      fitted,
+      "-j \(maxConcurrent) lowered to \(room): the open-files limit is \(open) (ulimit -n)"
+    )
   }
 }

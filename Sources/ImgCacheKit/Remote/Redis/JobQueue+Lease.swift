@@ -18,6 +18,7 @@ extension JobQueue {
   /// Acknowledges a shard and, if this acknowledgement was the first, keeps its manifest and
   /// counts: a shard finished twice (a lapsed lease taken over) is counted once.
   private static let finishScript = """
+    if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
     if redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) == 1 then
       redis.call('HSET', KEYS[3], ARGV[3], ARGV[4])
       redis.call('HSET', KEYS[4], ARGV[3], ARGV[5])
@@ -31,10 +32,13 @@ extension JobQueue {
   /// Gives a shard back if its giver still holds it: its delivery time set to 1970 (the next
   /// worker takes it at once), its count back by one, and its holder a name no worker has (a
   /// renewal of the giver's still on its way cannot take it back).
+  /// The holder of a shard given back: no worker's name.
+  static let givenBackHolder = "imgcache:given-back"
+
   private static let giveBackScript = """
     local p = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[2], ARGV[2], 1)
     if #p ~= 1 or p[1][2] ~= ARGV[3] then return 0 end
-    redis.call('XCLAIM', KEYS[1], ARGV[1], 'imgcache:given-back', 0, ARGV[2], 'TIME', 1, 'RETRYCOUNT', ARGV[4], 'JUSTID')
+    redis.call('XCLAIM', KEYS[1], ARGV[1], '\(givenBackHolder)', 0, ARGV[2], 'TIME', 1, 'RETRYCOUNT', ARGV[4], 'JUSTID')
     return 1
     """
 
@@ -103,6 +107,9 @@ extension JobQueue {
         _ = try command("XACK", stream, Self.group, found.id.description)
         continue
       }
+      if entry.consumer != Self.givenBackHolder {
+        _ = try command("HINCRBY", takeoversKey, entry.consumer, "1")
+      }
       let count = entry.deliveries >= Int64(Int.max - 1) ? Int.max : Int(entry.deliveries) + 1
       guard let taken = shard(found, deliveries: count) else {
         buried += try bury(found.id, lastHolder: consumer, idle: "0", deliveries: 0) ? 1 : 0
@@ -157,6 +164,11 @@ extension JobQueue {
     let reply = try script(
       Self.finishScript, keys: [stream, record, manifestKey, countsKey, entriesKey],
       [Self.group, shard.id.description, String(shard.index), manifest, counts.json])
+    if reply == .integer(-1) {
+      throw CacheError(
+        .invalidInput,
+        "job \(name) was deleted while shard \(shard.index) ran: its results are not kept")
+    }
     return reply == .integer(1)
   }
 

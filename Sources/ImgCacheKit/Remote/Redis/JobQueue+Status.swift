@@ -48,6 +48,7 @@ extension JobQueue {
       // A time ahead (a clock, or a hostile value) is not a worker heard from.
       return ago >= -60 && ago <= lease.seconds * 3 ? seen : nil
     }
+    let takeovers = try hash(takeoversKey).compactMapValues { Checked.digits($0) }
     // Entries never delivered: the stream's, less those done, dead or held.
     let accounted = Checked.total([done, dead, held]) ?? .max
     let pending = max(0, entries - min(accounted, entries)) + (held - leased)
@@ -55,7 +56,7 @@ extension JobQueue {
       state: state, urls: number("urls"), shards: number("shards"),
       shardSize: number("shard_size"), done: done, dead: dead, inProgress: inProgress,
       pending: pending, counts: counts, submitted: date("submitted"), started: date("started"),
-      workers: workers, options: options ?? JobOptions())
+      workers: workers, takeovers: takeovers, options: options ?? JobOptions())
   }
 
   /// How many shards the job was cut into.
@@ -86,7 +87,9 @@ extension JobQueue {
   /// Deletes every key of the job; false when there was none.
   @discardableResult
   public func delete() throws -> Bool {
-    let keys = [record, stream, manifestKey, countsKey, deadKey, workersKey, entriesKey]
+    let keys = [
+      record, stream, manifestKey, countsKey, deadKey, workersKey, entriesKey, takeoversKey,
+    ]
     guard
       case .integer(let deleted) = try command(
         [RedisArgument.text("DEL")] + keys.map(RedisArgument.text))

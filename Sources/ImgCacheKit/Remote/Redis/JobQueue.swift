@@ -44,6 +44,8 @@ public final class JobQueue: Sendable {
   var deadKey: String { record + ":dead" }
   var workersKey: String { record + ":workers" }
   var entriesKey: String { record + ":entries" }
+  /// Shards taken over from a worker whose lease lapsed, by that worker.
+  var takeoversKey: String { record + ":takeovers" }
   static let group = "workers"
   /// The most URLs a shard holds, and the most bytes a reply may have.
   public static let maxShardSize = 1_000_000

@@ -151,6 +151,9 @@ public struct JobStatus: Sendable {
   public var started: Date?
   /// Workers heard from within three leases, with when.
   public var workers: [String: Date]
+  /// Shards taken over because their worker's lease lapsed, by that worker: a sick worker
+  /// shows here.
+  public var takeovers: [String: Int64]
   /// The options workers use.
   public var options: JobOptions
 }
@@ -182,7 +185,8 @@ public struct FleetPolicy: Sendable, Equatable {
   /// Credentials, TLS trust, cookie jars and the remote tier are each worker's own.
   public static let jobPolicyKeys: Set<String> = [
     "jobs", "order", "max_per_host", "rate", "rate_per_host", "retry", "retry_delay",
-    "retry_after_max", "timeout", "connect_timeout", "max_time", "max_filesize", "max_redirs",
+    "retry_after_max", "throttle_limit", "timeout", "connect_timeout", "max_time", "max_filesize",
+    "max_redirs",
     "user_agent", "failed_ttl", "robots", "key_filter", "job_lease", "max_deliveries",
   ]
 
