@@ -53,8 +53,8 @@ static void imgcache_guard_handler(int signal, siginfo_t *info, void *context) {
   sigaction(signal, &imgcache_guard()->previous, NULL);
 }
 
-/* Guards `length` bytes at `base`: 0 when guarded, -1 when no entry is free (the mapping is
- * then used unguarded). Installs the handler on first use. Not for concurrent calls: its
+/* Guards `length` bytes at `base`: the entry's index when guarded, -1 when no entry is free
+ * (the mapping is then used unguarded). Installs the handler on first use. Not for concurrent calls: its
  * caller serialises them. */
 static inline int imgcache_guard_mapping(void *base, size_t length) {
   if (!__atomic_load_n(&imgcache_guard()->installed, __ATOMIC_ACQUIRE)) {
@@ -72,7 +72,7 @@ static inline int imgcache_guard_mapping(void *base, size_t length) {
     __atomic_store_n(&mapping->faulted, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&mapping->length, length, __ATOMIC_RELEASE);
     __atomic_store_n(&mapping->base, base, __ATOMIC_RELEASE);
-    return 0;
+    return index;
   }
   return -1;
 }
@@ -87,14 +87,11 @@ static inline void imgcache_unguard_mapping(void *base) {
   }
 }
 
-/* Whether the mapping at `base` faulted since this was last asked (the flag is cleared). */
-static inline int imgcache_mapping_faulted(void *base) {
-  for (int index = 0; index < IMGCACHE_GUARDED_MAPPINGS; index++) {
-    struct imgcache_guarded_mapping *mapping = &imgcache_guard()->mappings[index];
-    if (__atomic_load_n(&mapping->base, __ATOMIC_ACQUIRE) != base) continue;
-    return __atomic_exchange_n(&mapping->faulted, 0, __ATOMIC_ACQ_REL);
-  }
-  return 0;
+/* Whether the mapping guarded as entry `index` faulted since this was last asked (the flag
+ * is cleared). */
+static inline int imgcache_mapping_faulted(int index) {
+  if (index < 0 || index >= IMGCACHE_GUARDED_MAPPINGS) return 0;
+  return __atomic_exchange_n(&imgcache_guard()->mappings[index].faulted, 0, __ATOMIC_ACQ_REL);
 }
 
 /* Microseconds on CLOCK_BOOTTIME: one clock for every process of the machine, which no

@@ -19,8 +19,8 @@ package final class SharedMapping: @unchecked Sendable {
   private let file: Mutex<Int32>
   /// When the file was last looked at (the callers' clock, microseconds).
   private let lastLook = Atomic<Int64>(0)
-  /// Whether a fault is caught for this mapping (false when the guard's table was full).
-  private let guarded: Bool
+  /// The guard's entry for this mapping: its faults are caught (-1: the table was full).
+  private let guardEntry: Int32
 
   /// How often the file is looked at for a change: a second, in microseconds.
   private static let lookInterval: Int64 = 1_000_000
@@ -37,7 +37,7 @@ package final class SharedMapping: @unchecked Sendable {
     }
     (base, self.size, self.path) = (mapped, size, path)
     file = Mutex(descriptor)
-    guarded = imgcache_guard_mapping(mapped, size) == 0
+    guardEntry = imgcache_guard_mapping(mapped, size)
   }
 
   deinit {
@@ -67,7 +67,7 @@ package final class SharedMapping: @unchecked Sendable {
   /// file truncated or new).
   @discardableResult
   package func refresh(now: Int64) -> Bool {
-    let faulted = guarded && imgcache_mapping_faulted(base) != 0
+    let faulted = imgcache_mapping_faulted(guardEntry) != 0
     let last = lastLook.load(ordering: .relaxed)
     let due = now &- last >= Self.lookInterval || now < last
     guard faulted || due else { return false }
