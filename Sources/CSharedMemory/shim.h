@@ -1,5 +1,6 @@
 #ifndef IMGCACHE_CSHAREDMEMORY_SHIM_H
 #define IMGCACHE_CSHAREDMEMORY_SHIM_H
+#include <errno.h>
 #include <signal.h>
 #include <stddef.h>
 #include <string.h>
@@ -36,8 +37,10 @@ static inline struct imgcache_guard_state *imgcache_guard(void) {
 }
 
 static void imgcache_guard_handler(int signal, siginfo_t *info, void *context) {
+  int saved = errno;
   char *address = (char *)info->si_addr;
-  for (int index = 0; index < IMGCACHE_GUARDED_MAPPINGS; index++) {
+  /* A fault (si_code > 0), not a SIGBUS another process sent: si_addr is then a pid. */
+  for (int index = 0; info->si_code > 0 && index < IMGCACHE_GUARDED_MAPPINGS; index++) {
     struct imgcache_guarded_mapping *mapping = &imgcache_guard()->mappings[index];
     char *base = (char *)__atomic_load_n(&mapping->base, __ATOMIC_ACQUIRE);
     size_t length = __atomic_load_n(&mapping->length, __ATOMIC_ACQUIRE);
@@ -46,32 +49,43 @@ static void imgcache_guard_handler(int signal, siginfo_t *info, void *context) {
                        MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
     if (fresh == MAP_FAILED) break;
     __atomic_store_n(&mapping->faulted, 1, __ATOMIC_RELEASE);
+    errno = saved;
     return;
   }
-  /* Not ours: the previous disposition, which the fault meets again as the instruction runs
-   * again. */
+  /* Not ours: the previous disposition, which a fault meets again as the instruction runs
+   * again; a signal sent by another process is raised again for it. */
   sigaction(signal, &imgcache_guard()->previous, NULL);
+  if (info->si_code <= 0) raise(signal);
+  errno = saved;
 }
 
 /* Guards `length` bytes at `base`: the entry's index when guarded, -1 when no entry is free
- * (the mapping is then used unguarded). Installs the handler on first use. Not for concurrent calls: its
- * caller serialises them. */
+ * (the mapping is then used unguarded). Installs the handler on first use, once whatever
+ * the threads calling. */
 static inline int imgcache_guard_mapping(void *base, size_t length) {
-  if (!__atomic_load_n(&imgcache_guard()->installed, __ATOMIC_ACQUIRE)) {
+  struct imgcache_guard_state *state = imgcache_guard();
+  int expected = 0;
+  if (__atomic_compare_exchange_n(&state->installed, &expected, 2, 0, __ATOMIC_ACQ_REL,
+                                  __ATOMIC_ACQUIRE)) {
     struct sigaction action;
     memset(&action, 0, sizeof action);
     action.sa_sigaction = imgcache_guard_handler;
     action.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigemptyset(&action.sa_mask);
-    if (sigaction(SIGBUS, &action, &imgcache_guard()->previous) != 0) return -1;
-    __atomic_store_n(&imgcache_guard()->installed, 1, __ATOMIC_RELEASE);
+    int done = sigaction(SIGBUS, &action, &state->previous) == 0 ? 1 : 3;
+    __atomic_store_n(&state->installed, done, __ATOMIC_RELEASE);
   }
+  /* Another thread installing: wait for it (a few system calls). */
+  while (__atomic_load_n(&state->installed, __ATOMIC_ACQUIRE) == 2) {}
+  if (__atomic_load_n(&state->installed, __ATOMIC_ACQUIRE) != 1) return -1;
   for (int index = 0; index < IMGCACHE_GUARDED_MAPPINGS; index++) {
-    struct imgcache_guarded_mapping *mapping = &imgcache_guard()->mappings[index];
-    if (__atomic_load_n(&mapping->base, __ATOMIC_ACQUIRE) != NULL) continue;
+    struct imgcache_guarded_mapping *mapping = &state->mappings[index];
+    void *free_entry = NULL;
+    if (!__atomic_compare_exchange_n(&mapping->base, &free_entry, base, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE))
+      continue;
     __atomic_store_n(&mapping->faulted, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&mapping->length, length, __ATOMIC_RELEASE);
-    __atomic_store_n(&mapping->base, base, __ATOMIC_RELEASE);
     return index;
   }
   return -1;

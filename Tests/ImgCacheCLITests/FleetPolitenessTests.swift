@@ -50,10 +50,11 @@ struct FleetPolitenessTests {
     }
     let seen = try times(id)
     #expect(seen.count == 301, "300 URLs and the one retried")
-    // Asked once a second at most, the others learn of the pause within about a second;
-    // then nothing until the two seconds are over.
+    // Published by the worker that heard it, the pause reaches the others' subscriptions in
+    // milliseconds (a loaded machine's scheduling aside: half a second allowed here; the
+    // bench measures it): then nothing until the two seconds are over.
     let first = seen[0]
-    let during = seen.dropFirst().filter { $0 > first + 1.2 && $0 < first + 1.9 }
+    let during = seen.dropFirst().filter { $0 > first + 0.5 && $0 < first + 1.9 }
     #expect(during.isEmpty, "requests while the fleet was paused: \(during.map { $0 - first })")
   }
 }

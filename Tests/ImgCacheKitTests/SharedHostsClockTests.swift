@@ -39,6 +39,8 @@ struct SharedHostsClockTests {
       #expect(refusal == .start)
     } else if offset > 0 {
       #expect(refusal == .refuse(until: skewed + 3_600 * second))
+    } else {
+      #expect(refusal == .start, "an hour behind: the refusal is past")
     }
   }
 
@@ -121,5 +123,33 @@ struct SharedHostsClockTests {
       shared.claim("a.example:80", now: now, bounds: bounds())
         == .paused(until: now + 30 * self.second))
     #expect(shared.claim(name, now: now, bounds: bounds()) == .start)
+  }
+
+  @Test("a table of an earlier boot, or of another layout, is cleared by the first to map it")
+  func earlierBoot() throws {
+    /// Slot 0's word `index` (0: the layout's mark, 1: the boot's digest), read or written in
+    /// the file itself, as another process would.
+    func word(_ index: Int, set value: Int64? = nil) throws -> Int64 {
+      let handle = try #require(FileHandle(forUpdatingAtPath: path))
+      defer { try? handle.close() }
+      try handle.seek(toOffset: UInt64(index * 8))
+      if var value {
+        try handle.write(contentsOf: Data(bytes: &value, count: 8))
+        return value
+      }
+      let data = try #require(try handle.read(upToCount: 8))
+      return data.withUnsafeBytes { $0.loadUnaligned(as: Int64.self) }
+    }
+    for index in [1, 0] {
+      let one = try #require(SharedHosts(path: path))
+      one.refuse("h:80", until: now + 3_600 * second, now: now)
+      #expect(one.claim("h:80", now: now, bounds: bounds()) == .refuse(until: now + 3_600 * second))
+      // Another boot's digest (or another layout's mark) in slot 0.
+      _ = try word(index, set: 12_345)
+      let next = try #require(SharedHosts(path: path))
+      #expect(next.claim("h:80", now: now, bounds: bounds()) == .start, "word \(index)")
+      #expect(try word(0) == SharedHosts.layoutMark)
+      #expect(try word(1) == SharedHosts.bootIdentity)
+    }
   }
 }

@@ -67,6 +67,7 @@ struct JobWork: CacheCommand {
       transfer: transferOptions, remote: options.useRemote,
       fleetLocks: try RedisKeyLocks(queue: job.queue, remote: first.configuration.remote))
     defer {
+      fleet.close()
       context.warnAboutRemote(fetcher)
       let (failures, last) = fleet.failures
       if failures > 0, let last {

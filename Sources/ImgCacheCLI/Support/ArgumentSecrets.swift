@@ -33,6 +33,14 @@ enum ArgumentSecrets {
         text.contains("="), remoteOptions.contains(name) || userOptions.contains(name)
       {
         blank(argument, from: name.utf8.count + 1, user: userOptions.contains(name))
+      } else if let offset = shortUser(text) {
+        // `-u` grouped with other short flags (`-ku`), its value next or attached (`-kuA:B`).
+        if offset == text.utf8.count, index + 1 < count, let value = argv[index + 1] {
+          blank(value, from: 0, user: true)
+          index += 2
+          continue
+        }
+        blank(argument, from: offset, user: true)
       } else {
         blankURL(argument)
       }
@@ -57,6 +65,18 @@ enum ArgumentSecrets {
     }
   }
 
+  /// Where `-u`'s value begins in a group of short flags (`-ku`, `-kuA:B`): the offset past
+  /// its `u` (the argument's length when the value is the next argument); nil for anything
+  /// else.
+  private static func shortUser(_ text: String) -> Int? {
+    let bytes = Array(text.utf8)
+    guard bytes.count >= 2, bytes[0] == UInt8(ascii: "-"), bytes[1] != UInt8(ascii: "-"),
+      let u = bytes.firstIndex(of: UInt8(ascii: "u")),
+      bytes[1..<u].allSatisfy({ $0.isASCIILetter })
+    else { return nil }
+    return u + 1
+  }
+
   /// Overwrites the userinfo of a URL argument (`scheme://user:password@host/…`).
   private static func blankURL(_ value: UnsafeMutablePointer<CChar>) {
     let length = strlen(value)
@@ -70,5 +90,11 @@ enum ArgumentSecrets {
       bytes[authority...].firstIndex { "/?#".utf8.contains($0) } ?? bytes.count
     guard let at = bytes[authority..<end].lastIndex(of: UInt8(ascii: "@")) else { return }
     for position in authority..<at { value[position] = CChar(bitPattern: UInt8(ascii: "*")) }
+  }
+}
+
+extension UInt8 {
+  fileprivate var isASCIILetter: Bool {
+    (0x41...0x5A).contains(self) || (0x61...0x7A).contains(self)
   }
 }

@@ -48,8 +48,8 @@ extension DownloadLoop {
         .checkedMicroseconds ?? SharedHosts.Bounds.day)
   }
 
-  /// The fleet's answer, when there is a fleet: a start reserved under the host's rate (one
-  /// round trip a start), or without a rate its pause, asked at most once a second.
+  /// The fleet's answer, when there is a fleet: a start it reserved under the host's rate, or
+  /// its pause — from what this machine holds, never a round trip on this thread.
   private func fleetAdmission(
     for host: String, now: ContinuousClock.Instant
   ) -> HostScheduler.Admission {
@@ -57,14 +57,9 @@ extension DownloadLoop {
     let interval = HostScheduler.interval(scheduler.limits.ratePerHost).flatMap(
       \.checkedNanoseconds)
     self.fleet.prune(now: now)
-    if interval == nil {
-      if let asked = self.fleet.asked[host], now - asked < FleetAdmissions.pauseCheck {
-        return .start
-      }
-      self.fleet.asked[host] = now
-    }
     switch fleet.reserve(host, interval: interval) {
     case nil, .start(in: ...0): return .start
+    case .pending: return .wait(until: now + FleetAdmissions.pendingCheck)
     case .start(let wait):
       let due = now + .nanoseconds(wait)
       self.fleet.reserved[host] = due
@@ -85,8 +80,11 @@ extension DownloadLoop {
   func share(_ host: String, now: ContinuousClock.Instant) {
     let (paused, refused) = scheduler.pause(of: host)
     let boot = SharedHosts.now()
+    // A pause is shared up to this process's cap: a reader takes one past its own cap for a
+    // clock that is not its own (a backoff floored at `retry_delay` may pass the cap here).
+    let cap = Duration.seconds(max(0, min(scheduler.limits.retryAfterMax, 86_400)))
     if let paused, paused > now,
-      let wait = min(paused - now, Self.longestShared).checkedMicroseconds
+      let wait = min(paused - now, cap, Self.longestShared).checkedMicroseconds
     {
       shared?.pause(host, until: boot &+ wait, now: boot)
       options.fleet?.politeness.pause(host, for: wait &* 1_000)
@@ -119,7 +117,8 @@ extension DownloadLoop {
     CacheError(
       .rateLimited,
       "\(transfer.host) throttled \(options.throttleLimit + 1) times in a row with no answer "
-        + "between (throttle_limit \(options.throttleLimit)): its URLs fail for the rest of the run",
+        + "between (throttle_limit \(options.throttleLimit)): its URLs fail for the rest of the run "
+        + "(ten minutes at most)",
       url: transfer.request.url, httpStatus: transfer.status == 0 ? nil : transfer.status)
   }
 }

@@ -87,8 +87,9 @@ package struct HostScheduler: Sendable {
     var throttles = 0
     /// Pauses in a row with no answer between (the throttles of one burst are one pause).
     var pauses = 0
-    /// Throttled past the limit: no more transfers this run.
-    var abandoned = false
+    /// Throttled past the limit: no transfer before then (the rest of a prefetch; a long
+    /// `job work` asks again after ``abandonment``).
+    var abandonedUntil: Instant?
     /// The AIMD window: transfers at once allowed; nil when no 429 narrowed it.
     var window: Int?
     /// Successes since the window last grew.
@@ -107,9 +108,11 @@ package struct HostScheduler: Sendable {
     /// Whether it holds nothing worth keeping at `now`.
     func isSpent(at now: Instant) -> Bool {
       // A cycle counts a host's answers until it throttles: kept a minute after it began.
-      active == 0 && throttles == 0 && pauses == 0 && !abandoned && window == nil && learned == nil
+      active == 0 && throttles == 0 && pauses == 0 && window == nil && learned == nil
         && cycleStart.map { $0 + .seconds(60) <= now } ?? true
-        && [pausedUntil, refusedUntil, nextStart].allSatisfy { $0.map { $0 <= now } ?? true }
+        && [pausedUntil, refusedUntil, nextStart, abandonedUntil].allSatisfy {
+          $0.map { $0 <= now } ?? true
+        }
     }
   }
 
@@ -125,7 +128,7 @@ package struct HostScheduler: Sendable {
   /// Whether a transfer for `host` may start at `now`.
   package func admission(for host: String, now: Instant) -> Admission {
     let state = hosts[host]
-    if state?.abandoned == true { return .abandon }
+    if let until = state?.abandonedUntil, until > now { return .abandon }
     if let until = state?.refusedUntil, until > now { return .refuse(until: until) }
     if let until = state?.pausedUntil, until > now { return .wait(until: until) }
     guard active < limits.maxConcurrent, (state?.active ?? 0) < capacity(of: state) else {
@@ -221,6 +224,9 @@ package struct HostScheduler: Sendable {
     return verdict
   }
 
+  /// How long a host throttled past `throttleLimit` is abandoned.
+  static let abandonment = Duration.seconds(600)
+
   /// A throttle of `state`'s host at `now`: its window halved (a 429), then a pause — the
   /// wait its `Retry-After` asks for, else an exponential backoff from `backoff` — or a
   /// refusal past the cap, or, past `throttleLimit` pauses in a row, the host abandoned.
@@ -235,7 +241,8 @@ package struct HostScheduler: Sendable {
     if status == 429 && !pausedAlready { state.window = max(1, running / 2) }
     if !pausedAlready { state.pauses += 1 }
     if limits.throttleLimit > 0 && state.pauses > limits.throttleLimit {
-      state.abandoned = true
+      state.abandonedUntil = now + Self.abandonment
+      state.pauses = 0
       return .abandon
     }
     if let retryAfter, retryAfter > limits.retryAfterMax {

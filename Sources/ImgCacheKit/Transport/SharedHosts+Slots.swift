@@ -7,8 +7,10 @@ extension SharedHosts {
   /// A host as the table knows it: its hash (never 0) and the tag its times carry.
   struct HostKey {
     let hash: Int64
-    /// Never 0: a word of zeros is no host's time.
-    var tag: Int64 { hash >> 48 & 0xFFFF | 1 }
+    /// Its top bit always set: a word of zeros is no host's time, and a time word is
+    /// negative as an `Int64` — an older imgcache, which kept wall-clock nanoseconds in the
+    /// same file, reads it as long past, never as a wait.
+    var tag: Int64 { hash >> 48 & 0x7FFF | 0x8000 }
     /// Slot 0's: the overall rate.
     static let overall = HostKey(hash: 1)
 
@@ -79,6 +81,8 @@ extension SharedHosts {
     guard claiming else { return nil }
     for slot in probed {
       let holder = cell(slot, .hash).load(ordering: .acquiring)
+      // Claimed for this host meanwhile, by another thread or process: one slot a host.
+      if holder == key.hash { return slot }
       let owner = HostKey(hash: holder)
       let spent = [Field.paused, .refused, .nextStart].allSatisfy {
         time(slot, $0, key: owner, now: now, bound: Bounds.day) == 0

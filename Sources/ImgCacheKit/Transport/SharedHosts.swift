@@ -35,7 +35,37 @@ package final class SharedHosts: Sendable {
   package init?(path: String) {
     guard let mapping = SharedMapping(path: path, size: Self.size) else { return nil }
     self.mapping = mapping
+    prepare()
   }
+
+  /// Slot 0's first two words: this layout's mark and the boot the times are of. A table of
+  /// another layout, or of an earlier boot (its boot-clock times mean nothing now), is
+  /// cleared by the first process to see it.
+  private func prepare() {
+    let boot = Self.bootIdentity
+    let (mark, booted) = (cell(0, .hash), cell(0, .paused))
+    let seen = booted.load(ordering: .acquiring)
+    guard mark.load(ordering: .acquiring) != Self.layoutMark || seen != boot else { return }
+    guard
+      booted.compareExchange(expected: seen, desired: boot, ordering: .acquiringAndReleasing)
+        .exchanged
+    else { return }
+    for slot in 0..<Self.slots {
+      for field in [Field.hash, .paused, .refused, .nextStart] where slot > 0 || field == .nextStart
+      {
+        cell(slot, field).store(0, ordering: .releasing)
+      }
+    }
+    mark.store(Self.layoutMark, ordering: .releasing)
+  }
+
+  /// The mark of this layout ("imgcache hosts, version 2").
+  static let layoutMark: Int64 = 0x696D_6763_6873_7432
+  /// This boot of the machine: FNV-1a of the kernel's boot id (never 0; 1 when unreadable).
+  static let bootIdentity: Int64 = {
+    let text = (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8))
+    return HostKey(text ?? "").hash
+  }()
 
   /// What the shared state says of starting a transfer.
   package enum Claim: Equatable, Sendable {
@@ -89,7 +119,7 @@ package final class SharedHosts: Sendable {
   /// Raises `field` of `host`'s slot to `until`; written again in the host's new slot when its
   /// slot was handed over meanwhile.
   private func write(_ host: String, _ field: Field, until: Int64, now: Int64) {
-    mapping.refresh(now: now)
+    if mapping.refresh(now: now) { prepare() }
     let key = HostKey(host)
     for _ in 0..<2 {
       guard let slot = slot(of: key, now: now, claiming: true) else { return }
@@ -102,38 +132,56 @@ package final class SharedHosts: Sendable {
   /// refused or paused, nor before the next start of its rate or the overall one. A start
   /// takes those next starts, atomically against every process.
   package func claim(_ host: String, now: Int64, bounds: Bounds) -> Claim {
-    mapping.refresh(now: now)
+    if mapping.refresh(now: now) { prepare() }
     let key = HostKey(host)
+    // Twice at most: a rate's start taken in a slot handed to another host meanwhile is
+    // taken again in the host's new slot.
+    for _ in 0..<2 {
+      let (claim, slot) = attempt(key, now: now, bounds: bounds)
+      guard claim == .start, let slot, cell(slot, .hash).load(ordering: .acquiring) != key.hash
+      else { return claim }
+    }
+    return .wait(until: now &+ 1)
+  }
+
+  /// One claim: its answer, and the host's slot when it took a start there.
+  private func attempt(_ key: HostKey, now: Int64, bounds: Bounds) -> (Claim, Int?) {
     let slot = slot(of: key, now: now, claiming: bounds.perHost != nil)
     if let slot {
       let refused = time(slot, .refused, key: key, now: now, bound: Bounds.day)
       if refused > 0 {
-        return refused &- now > bounds.longestPause
-          ? .refuse(until: refused) : .paused(until: refused)
+        return (
+          refused &- now > bounds.longestPause ? .refuse(until: refused) : .paused(until: refused),
+          nil
+        )
       }
       let paused = time(slot, .paused, key: key, now: now, bound: bounds.longestPause)
-      if paused > 0 { return .paused(until: paused) }
+      if paused > 0 { return (.paused(until: paused), nil) }
       // Both next starts are looked at before either is taken: one taken for nothing would
       // hold its rate back an interval.
       if let interval = bounds.perHost {
         let own = time(slot, .nextStart, key: key, now: now, bound: interval)
-        if own > 0 { return .wait(until: own) }
+        if own > 0 { return (.wait(until: own), nil) }
       }
     }
     if let interval = bounds.overall {
       let next = time(0, .nextStart, key: .overall, now: now, bound: interval)
-      if next > 0 { return .wait(until: next) }
+      if next > 0 { return (.wait(until: next), nil) }
       guard take(0, key: .overall, after: now, interval: interval) else {
-        return .wait(
-          until: max(now &+ 1, time(0, .nextStart, key: .overall, now: now, bound: interval)))
+        return (
+          .wait(
+            until: max(now &+ 1, time(0, .nextStart, key: .overall, now: now, bound: interval))),
+          nil
+        )
       }
     }
-    if let slot, let interval = bounds.perHost,
-      !take(slot, key: key, after: now, interval: interval)
-    {
-      return .wait(
-        until: max(now &+ 1, time(slot, .nextStart, key: key, now: now, bound: interval)))
+    guard let slot, let interval = bounds.perHost else { return (.start, nil) }
+    guard take(slot, key: key, after: now, interval: interval) else {
+      return (
+        .wait(until: max(now &+ 1, time(slot, .nextStart, key: key, now: now, bound: interval))),
+        nil
+      )
     }
-    return .start
+    return (.start, slot)
   }
 }

@@ -19,6 +19,9 @@ package final class SharedMapping: @unchecked Sendable {
   private let file: Mutex<Int32>
   /// When the file was last looked at (the callers' clock, microseconds).
   private let lastLook = Atomic<Int64>(0)
+  /// Whether the memory is not the file's (a fault, then a mapping again that failed): the
+  /// file is mapped again at the next look, however it seems.
+  private let stale = Atomic<Bool>(false)
   /// The guard's entry for this mapping: its faults are caught (-1: the table was full).
   private let guardEntry: Int32
 
@@ -68,20 +71,27 @@ package final class SharedMapping: @unchecked Sendable {
   @discardableResult
   package func refresh(now: Int64) -> Bool {
     let faulted = imgcache_mapping_faulted(guardEntry) != 0
+    if faulted { stale.store(true, ordering: .releasing) }
     let last = lastLook.load(ordering: .relaxed)
     let due = now &- last >= Self.lookInterval || now < last
     guard faulted || due else { return false }
     lastLook.store(now, ordering: .relaxed)
     return file.withLock { descriptor in
-      guard faulted || isChanged(descriptor) else { return false }
-      guard let fresh = Self.open(path, size: size) else { return false }
+      let wasStale = stale.load(ordering: .acquiring)
+      guard wasStale || isChanged(descriptor) else { return false }
+      guard let fresh = Self.open(path, size: size) else {
+        stale.store(true, ordering: .releasing)
+        return false
+      }
       let mapped = mmap(base, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fresh, 0)
       guard mapped != MAP_FAILED else {
         close(fresh)
+        stale.store(true, ordering: .releasing)
         return false
       }
       close(descriptor)
       descriptor = fresh
+      stale.store(false, ordering: .releasing)
       return true
     }
   }

@@ -32,6 +32,12 @@ extension JobQueue {
   /// Gives a shard back if its giver still holds it: its delivery time set to 1970 (the next
   /// worker takes it at once), its count back by one, and its holder a name no worker has (a
   /// renewal of the giver's still on its way cannot take it back).
+  /// Counts a shard taken over from worker `ARGV[1]`, while the job exists.
+  private static let takeoverScript = """
+    if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+    return redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
+    """
+
   /// The holder of a shard given back: no worker's name.
   static let givenBackHolder = "imgcache:given-back"
 
@@ -108,7 +114,7 @@ extension JobQueue {
         continue
       }
       if entry.consumer != Self.givenBackHolder {
-        _ = try command("HINCRBY", takeoversKey, entry.consumer, "1")
+        _ = try script(Self.takeoverScript, keys: [record, takeoversKey], [entry.consumer])
       }
       let count = entry.deliveries >= Int64(Int.max - 1) ? Int.max : Int(entry.deliveries) + 1
       guard let taken = shard(found, deliveries: count) else {

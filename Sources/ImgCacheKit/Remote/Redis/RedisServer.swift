@@ -75,6 +75,15 @@ final class RedisServer: RemoteServer {
     return result
   }
 
+  /// A connection of its own, not pooled (a subscriber's: it reads messages for as long as
+  /// its owner keeps it), made by `deadline`.
+  func connect(_ deadline: RedisDeadline) throws -> RedisConnection {
+    try RedisConnection(
+      host: host, port: port, socket: socket, user: user, password: password,
+      database: database, connectTimeout: spec.connectTimeout, deadline: deadline,
+      display: display)
+  }
+
   func check(_ value: RedisValue) throws -> RedisValue {
     if case .error(let text) = value {
       if text.hasPrefix("NOAUTH") || text.hasPrefix("WRONGPASS") {
