@@ -76,28 +76,56 @@ extension Fetcher {
   /// Waits while another machine holds the fleet's lock on `job`'s key (it renews it while it
   /// downloads; one that died lets it lapse), looking for the object in the remote tier every
   /// ``fleetPoll``: served from there once it is, else (the lock gone, or the wait past the
-  /// key lock's deadline) downloaded here, under the fleet's lock when it can be had.
+  /// key lock's deadline) downloaded here, under the fleet's lock when it can be had. The
+  /// decisions are ``FleetWaitMachine``'s; this performs its actions.
   func waitForFleet(_ job: Job, lock: KeyLock?, options: FetchOptions) async -> JobMachine.Event {
     guard let fleetLocks, sharesDownload(job, options), let url = job.request?.stripped else {
       return .waited(lock: lock, served: nil, cancelled: false)
     }
-    let deadline = lockDeadline()
-    while !Task.isCancelled && ContinuousClock.now < deadline {
-      let found = await remoteHits(keys: [job.key], urls: [job.key: url], options: options)
-      if let hit = found[job.key] {
-        lock?.release()
-        return .waited(lock: nil, served: hit, cancelled: false)
+    var machine = FleetWaitMachine(deadline: lockDeadline(), poll: Self.fleetPoll)
+    var action = machine.start(now: .now)
+    var served: CacheHit?
+    var fleetLock: String?
+    while true {
+      let event: FleetWaitMachine.Event
+      switch action {
+      case .lookUp:
+        served = await remoteHits(keys: [job.key], urls: [job.key: url], options: options)[job.key]
+        event = served == nil ? .notFound : .found
+      case .tryLock:
+        switch fleetLocks.attempt(key: job.key) {
+        case .held(let name): (fleetLock, event) = (name, .lockHeld)
+        case .busy: event = .lockBusy
+        case .unavailable: event = .lockUnavailable
+        }
+      case .wait(let until):
+        try? await Task.sleep(until: until, clock: .continuous)
+        event = .timer
+      case .finish(let outcome):
+        return finishFleetWait(outcome, lock: lock, served: served, fleetLock: fleetLock)
       }
-      switch fleetLocks.attempt(key: job.key) {
-      case .held(let name):
-        // Let go with this process's lock; without one (its wait ran out), at once.
-        if let lock { lock.holding { fleetLocks.release(name) } } else { fleetLocks.release(name) }
-        return .waited(lock: lock, served: nil, cancelled: false)
-      case .unavailable: return .waited(lock: lock, served: nil, cancelled: false)
-      case .busy: try? await Task.sleep(for: Self.fleetPoll)
+      action = machine.handle(Task.isCancelled ? .cancel : event, now: .now)
+    }
+  }
+
+  /// What a fleet wait that ended as `outcome` hands the job machine: the object served
+  /// (this process's lock let go), or this process's lock — holding the fleet's lock when it
+  /// was taken (let go with it; without it, at once).
+  private func finishFleetWait(
+    _ outcome: FleetWaitMachine.Outcome, lock: KeyLock?, served: CacheHit?, fleetLock: String?
+  ) -> JobMachine.Event {
+    if outcome == .served, let served {
+      lock?.release()
+      return .waited(lock: nil, served: served, cancelled: false)
+    }
+    if let fleetLock, let fleetLocks {
+      if let lock {
+        lock.holding { fleetLocks.release(fleetLock) }
+      } else {
+        fleetLocks.release(fleetLock)
       }
     }
-    return .waited(lock: lock, served: nil, cancelled: Task.isCancelled)
+    return .waited(lock: lock, served: nil, cancelled: outcome == .cancelled)
   }
 
   /// Whether `job`'s download would reach the remote tier, for another machine to be served

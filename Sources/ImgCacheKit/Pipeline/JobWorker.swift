@@ -136,7 +136,9 @@ public struct JobWorker: Sendable {
 
   /// Prefetches `shard` while its lease is renewed. A cancel gives the shard back at once,
   /// from the cancel itself (a signal's grace is short); a renewal that finds the job
-  /// cancelled, or the lease taken over, stops the prefetch.
+  /// cancelled, or the lease taken over, stops the prefetch. The decisions are
+  /// ``ShardLife``'s, shared by the renewals, the cancel and this task behind one lock that
+  /// is never held across an action.
   private func work(
     _ shard: JobQueue.Shard, _ summary: inout JobWorkSummary
   ) async throws -> ShardEnd {
@@ -144,21 +146,27 @@ public struct JobWorker: Sendable {
     var options = options
     if shard.retry { options.retryFailed = true }
     let run = prefetcher.start(URLList(shard.urls), options: options)
-    let flags = ShardFlags()
-    let renewal = Task(executorPreference: EngineExecutor.shared) { [queue, consumer, lease] in
+    let life = Mutex(ShardLife(lease: lease))
+    let first = life.withLock { $0.first }
+    let renewal = Task(executorPreference: EngineExecutor.shared) { [queue, consumer] in
+      var action = first
       while !Task.isCancelled {
-        try? await Task.sleep(for: lease / 3)
-        guard !Task.isCancelled else { return }
-        // A failed renewal is tried again at the next third: the lease outlasts two.
-        guard let (held, state) = try? queue.renew(shard, consumer: consumer) else { continue }
-        if !held || state == "cancelled" {
-          if held {
-            flags.jobCancelled.store(true, ordering: .relaxed)
-          } else {
-            flags.lost.store(true, ordering: .relaxed)
-          }
+        switch action {
+        case .wait(let delay):
+          try? await Task.sleep(for: delay)
+          guard !Task.isCancelled else { return }
+          action = life.withLock { $0.handle(.timer) }
+        case .renew:
+          // A failed renewal is tried again at the next third: the lease outlasts two.
+          let event: ShardLife.Event =
+            (try? queue.renew(shard, consumer: consumer)).map {
+              .renewed(held: $0.held, cancelled: $0.state == "cancelled")
+            } ?? .renewalFailed
+          action = life.withLock { $0.handle(event) }
+        case .stopPrefetch:
           run.cancel()
           return
+        default: return
         }
       }
     }
@@ -174,29 +182,24 @@ public struct JobWorker: Sendable {
       run.cancel()
       renewal.cancel()
       // Given back before the transfers wind down: a signal leaves the process little time.
-      if (try? queue.giveBack(shard, consumer: consumer, timeout: 0.3)) != nil {
-        flags.givenBack.store(true, ordering: .relaxed)
-      }
+      guard life.withLock({ $0.handle(.signalled) }) == .giveBack else { return }
+      let ok = (try? queue.giveBack(shard, consumer: consumer, timeout: 0.3)) != nil
+      _ = life.withLock { $0.handle(.gaveBack(ok)) }
     }
     let result = await run.summary
-    // Given back by a signal: whatever a renewal found after (the giver is no longer holder).
-    if flags.givenBack.load(ordering: .relaxed) { return .stopped(givenBack: true) }
-    if flags.lost.load(ordering: .relaxed) { return .lost }
-    if flags.jobCancelled.load(ordering: .relaxed) { summary.jobCancelled = true }
-    guard !result.cancelled, !Task.isCancelled, !summary.jobCancelled else {
-      return .stopped(givenBack: flags.givenBack.load(ordering: .relaxed))
+    let cancelled = result.cancelled || Task.isCancelled
+    switch life.withLock({ $0.handle(.prefetchEnded(cancelled: cancelled)) }) {
+    case .finish:
+      counts.seconds = Date().timeIntervalSince(start)
+      lines.append("")
+      let manifest = lines.joined(separator: "\n")
+      let kept = try await patiently { try queue.finish(shard, manifest: manifest, counts: counts) }
+      return .finished(counts, kept: kept)
+    case .end(.lost): return .lost
+    case .end(.stopped(let givenBack, let jobCancelled)):
+      if jobCancelled { summary.jobCancelled = true }
+      return .stopped(givenBack: givenBack)
+    default: return .stopped(givenBack: false)
     }
-    counts.seconds = Date().timeIntervalSince(start)
-    lines.append("")
-    let manifest = lines.joined(separator: "\n")
-    let kept = try await patiently { try queue.finish(shard, manifest: manifest, counts: counts) }
-    return .finished(counts, kept: kept)
   }
-}
-
-/// What a shard's renewals and its cancel found.
-private final class ShardFlags: Sendable {
-  let jobCancelled = Atomic<Bool>(false)
-  let lost = Atomic<Bool>(false)
-  let givenBack = Atomic<Bool>(false)
 }
