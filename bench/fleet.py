@@ -6,6 +6,8 @@ queues; a 20 ms origin (bench/latency.py) answers a tiny PNG per URL. Rows:
   unless the two cores run out first (the origin, Redis and the workers share them; the row
   gives the CPU seconds used, from /proc, to show which);
 - Redis commands a URL, from INFO commandstats around the four-worker run;
+- a 429 (`Retry-After: 3`) heard by one of four workers: the requests the host still gets
+  from 50 ms on, before the 3 s end (goal: none);
 - `job submit` of 1,000,000 URLs: wall time, peak RSS, and the bytes Redis holds for it.
 """
 import os, shutil, socket, subprocess, sys, time
@@ -46,6 +48,77 @@ def cpu_seconds():
     """User and system CPU of every process so far (from /proc/stat), in seconds."""
     fields = open("/proc/stat").readline().split()[1:]
     return (int(fields[0]) + int(fields[1]) + int(fields[2])) / os.sysconf("SC_CLK_TCK")
+
+
+class PausingOrigin:
+    """One host that answers its first request 429 with `Retry-After: 3` and every later one
+    a tiny PNG after 50 ms, noting when (monotonic) each request arrived."""
+
+    def __init__(self, png):
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        import threading
+        self.lock, self.arrivals, body = threading.Lock(), [], open(png, "rb").read()
+        origin = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                with origin.lock:
+                    first = not origin.arrivals
+                    origin.arrivals.append(time.monotonic())
+                if first:
+                    self.send_response(429)
+                    self.send_header("Retry-After", "3")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                time.sleep(0.05)
+                self.send_response(200)
+                self.send_header("Content-Type", "image/png")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.port = self.server.server_address[1]
+
+    def stop(self):
+        self.server.shutdown()
+
+
+def pause_propagation(bench, work, queue, png):
+    """Requests a host receives from a 4-worker fleet after its 429, before its Retry-After
+    ends (goal: none from 50 ms on)."""
+    origin = PausingOrigin(png)
+    try:
+        listing = os.path.join(work, "paused.txt")
+        with open(listing, "w") as f:
+            for n in range(400):
+                f.write(f"http://127.0.0.1:{origin.port}/one.png?paused={n}\n")
+        subprocess.run([bench.BIN, "job", "submit", "paused", "-q", "-i", listing, "--queue", queue,
+                        "--shard-size", "100", "-j", "2", "--retry", "3"], check=True, env=bench.ENV)
+        running = [subprocess.Popen([bench.BIN, "job", "work", "paused", "-q", "--queue", queue],
+                                    env=dict(bench.ENV, IMGCACHE_DIR=os.path.join(work, f"paused-{k}")))
+                   for k in range(4)]
+        for process in running:
+            process.wait()
+        with origin.lock:
+            arrivals = list(origin.arrivals)
+        first = arrivals[0]
+        late = [t - first for t in arrivals[1:] if first + 0.05 < t < first + 3]
+        early = [t - first for t in arrivals[1:] if first < t <= first + 0.05]
+        bench.rows.append(("fleet: a 429 (Retry-After: 3) heard by one of 4 workers x -j 2, 50 ms answers",
+                           "imgcache job work", f"{len(late)} requests from 50 ms to 3 s after the 429",
+                           "-", f"{len(early)} in its first 50 ms (already sent); "
+                           f"{len(arrivals)} requests for 400 URLs; goal: 0 from 50 ms on"))
+    finally:
+        origin.stop()
 
 
 def fleet_bench(bench):
@@ -120,6 +193,7 @@ def fleet_bench(bench):
         bench.rows.append(("fleet: --rate-per-host 100/s over 4 workers x -j 16, one host",
                            "imgcache job work", f"{rated / wall:.1f} URLs/s in {wall:.1f} s", "-",
                            f"{rated / wall / 100:.3f}x the rate; {scripts / rated:.2f} Redis scripts a URL"))
+        pause_propagation(bench, work, queue, os.path.join(root, "one.png"))
         listing = os.path.join(work, "submit.txt")
         with open(listing, "w") as f:
             for n in range(SUBMIT):
