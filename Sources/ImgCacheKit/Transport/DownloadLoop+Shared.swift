@@ -44,8 +44,7 @@ extension DownloadLoop {
     return SharedHosts.Bounds(
       perHost: HostScheduler.interval(limits.ratePerHost).flatMap(\.checkedMicroseconds),
       overall: HostScheduler.interval(limits.rate).flatMap(\.checkedMicroseconds),
-      longestPause: Duration.seconds(max(0, min(limits.retryAfterMax, 86_400)))
-        .checkedMicroseconds ?? SharedHosts.Bounds.day)
+      longestPause: limits.pauseCap.checkedMicroseconds ?? SharedHosts.Bounds.day)
   }
 
   /// The fleet's answer, when there is a fleet: a start it reserved under the host's rate, or
@@ -65,7 +64,7 @@ extension DownloadLoop {
       self.fleet.reserved[host] = due
       return .wait(until: due)
     case .paused(let wait):
-      let cap = Duration.seconds(max(0, min(scheduler.limits.retryAfterMax, RetryAfter.longest)))
+      let cap = scheduler.limits.pauseCap
       let until = now + .nanoseconds(wait)
       guard .nanoseconds(wait) <= cap else { return .refuse(until: until) }
       // Its other transfers wait for it too, without asking again.
@@ -82,7 +81,7 @@ extension DownloadLoop {
     let boot = SharedHosts.now()
     // A pause is shared up to this process's cap: a reader takes one past its own cap for a
     // clock that is not its own (a backoff floored at `retry_delay` may pass the cap here).
-    let cap = Duration.seconds(max(0, min(scheduler.limits.retryAfterMax, 86_400)))
+    let cap = scheduler.limits.pauseCap
     if let paused, paused > now,
       let wait = min(paused - now, cap, Self.longestShared).checkedMicroseconds
     {

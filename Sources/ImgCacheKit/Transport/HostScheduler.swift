@@ -41,6 +41,12 @@ package struct HostScheduler: Sendable {
       backoff = options.retryDelay
       throttleLimit = options.throttleLimit
     }
+
+    /// `retryAfterMax` as a duration: the longest pause waited for, whoever heard it (this
+    /// process, another of the cache, the fleet). A NaN or negative cap is none.
+    package var pauseCap: Duration {
+      .seconds(retryAfterMax > 0 ? min(retryAfterMax, RetryAfter.longest) : 0)
+    }
   }
 
   /// Whether a transfer for a host may start.
