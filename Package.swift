@@ -19,7 +19,7 @@ let package = Package(
     .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     .systemLibrary(
       name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-    // The Redis remote tier (Remote/Redis/ only). No pkg-config: hiredis's adds
+    // The Redis client (Redis/RedisConnection* only). No pkg-config: hiredis's adds
     // -D_FILE_OFFSET_BITS=64, which SwiftPM refuses with a warning (its headers are reached as
     // <hiredis/hiredis.h>; the module map links the library).
     .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
@@ -57,7 +57,11 @@ let package = Package(
       name: "ImgCacheStorage", dependencies: ["ImgCacheIndex"],
       path: "Sources/ImgCacheKit/Storage"),
     .target(
-      name: "ImgCacheRemote", dependencies: ["ImgCacheStorage", "ImgCacheTransport", "CHiredis"],
+      name: "ImgCacheRedis", dependencies: ["ImgCacheUntrusted", "CHiredis"],
+      path: "Sources/ImgCacheKit/Redis"),
+    .target(
+      name: "ImgCacheRemote",
+      dependencies: ["ImgCacheStorage", "ImgCacheTransport", "ImgCacheRedis"],
       path: "Sources/ImgCacheKit/Remote"),
     .target(
       name: "ImgCacheVariants", dependencies: ["ImgCacheSniffer", "CVips"],
@@ -73,7 +77,10 @@ let package = Package(
       name: "ImgCacheConfiguration", dependencies: ["ImgCachePipeline"],
       path: "Sources/ImgCacheKit/Configuration"),
     .target(
-      name: "ImgCacheKit", dependencies: ["ImgCacheConfiguration"],
+      name: "ImgCacheFleet", dependencies: ["ImgCacheConfiguration"],
+      path: "Sources/ImgCacheKit/Fleet"),
+    .target(
+      name: "ImgCacheKit", dependencies: ["ImgCacheFleet"],
       path: "Sources/ImgCacheKit/Kit"),
     .target(
       name: "ImgCacheCLI",

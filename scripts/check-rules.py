@@ -26,7 +26,7 @@ IMPORTS = {
     "GRDBSQLite": ["Sources/ImgCacheKit/Index/"],
     "CCurl": ["Sources/ImgCacheKit/Transport/"],
     "CVips": ["Sources/ImgCacheKit/Variants/", "Tests/"],
-    "CHiredis": ["Sources/ImgCacheKit/Remote/Redis/RedisConnection"],
+    "CHiredis": ["Sources/ImgCacheKit/Redis/RedisConnection"],
     "COpenSSL": ["Sources/ImgCacheKit/Support/Digest.swift"],
     "AsyncAlgorithms": ["Sources/ImgCacheKit/Pipeline/Prefetcher.swift"],
     "Atomics": ["Sources/ImgCacheKit/Transport/SharedHosts"],

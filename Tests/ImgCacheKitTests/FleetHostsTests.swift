@@ -2,7 +2,8 @@ import Foundation
 import ImgCacheTestSupport
 import Testing
 
-@testable import ImgCacheRemote
+@testable import ImgCacheFleet
+@testable import ImgCacheRedis
 @testable import ImgCacheTransport
 
 /// A fleet's politeness on a real redis-server (docs/fleet.md, Politeness): starts reserved
@@ -88,7 +89,7 @@ struct FleetHostsTests {
   func keyLocks() throws {
     let url = "redis://127.0.0.1:\(stores.redis[0].port)"
     let (a, b) = (
-      try RedisKeyLocks(queue: url, remote: []), try RedisKeyLocks(queue: url, remote: [])
+      try RedisFleetLocks(queue: url, remote: []), try RedisFleetLocks(queue: url, remote: [])
     )
     guard case .held(let name) = a.attempt(key: "https://img.example/1.png") else {
       Issue.record("not taken")

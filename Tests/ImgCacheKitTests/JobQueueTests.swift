@@ -2,7 +2,8 @@ import Foundation
 import ImgCacheTestSupport
 import Testing
 
-@testable import ImgCacheRemote
+@testable import ImgCacheFleet
+@testable import ImgCacheRedis
 
 /// A job's queue on a real redis-server (docs/fleet.md): shards submitted in one pass, taken
 /// once each, a lapsed lease taken over, a shard delivered too often buried, a shard given

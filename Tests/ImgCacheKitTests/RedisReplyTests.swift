@@ -2,6 +2,7 @@ import Foundation
 import ImgCacheTestSupport
 import Testing
 
+@testable import ImgCacheRedis
 @testable import ImgCacheRemote
 
 /// RESP2 replies read from a server that says what a test wants (`hostile_remote.py --mode
@@ -15,9 +16,10 @@ struct RedisReplyTests {
   {
     let hex = Data(raw.utf8).map { String(format: "%02x", $0) }.joined()
     let server = HostileRemote("redis-reply", ["--reply", hex])
+    let endpoint = try RedisEndpoint(
+      url: "redis://127.0.0.1:\(server.port)", display: "redis://127.0.0.1", connectTimeout: 2)
     let connection = try RedisConnection(
-      host: "127.0.0.1", port: server.port, socket: nil, user: nil, password: nil, database: 0,
-      connectTimeout: 2, deadline: RedisDeadline(seconds: 2), display: "redis://127.0.0.1")
+      endpoint, name: "imgcache:test", deadline: RedisDeadline(seconds: 2))
     try connection.send(
       [.text("XRANGE"), .text("s"), .text("-"), .text("+")], deadline: RedisDeadline(seconds: 2))
     return try connection.reply(

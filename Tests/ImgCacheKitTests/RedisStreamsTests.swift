@@ -2,7 +2,7 @@ import Foundation
 import ImgCacheTestSupport
 import Testing
 
-@testable import ImgCacheRemote
+@testable import ImgCacheRedis
 
 /// The stream commands' replies (issue 38's work queue), from a real redis-server and from a
 /// hostile one: typed entries, or a `.network` error naming the command.
@@ -13,9 +13,10 @@ struct RedisStreamsTests {
   @Test("a real server's replies read as the entries, cursors and counts it holds")
   func realServer() throws {
     let stores = RemoteStores(redis: 1)
+    let endpoint = try RedisEndpoint(
+      url: "redis://127.0.0.1:\(stores.redis[0].port)", display: "redis", connectTimeout: 2)
     let connection = try RedisConnection(
-      host: "127.0.0.1", port: stores.redis[0].port, socket: nil, user: nil, password: nil,
-      database: 0, connectTimeout: 2, deadline: RedisDeadline(seconds: 5), display: "redis")
+      endpoint, name: "imgcache:test", deadline: RedisDeadline(seconds: 5))
     func command(_ words: [String]) throws -> RedisValue {
       try connection.command(words.map(RedisArgument.text), deadline: RedisDeadline(seconds: 5))
     }

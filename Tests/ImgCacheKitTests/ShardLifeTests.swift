@@ -1,6 +1,6 @@
 import Testing
 
-@testable import ImgCachePipeline
+@testable import ImgCacheFleet
 
 /// A shard's life in a worker's hands, fed events: no Redis, no clock, no sleep.
 @Suite("Shard life: renewed, finished, given back, lost, cancelled")

@@ -65,7 +65,7 @@ struct JobWork: CacheCommand {
     // waits for its object in the remote tier.
     let fetcher = try context.fetcher(
       transfer: transferOptions, remote: options.useRemote,
-      fleetLocks: try RedisKeyLocks(queue: job.queue, remote: first.configuration.remote))
+      fleetLocks: try RedisFleetLocks(queue: job.queue, remote: first.configuration.remote))
     defer {
       fleet.close()
       context.warnAboutRemote(fetcher)

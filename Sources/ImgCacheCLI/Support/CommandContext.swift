@@ -79,7 +79,7 @@ struct CommandContext: Sendable {
   /// per key across a fleet).
   func fetcher(
     readOnly: [String] = [], transfer: TransferOptions? = nil, remote: Bool = false,
-    fleetLocks: RedisKeyLocks? = nil
+    fleetLocks: (any FleetLocks)? = nil
   ) throws -> Fetcher {
     var fleetLocks = fleetLocks
     // `coalesce = fleet`: the remote tier's first Redis holds a lock per key (without a
@@ -88,7 +88,7 @@ struct CommandContext: Sendable {
       !configuration.remote.isEmpty
     {
       do {
-        fleetLocks = try RedisKeyLocks(queue: nil, remote: configuration.remote)
+        fleetLocks = try RedisFleetLocks(queue: nil, remote: configuration.remote)
       } catch {
         throw CacheError(
           .invalidInput, "coalesce = fleet needs a redis:// backend in remote_storage")

@@ -4,12 +4,6 @@ import Foundation
 /// (through the same transport, so the host's rate and pauses hold), kept in the index for
 /// every process of the cache, and asked before a URL's request goes out.
 extension Fetcher {
-  /// How long a robots.txt (or a 4xx for it) holds (RFC 9309 §2.4: at most a day).
-  static let robotsLifetime: TimeInterval = 86_400
-  /// How long an unreachable robots.txt (5xx, 429, a network failure) disallows its host
-  /// before it is asked again.
-  static let unreachableRobotsLifetime: TimeInterval = 3_600
-
   /// What robots.txt says of `url` when it is known without waiting (this process's, else the
   /// index's); nil when it must be fetched, or is being fetched (``robotsAnswer(for:)``).
   func robotsAnswerNow(for url: String) -> JobMachine.RobotsAnswer? {
@@ -26,74 +20,48 @@ extension Fetcher {
   }
 
   /// What robots.txt says of `url`, fetching the file when no process of this cache has it.
+  /// The decisions are ``RobotsMachine``'s; this performs its actions.
   func robotsAnswer(for url: String) async -> JobMachine.RobotsAnswer {
     guard let (origin, path) = Self.robotsParts(of: url) else { return .allowed }
-    // A follower whose leader got nothing (cancelled, or a local failure) asks again: it may
-    // lead the next fetch. Bounded: each turn ends a fetch.
-    for _ in 0..<8 {
-      guard !Task.isCancelled else { break }
-      switch robotsBook.ask(origin, at: cache.now()) {
-      case .known(let robots): return Self.answer(robots, origin: origin, path: path, url: url)
-      case .follow:
-        guard let robots = await robotsBook.wait(for: origin) else { continue }
-        return Self.answer(robots, origin: origin, path: path, url: url)
-      case .lead:
-        // Another process may have fetched it since.
-        let fetched: Result<StoredRobots, CacheError>
-        if let found = try? cache.index.robots(origin: origin, at: cache.now()) {
-          fetched = .success(found)
-        } else {
-          fetched = await fetchRobots(origin)
+    var machine = RobotsMachine()
+    var action = machine.start()
+    while true {
+      let event: RobotsMachine.Event
+      switch action {
+      case .finish(let outcome, let publish):
+        if let publish {
+          if publish.record, let robots = publish.robots {
+            try? cache.index.record(robots: robots, origin: origin, at: cache.now())
+          }
+          robotsBook.finish(origin, with: publish.robots)
         }
-        robotsBook.finish(origin, with: try? fetched.get())
-        switch fetched {
-        case .success(let robots): return Self.answer(robots, origin: origin, path: path, url: url)
-        case .failure(let error): return .refused(error.about(url))
+        switch outcome {
+        case .robots(let robots): return Self.answer(robots, origin: origin, path: path, url: url)
+        case .failed(let error): return .refused(error.about(url))
         }
+      case _ where Task.isCancelled: event = .cancel
+      case .askBook: event = .asked(robotsBook.ask(origin, at: cache.now()))
+      case .waitForLeader: event = .leaderGot(await robotsBook.wait(for: origin))
+      case .readIndex: event = .index(try? cache.index.robots(origin: origin, at: cache.now()))
+      case .fetch: event = .fetched(await fetchRobots(origin), now: cache.now())
       }
+      action = machine.handle(event)
     }
-    return .refused(CacheError(.cancelled, "cancelled", url: url))
   }
 
-  /// `origin`'s robots.txt, fetched and kept in the index; a failure when the fetch was
-  /// cancelled or the cache cannot be written (an answer of the origin is never a failure).
-  private func fetchRobots(_ origin: String) async -> Result<StoredRobots, CacheError> {
+  /// Fetches `origin`'s robots.txt: its text, or how the transfer failed.
+  private func fetchRobots(_ origin: String) async -> RobotsMachine.Fetched {
     cache.note([.robotsFetches: 1])
     do { try cache.prepare() } catch {
-      return .failure(CacheError.io("cannot create the cache", error))
+      return .local(CacheError.io("cannot create the cache", error))
     }
     var request = DownloadRequest(
       url: origin + "/robots.txt", temporaryDirectory: cache.layout.tmpPath)
     request.truncatesAt = Int64(RobotsRules.parsedLimit)
-    let result = await transport.result(of: transport.submit([request])[0])
-    let now = cache.now()
-    let robots: StoredRobots
-    switch result {
-    case .success(let response):
-      let rules = RobotsRules.parse(Self.text(of: response), agent: RobotsTag.agent)
-      robots = StoredRobots(rules: rules, expires: now + Self.robotsLifetime)
-    case .failure(let error) where error.kind == .cancelled:
-      return .failure(error)
-    case .failure(let error) where error.kind == .rateLimited:
-      // The host refuses everything for now: so is robots.txt, for this process only.
-      return .success(
-        StoredRobots(
-          rules: .disallowAll, unreachable: error.detail,
-          expires: now + Self.unreachableRobotsLifetime))
-    case .failure(let error):
-      let status = error.httpStatus ?? 0
-      if (400..<500).contains(status) && status != 429 {
-        // §2.3.1.3: unavailable, so no rules.
-        robots = StoredRobots(rules: .allowAll, expires: now + Self.robotsLifetime)
-      } else {
-        // §2.3.1.4: unreachable, so everything disallowed, for a while.
-        robots = StoredRobots(
-          rules: .disallowAll, unreachable: error.detail,
-          expires: now + Self.unreachableRobotsLifetime)
-      }
+    switch await transport.result(of: transport.submit([request])[0]) {
+    case .success(let response): return .file(Self.text(of: response))
+    case .failure(let error): return .failed(error)
     }
-    try? cache.index.record(robots: robots, origin: origin, at: now)
-    return .success(robots)
   }
 
   /// The first ``RobotsRules/parsedLimit`` bytes of `response`'s body; its file removed.

@@ -56,7 +56,7 @@ public final class Fetcher: Sendable {
   public let remote: RemoteTier?
   /// One download per key across a fleet (`job work`): a machine that finds the key's lock
   /// taken waits for the remote object.
-  public let fleetLocks: RedisKeyLocks?
+  public let fleetLocks: (any FleetLocks)?
 
   /// Creates a pipeline over `cache` (then `readOnly` directories, then `remote`) downloading
   /// with `transfer` (through `transport` when one is given: a test's), one download per key
@@ -64,7 +64,7 @@ public final class Fetcher: Sendable {
   public init(
     cache: DiskCache, readOnly: [URL] = [], remote: RemoteTier? = nil,
     transfer: TransferOptions = TransferOptions(), transport: (any Transport)? = nil,
-    fleetLocks: RedisKeyLocks? = nil
+    fleetLocks: (any FleetLocks)? = nil
   ) {
     self.cache = cache
     self.fleetLocks = remote == nil ? nil : fleetLocks

@@ -16,7 +16,7 @@ final class RobotsBook: Sendable {
   }
 
   /// What a caller is to do for an origin.
-  enum Ask {
+  enum Ask: Sendable {
     /// Its file is known.
     case known(StoredRobots)
     /// Fetch it (or read the index), then ``finish(_:with:)``.

@@ -1,5 +1,6 @@
 // The layers Remote may use: those below it (docs/architecture.md, Layers). A use of a
 // layer above does not compile.
 
+@_exported import ImgCacheRedis
 @_exported import ImgCacheStorage
 @_exported import ImgCacheTransport

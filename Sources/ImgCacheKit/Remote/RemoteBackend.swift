@@ -91,11 +91,6 @@ protocol RemoteServer: Sendable {
   func status() throws -> (objects: Int64?, bytes: Int64?)
 }
 
-extension CacheError {
-  /// Whether a remote operation failed by running out of time.
-  var isTimeout: Bool { kind == .network && detail.hasPrefix("timed out") }
-}
-
 /// Objects on HTTP/WebDAV and S3 stores are the body followed by a trailer: the metadata as
 /// JSON, its length (8 bytes, little endian) and `IMGCACHE` — one object, written in one PUT,
 /// so a body never goes without its metadata, and an image viewer still opens it (decoders

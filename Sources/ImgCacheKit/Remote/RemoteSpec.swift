@@ -149,7 +149,7 @@ public struct RemoteSpec: Sendable, Equatable {
   public var display: String { label }
 
   /// The label of one of its server URLs (a shard's): the same parts as ``display``.
-  func label(of serverURL: String) -> String {
+  package func label(of serverURL: String) -> String {
     (try? BackendAddress(serverURL, number: 1).label) ?? label
   }
 

@@ -72,7 +72,7 @@ public final class RemoteTier: Sendable {
   }
 
   /// The object name of a cache key: its SHA-256, plain hex.
-  static func objectName(_ key: String) -> String { SHA256.hex(of: Array(key.utf8)) }
+  package static func objectName(_ key: String) -> String { SHA256.hex(of: Array(key.utf8)) }
 
   /// Counts `counts` for `backend`, and globally unless a transaction already did.
   func count(_ backend: Backend, _ counts: [Counter: Int64], globally: Bool = true) {

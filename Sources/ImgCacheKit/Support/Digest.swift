@@ -48,6 +48,22 @@ public enum MD5 {
   public static func hex(of string: String) -> String { hex(of: string.utf8) }
 }
 
+/// SHA-1 through OpenSSL's EVP interface: only to name a Redis script as Redis does
+/// (`EVALSHA`), never to check a body.
+package enum SHA1 {
+  /// Returns the lowercase hexadecimal SHA-1 of `bytes`.
+  package static func hex<Bytes: Sequence>(of bytes: Bytes) -> String
+  where Bytes.Element == UInt8 {
+    var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+    var length: UInt32 = 0
+    let input = Array(bytes)
+    input.withUnsafeBytes {
+      EVP_Digest($0.baseAddress, $0.count, &digest, &length, EVP_sha1(), nil)
+    }
+    return Hex.encode(digest.prefix(Int(length)))
+  }
+}
+
 /// SHA-256 through OpenSSL's EVP interface.
 public enum SHA256 {
   /// Returns the lowercase hexadecimal SHA-256 of `bytes`.

@@ -41,7 +41,7 @@ extension RedisConnection {
   }
 
   /// Writes one command; a file argument is read and sent 64 KiB at a time.
-  func send(_ arguments: [RedisArgument], deadline: RedisDeadline) throws {
+  package func send(_ arguments: [RedisArgument], deadline: RedisDeadline) throws {
     // Request, reply: anything left over from the last reply is the server out of step.
     guard position == inbox.count else { throw broken("unexpected bytes from the server") }
     inbox.removeAll(keepingCapacity: true)
@@ -122,7 +122,7 @@ extension RedisConnection {
 
   /// Reads one reply; bulk strings over `maxBulk` bytes together, or arrays over
   /// `maxElements` elements together, throw ``RedisReplyTooLarge``.
-  func reply(
+  package func reply(
     deadline: RedisDeadline, maxBulk: Int64,
     maxElements: Int64 = RedisReplyBudget.defaultElements
   ) throws -> RedisValue {
@@ -207,5 +207,19 @@ extension RedisConnection {
     }
     position += 2
     return length
+  }
+}
+
+extension RedisConnection {
+  /// Whether a reply can be read now: bytes already received, or the socket readable within
+  /// `milliseconds`. A closed connection throws.
+  package func hasInput(waiting milliseconds: Int32) throws -> Bool {
+    if position < inbox.count { return true }
+    var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+    let ready = poll(&descriptor, 1, milliseconds)
+    if ready < 0 && errno != EINTR {
+      throw CacheError(.network, "\(display): cannot wait for a message")
+    }
+    return ready > 0
   }
 }

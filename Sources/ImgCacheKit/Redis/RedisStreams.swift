@@ -1,12 +1,12 @@
 import Foundation
 
 /// A stream entry ID, `<milliseconds>-<sequence>`, read strictly from a server's reply.
-struct StreamID: Hashable, Comparable, Sendable, CustomStringConvertible {
-  let milliseconds: UInt64
-  let sequence: UInt64
+package struct StreamID: Hashable, Comparable, Sendable, CustomStringConvertible {
+  package let milliseconds: UInt64
+  package let sequence: UInt64
 
   /// The ID `text` spells; nil for anything else (a sign, a space, a number past 64 bits).
-  init?(_ text: String) {
+  package init?(_ text: String) {
     let parts = text.split(separator: "-", omittingEmptySubsequences: false)
     guard parts.count == 2, let milliseconds = Checked.digits(parts[0]),
       let sequence = Checked.digits(parts[1])
@@ -14,42 +14,42 @@ struct StreamID: Hashable, Comparable, Sendable, CustomStringConvertible {
     (self.milliseconds, self.sequence) = (UInt64(milliseconds), UInt64(sequence))
   }
 
-  var description: String { "\(milliseconds)-\(sequence)" }
+  package var description: String { "\(milliseconds)-\(sequence)" }
 
-  static func < (lhs: StreamID, rhs: StreamID) -> Bool {
+  package static func < (lhs: StreamID, rhs: StreamID) -> Bool {
     (lhs.milliseconds, lhs.sequence) < (rhs.milliseconds, rhs.sequence)
   }
 }
 
 /// One entry of a stream: its ID and its fields (names UTF-8, values bytes). `fields` is nil
 /// for an entry deleted while it was pending (XREADGROUP of history, XAUTOCLAIM on Redis 6).
-struct StreamEntry: Equatable, Sendable {
-  let id: StreamID
-  let fields: [String: Data]?
+package struct StreamEntry: Equatable, Sendable {
+  package let id: StreamID
+  package let fields: [String: Data]?
 }
 
 /// What XPENDING's summary form says of a group: entries delivered and not acknowledged, and
 /// how many each consumer holds.
-struct PendingSummary: Equatable, Sendable {
-  let count: Int64
-  let consumers: [String: Int64]
+package struct PendingSummary: Equatable, Sendable {
+  package let count: Int64
+  package let consumers: [String: Int64]
 }
 
 /// One row of XPENDING's extended form: an entry delivered and not acknowledged, who holds it,
 /// how long since it was delivered or renewed, and how many times it was delivered.
-struct PendingEntry: Equatable, Sendable {
-  let id: StreamID
-  let consumer: String
-  let idle: Int64
-  let deliveries: Int64
+package struct PendingEntry: Equatable, Sendable {
+  package let id: StreamID
+  package let consumer: String
+  package let idle: Int64
+  package let deliveries: Int64
 }
 
 /// The replies of the stream commands a work queue needs (XREADGROUP, XAUTOCLAIM, XPENDING,
 /// XRANGE), read through the untrusted-input boundary: a reply of another shape is a
 /// `.network` error naming the command, never a trap, and never an entry made up.
-enum RedisStreams {
+package enum RedisStreams {
   /// The entries of an XRANGE reply, or of one stream in an XREADGROUP reply.
-  static func entries(_ value: RedisValue, _ command: String) throws -> [StreamEntry] {
+  package static func entries(_ value: RedisValue, _ command: String) throws -> [StreamEntry] {
     guard case .array(let items) = value else { throw malformed(command) }
     return try items.map { item in
       guard case .array(let pair) = item, pair.count == 2, case .string(let raw) = pair[0],
@@ -74,7 +74,7 @@ enum RedisStreams {
   }
 
   /// The entries an XREADGROUP of one `stream` delivered; none on a timeout (a null reply).
-  static func readGroup(_ value: RedisValue, stream: String) throws -> [StreamEntry] {
+  package static func readGroup(_ value: RedisValue, stream: String) throws -> [StreamEntry] {
     if case .null = value { return [] }
     guard case .array(let streams) = value else { throw malformed("XREADGROUP") }
     var found = [StreamEntry]()
@@ -92,7 +92,7 @@ enum RedisStreams {
 
   /// An XAUTOCLAIM reply: the cursor to go on from (`0-0` when the scan is over), the entries
   /// claimed, and the IDs of pending entries found deleted (Redis 7; none from Redis 6.2).
-  static func autoClaim(_ value: RedisValue) throws
+  package static func autoClaim(_ value: RedisValue) throws
     -> (next: StreamID, entries: [StreamEntry], deleted: [StreamID])
   {
     guard case .array(let parts) = value, parts.count == 2 || parts.count == 3,
@@ -114,7 +114,7 @@ enum RedisStreams {
   }
 
   /// XPENDING's summary form: `[count, first, last, [[consumer, count]…]]` (nulls when none).
-  static func pendingSummary(_ value: RedisValue) throws -> PendingSummary {
+  package static func pendingSummary(_ value: RedisValue) throws -> PendingSummary {
     guard case .array(let parts) = value, parts.count == 4, case .integer(let count) = parts[0],
       count >= 0
     else { throw malformed("XPENDING") }
@@ -135,7 +135,7 @@ enum RedisStreams {
   }
 
   /// XPENDING's extended form: `[[id, consumer, idle, deliveries]…]`.
-  static func pendingEntries(_ value: RedisValue) throws -> [PendingEntry] {
+  package static func pendingEntries(_ value: RedisValue) throws -> [PendingEntry] {
     guard case .array(let rows) = value else { throw malformed("XPENDING") }
     return try rows.map { row in
       guard case .array(let fields) = row, fields.count == 4, case .string(let raw) = fields[0],

@@ -4,7 +4,8 @@ import Foundation
 extension RedisFleetHosts {
   /// Reserves `ARGV[3]` starts under a rate of `ARGV[1]` µs between starts (0: none, the
   /// pause only): `{1, left}` while paused, else `{0, wait, wait, …}` (µs from now).
-  static let reserveScript = """
+  static let reserveScript = RedisScript(
+    """
     local t = redis.call('TIME')
     local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
     local paused = tonumber(redis.call('HGET', KEYS[1], 'paused') or '0') or 0
@@ -22,11 +23,12 @@ extension RedisFleetHosts {
     redis.call('HSET', KEYS[1], 'next', at + count * interval)
     redis.call('PEXPIRE', KEYS[1], ARGV[2])
     return reply
-    """
+    """)
 
   /// Pauses the host for `ARGV[1]` µs (never shortening a longer pause) and publishes it on
   /// `ARGV[3]` as `HOST\nMICROSECONDS`, for every machine's subscription.
-  static let pauseScript = """
+  static let pauseScript = RedisScript(
+    """
     local t = redis.call('TIME')
     local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
     local wait = tonumber(ARGV[1]) or 0
@@ -37,7 +39,7 @@ extension RedisFleetHosts {
     local host = string.sub(KEYS[1], string.len('imgcache:host:') + 1)
     redis.call('PUBLISH', ARGV[3], host .. '\\n' .. wait)
     return 1
-    """
+    """)
 
   /// The longest wait a reply may hold: a day, in microseconds.
   static let longestWait: Int64 = 86_400_000_000
@@ -81,17 +83,14 @@ extension RedisFleetHosts {
   }
 
   /// Runs `script` for `host` within ``deadline``; nil (and quiet for ``backoff``) on failure.
-  func call(_ script: String, _ host: String, _ values: [String]) -> RedisValue? {
+  func call(_ script: RedisScript, _ host: String, _ values: [String]) -> RedisValue? {
     let now = ContinuousClock.now
     if let quiet = state.health.withLock({ $0.quietUntil }), now < quiet { return nil }
     let deadline = RedisDeadline(seconds: Self.deadline)
     do {
-      return try server.withConnection(deadline) {
-        try server.check(
-          $0.command(
-            [.text("EVAL"), .text(script), .text("1"), .text("imgcache:host:" + host)]
-              + values.map(RedisArgument.text), deadline: deadline))
-      }
+      return try client.run(
+        script, keys: ["imgcache:host:" + host], values.map(RedisArgument.text),
+        deadline: deadline)
     } catch {
       noteFailure((error as? CacheError)?.message ?? "\(label): \(error)")
       return nil

@@ -8,7 +8,7 @@ import Synchronization
 /// It runs as one task on the engine's executor, looking for a stop every ``pollInterval``;
 /// a lost connection is made again after a second, and counted as a failure.
 final class RedisPauseListener: Sendable {
-  private let server: RedisServer
+  private let client: RedisClient
   private let state: FleetState
   private let label: String
   private let stopping = Atomic<Bool>(false)
@@ -20,8 +20,8 @@ final class RedisPauseListener: Sendable {
   /// How long a lost subscription waits before it connects again.
   static let reconnectDelay = Duration.seconds(1)
 
-  init(server: RedisServer, state: FleetState, label: String) {
-    (self.server, self.state, self.label) = (server, state, label)
+  init(client: RedisClient, state: FleetState, label: String) {
+    (self.client, self.state, self.label) = (client, state, label)
   }
 
   /// Whether the subscription is in place.
@@ -56,11 +56,11 @@ final class RedisPauseListener: Sendable {
 
   /// Subscribes and applies messages until a stop (returns) or a failure (throws).
   private func listen() throws {
-    let connection = try server.connect(RedisDeadline(seconds: RedisFleetHosts.deadline * 2))
+    let connection = try client.connect(RedisDeadline(seconds: RedisFleetHosts.deadline * 2))
     try connection.send(
       [.text("SUBSCRIBE"), .text(RedisFleetHosts.channel)],
       deadline: RedisDeadline(seconds: RedisFleetHosts.deadline * 2))
-    _ = try server.check(
+    _ = try client.check(
       connection.reply(
         deadline: RedisDeadline(seconds: RedisFleetHosts.deadline * 2), maxBulk: 4_096))
     subscribed.store(true, ordering: .releasing)
@@ -87,19 +87,5 @@ final class RedisPauseListener: Sendable {
       micro <= RedisFleetHosts.longestWait
     else { return nil }
     return (String(decoding: pieces[0], as: UTF8.self), micro * 1_000)
-  }
-}
-
-extension RedisConnection {
-  /// Whether a reply can be read now: bytes already received, or the socket readable within
-  /// `milliseconds`. A closed connection throws.
-  func hasInput(waiting milliseconds: Int32) throws -> Bool {
-    if position < inbox.count { return true }
-    var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-    let ready = poll(&descriptor, 1, milliseconds)
-    if ready < 0 && errno != EINTR {
-      throw CacheError(.network, "\(display): cannot wait for a message")
-    }
-    return ready > 0
   }
 }

@@ -4,7 +4,8 @@ import Foundation
 extension JobQueue {
   /// Renews a lease if its holder still holds it, notes that the worker was heard from, and
   /// answers whether it still holds it and the job's state: one round trip.
-  private static let renewScript = """
+  static let renewScript = RedisScript(
+    """
     local p = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[2], ARGV[2], 1)
     local held = 0
     if #p == 1 and p[1][2] == ARGV[3] then
@@ -13,11 +14,12 @@ extension JobQueue {
     end
     redis.call('HSET', KEYS[3], ARGV[3], redis.call('TIME')[1])
     return {held, redis.call('HGET', KEYS[2], 'state') or ''}
-    """
+    """)
 
   /// Acknowledges a shard and, if this acknowledgement was the first, keeps its manifest and
   /// counts: a shard finished twice (a lapsed lease taken over) is counted once.
-  private static let finishScript = """
+  static let finishScript = RedisScript(
+    """
     if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
     if redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) == 1 then
       redis.call('HSET', KEYS[3], ARGV[3], ARGV[4])
@@ -27,31 +29,43 @@ extension JobQueue {
       return 1
     end
     return 0
-    """
+    """)
 
   /// Gives a shard back if its giver still holds it: its delivery time set to 1970 (the next
   /// worker takes it at once), its count back by one, and its holder a name no worker has (a
   /// renewal of the giver's still on its way cannot take it back).
   /// Counts a shard taken over from worker `ARGV[1]`, while the job exists.
-  private static let takeoverScript = """
+  static let takeoverScript = RedisScript(
+    """
     if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
     return redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
+    """)
+
+  /// Notes a first shard's start and its worker heard from, both by Redis's clock.
+  static let startedScript = RedisScript(
     """
+    local t = redis.call('TIME')
+    redis.call('HSETNX', KEYS[1], 'started', t[1] * 1000 + math.floor(t[2] / 1000))
+    redis.call('HSET', KEYS[2], ARGV[1], t[1])
+    return 1
+    """)
 
   /// The holder of a shard given back: no worker's name.
   static let givenBackHolder = "imgcache:given-back"
 
-  private static let giveBackScript = """
+  static let giveBackScript = RedisScript(
+    """
     local p = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[2], ARGV[2], 1)
     if #p ~= 1 or p[1][2] ~= ARGV[3] then return 0 end
     redis.call('XCLAIM', KEYS[1], ARGV[1], '\(givenBackHolder)', 0, ARGV[2], 'TIME', 1, 'RETRYCOUNT', ARGV[4], 'JUSTID')
     return 1
-    """
+    """)
 
   /// Moves a shard to the dead list — if it is still lapsed and delivered often enough (its
   /// holder may have renewed since it was looked at): acknowledged, remembered. ARGV[4] 0:
   /// at once (a malformed entry).
-  private static let buryScript = """
+  static let buryScript = RedisScript(
+    """
     local p = redis.call('XPENDING', KEYS[1], ARGV[1], 'IDLE', ARGV[4], ARGV[2], ARGV[2], 1)
     if #p ~= 1 or tonumber(p[1][4]) < tonumber(ARGV[5]) then return 0 end
     if redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) == 1 then
@@ -60,12 +74,12 @@ extension JobQueue {
       return 1
     end
     return 0
-    """
+    """)
 
-  private func script(_ text: String, keys: [String], _ arguments: [String]) throws -> RedisValue {
-    try command(
-      ([.text("EVAL"), .text(text), .text(String(keys.count))] + keys.map(RedisArgument.text)
-        + arguments.map(RedisArgument.text)))
+  private func script(
+    _ script: RedisScript, keys: [String], _ arguments: [String], timeout: TimeInterval = 10
+  ) throws -> RedisValue {
+    try run(script, keys: keys, arguments.map(RedisArgument.text), timeout: timeout)
   }
 
   /// The job's state (`submitting`, `open`, `cancelled`); `.invalidInput` when there is no
@@ -137,8 +151,7 @@ extension JobQueue {
       buried += try bury(entry.id, lastHolder: consumer, idle: "0", deliveries: 0) ? 1 : 0
       return (.none, buried)
     }
-    _ = try command("HSETNX", record, "started", Self.nowMilliseconds)
-    _ = try command("HSET", workersKey, consumer, String(Int64(Date().timeIntervalSince1970)))
+    _ = try script(Self.startedScript, keys: [record, workersKey], [consumer])
     return (.shard(taken), buried)
   }
 
@@ -157,11 +170,10 @@ extension JobQueue {
   /// and this delivery does not count toward `max_deliveries`.
   /// Nothing is done when another worker holds it now (this one's lease lapsed).
   public func giveBack(_ shard: Shard, consumer: String, timeout: TimeInterval = 10) throws {
-    _ = try command(
-      [
-        .text("EVAL"), .text(Self.giveBackScript), .text("1"), .text(stream), .text(Self.group),
-        .text(shard.id.description), .text(consumer), .text(String(max(shard.deliveries - 1, 0))),
-      ], timeout: timeout)
+    _ = try script(
+      Self.giveBackScript, keys: [stream],
+      [Self.group, shard.id.description, consumer, String(max(shard.deliveries - 1, 0))],
+      timeout: timeout)
   }
 
   /// Marks `shard` done with its `manifest` (JSON lines) and `counts`; false when another

@@ -8,8 +8,8 @@ import Synchronization
 /// dies lets them lapse after ``lifetime``, and a waiter downloads.
 ///
 /// Lock rule: `state` guards the held locks and the renewing task; Redis is asked outside it.
-public final class RedisKeyLocks: Sendable {
-  private let server: RedisServer
+public final class RedisFleetLocks: FleetLocks {
+  private let client: RedisClient
   private let owner: String
   private let state = Mutex<State>(State())
   /// How long a lock lives unrenewed, and how often its holder renews it.
@@ -23,17 +23,8 @@ public final class RedisKeyLocks: Sendable {
     var renewing = false
   }
 
-  /// What trying a key's lock found.
-  public enum Attempt: Sendable, Equatable {
-    /// This machine holds it until ``RedisKeyLocks/release(_:)``.
-    case held(String)
-    /// Another machine holds it.
-    case busy
-    /// Redis did not answer: the download goes on without the fleet.
-    case unavailable
-  }
-
-  private static let renewScript = """
+  private static let renewScript = RedisScript(
+    """
     local n = 0
     for i, key in ipairs(KEYS) do
       if redis.call('GET', key) == ARGV[1] then
@@ -42,17 +33,17 @@ public final class RedisKeyLocks: Sendable {
       end
     end
     return n
-    """
+    """)
 
-  private static let releaseScript = """
+  private static let releaseScript = RedisScript(
+    """
     if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
     return 0
-    """
+    """)
 
   /// The locks kept on the Redis of `queue`, else of the first Redis backend of `remote`.
   public init(queue: String?, remote: [RemoteSpec]) throws {
-    let spec = try JobQueue.spec(queue: queue, remote: remote)
-    server = try RedisServer(url: spec.url, spec: spec)
+    client = try FleetRedis.client(queue: queue, remote: remote, role: "locks")
     var bytes = [UInt8](repeating: 0, count: 8)
     for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255) }
     owner = bytes.map { String(format: "%02x", $0) }.joined() + ":\(getpid())"
@@ -62,7 +53,7 @@ public final class RedisKeyLocks: Sendable {
   static func lockName(_ key: String) -> String { "imgcache:lock:" + RemoteTier.objectName(key) }
 
   /// Takes `key`'s lock if no machine holds it.
-  public func attempt(key: String) -> Attempt {
+  public func attempt(key: String) -> FleetLockAttempt {
     let name = Self.lockName(key)
     let milliseconds = String(Self.lifetime.components.seconds * 1_000)
     guard
@@ -82,7 +73,7 @@ public final class RedisKeyLocks: Sendable {
     return .held(name)
   }
 
-  /// Whether another machine holds `key`'s lock; nil when Redis does not answer.
+  /// Whether some machine holds `key`'s lock; nil when Redis does not answer.
   public func isHeld(key: String) -> Bool? {
     guard case .integer(let count) = call([.text("EXISTS"), .text(Self.lockName(key))]) else {
       return nil
@@ -98,9 +89,7 @@ public final class RedisKeyLocks: Sendable {
       return count == 1
     }
     guard last else { return }
-    _ = call([
-      .text("EVAL"), .text(Self.releaseScript), .text("1"), .text(name), .text(owner),
-    ])
+    _ = run(Self.releaseScript, keys: [name], [owner])
   }
 
   /// Renews every held lock each ``renewal``, until none is held.
@@ -113,16 +102,17 @@ public final class RedisKeyLocks: Sendable {
       }
       guard !names.isEmpty else { return }
       let milliseconds = String(Self.lifetime.components.seconds * 1_000)
-      _ = call(
-        [.text("EVAL"), .text(Self.renewScript), .text(String(names.count))]
-          + names.map(RedisArgument.text) + [.text(owner), .text(milliseconds)])
+      _ = run(Self.renewScript, keys: names, [owner, milliseconds])
     }
   }
 
   private func call(_ words: [RedisArgument]) -> RedisValue? {
-    let deadline = RedisDeadline(seconds: Self.deadline)
-    return try? server.withConnection(deadline) {
-      try server.check($0.command(words, deadline: deadline))
-    }
+    try? client.call(words, deadline: RedisDeadline(seconds: Self.deadline))
+  }
+
+  private func run(_ script: RedisScript, keys: [String], _ arguments: [String]) -> RedisValue? {
+    try? client.run(
+      script, keys: keys, arguments.map(RedisArgument.text),
+      deadline: RedisDeadline(seconds: Self.deadline))
   }
 }

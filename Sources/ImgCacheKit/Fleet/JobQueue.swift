@@ -36,7 +36,7 @@ public final class JobQueue: Sendable {
 
   /// The job's name.
   public let name: String
-  let server: RedisServer
+  let client: any RedisCommands
   let record: String
   let stream: String
   var manifestKey: String { record + ":manifest" }
@@ -51,15 +51,15 @@ public final class JobQueue: Sendable {
   public static let maxShardSize = 1_000_000
   static let maxReply: Int64 = 256 << 20
 
-  /// The queue of job `name` on `server`; `.invalidInput` for a name that is not one.
-  init(name: String, server: RedisServer) throws {
+  /// The queue of job `name` on `client`; `.invalidInput` for a name that is not one.
+  init(name: String, client: any RedisCommands) throws {
     guard Self.isValidName(name) else {
       throw CacheError(
         .invalidInput,
         "job name '\(name.containsControlCharacters ? "?" : name)': expected 1 to 64 letters, "
           + "digits, '.', '_' or '-'")
     }
-    (self.name, self.server) = (name, server)
+    (self.name, self.client) = (name, client)
     record = "imgcache:job:\(name)"
     stream = "imgcache:job:\(name):shards"
   }
@@ -67,26 +67,8 @@ public final class JobQueue: Sendable {
   /// The queue of job `name` on `queue` (a `redis://` or `redis+unix:` URL), else on the first
   /// Redis backend of `remote`; `.invalidInput` when there is none.
   public convenience init(name: String, queue: String?, remote: [RemoteSpec]) throws {
-    let spec = try Self.spec(queue: queue, remote: remote)
-    try self.init(name: name, server: try RedisServer(url: spec.url, spec: spec))
-  }
-
-  /// The Redis of `queue`, else the first of `remote` (without `shards=`).
-  static func spec(queue: String?, remote: [RemoteSpec]) throws -> RemoteSpec {
-    if let queue {
-      let spec = try RemoteSpec.parse(queue)
-      guard spec.kind == .redis, spec.shards.isEmpty else {
-        throw CacheError(
-          .invalidInput, "--queue \(spec.label): expected one redis:// or redis+unix: server")
-      }
-      return spec
-    }
-    guard let first = remote.first(where: { $0.kind == .redis && $0.shards.isEmpty }) else {
-      throw CacheError(
-        .invalidInput,
-        "no job queue: give --queue redis://HOST, or a redis:// backend in remote_storage")
-    }
-    return first
+    try self.init(
+      name: name, client: try FleetRedis.client(queue: queue, remote: remote, role: "queue"))
   }
 
   /// Whether `name` can name a job (it becomes part of Redis keys).
@@ -99,10 +81,16 @@ public final class JobQueue: Sendable {
   }
 
   func command(_ words: [RedisArgument], timeout: TimeInterval = 10) throws -> RedisValue {
-    let deadline = RedisDeadline(seconds: timeout)
-    return try server.withConnection(deadline) {
-      try server.check($0.command(words, deadline: deadline, maxReply: Self.maxReply))
-    }
+    try client.call(words, deadline: RedisDeadline(seconds: timeout), maxReply: Self.maxReply)
+  }
+
+  /// Runs `script` (by its SHA-1) on `keys` and `arguments`.
+  func run(
+    _ script: RedisScript, keys: [String], _ arguments: [RedisArgument], timeout: TimeInterval = 10
+  ) throws -> RedisValue {
+    try client.run(
+      script, keys: keys, arguments, deadline: RedisDeadline(seconds: timeout),
+      maxReply: Self.maxReply)
   }
 
   func command(_ words: String...) throws -> RedisValue {
@@ -149,11 +137,7 @@ public final class JobQueue: Sendable {
       }
       try flush()
       try whole()
-      _ = try command(
-        [
-          .text("EVAL"), .text(Self.openScript), .text("1"), .text(record), .text(String(count)),
-          .text(String(shards)),
-        ])
+      _ = try run(Self.openScript, keys: [record], [.text(String(count)), .text(String(shards))])
       return (count, shards)
     } catch {
       _ = try? delete()
@@ -162,13 +146,14 @@ public final class JobQueue: Sendable {
   }
 
   /// Opens a job whose list is whole, unless it was cancelled meanwhile.
-  private static let openScript = """
+  static let openScript = RedisScript(
+    """
     redis.call('HSET', KEYS[1], 'urls', ARGV[1], 'shards', ARGV[2])
     if redis.call('HGET', KEYS[1], 'state') == 'submitting' then
       redis.call('HSET', KEYS[1], 'state', 'open')
     end
     return 1
-    """
+    """)
 
   /// Now, in milliseconds since 1970, as text.
   static var nowMilliseconds: String { String(Int64(Date().timeIntervalSince1970 * 1000)) }

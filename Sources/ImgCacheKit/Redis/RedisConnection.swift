@@ -2,7 +2,7 @@ import CHiredis
 import Foundation
 
 /// A reply from Redis (RESP2): arrays are read within a ``RedisReplyBudget``.
-enum RedisValue: Equatable {
+package enum RedisValue: Equatable, Sendable {
   case string(Data)
   case integer(Int64)
   case null
@@ -10,7 +10,7 @@ enum RedisValue: Equatable {
   case error(String)
   indirect case array([RedisValue])
 
-  var text: String? {
+  package var text: String? {
     switch self {
     case .string(let data): return String(decoding: data, as: UTF8.self)
     case .status(let text): return text
@@ -21,38 +21,38 @@ enum RedisValue: Equatable {
 
 /// An argument of a command: bytes, or `size` bytes read from an open file (a body, streamed
 /// to the socket rather than copied into memory).
-enum RedisArgument {
+package enum RedisArgument: Sendable {
   case bytes(Data)
   case file(descriptor: Int32, size: Int64)
 
   /// Text as bytes.
-  static func text(_ text: String) -> RedisArgument { .bytes(Data(text.utf8)) }
+  package static func text(_ text: String) -> RedisArgument { .bytes(Data(text.utf8)) }
 }
 
 /// The end of an operation: every wait of every command of one lookup or write is bounded by
 /// it, so a server that answers a byte at a time cannot hold an operation past its timeout.
-struct RedisDeadline {
-  private let end: UInt64
+package struct RedisDeadline: Sendable {
+  let end: UInt64
 
   /// `seconds` from now.
-  init(seconds: TimeInterval) {
+  package init(seconds: TimeInterval) {
     end = DispatchTime.now().uptimeNanoseconds + UInt64(Checked.milliseconds(seconds)) * 1_000_000
   }
 
   /// Whole milliseconds left (rounded up), 0 once passed.
-  var milliseconds: Int32 {
+  package var milliseconds: Int32 {
     let now = DispatchTime.now().uptimeNanoseconds
     return now >= end ? 0 : Int32(clamping: (end - now + 999_999) / 1_000_000)
   }
 }
 
 /// A bulk reply longer than the caller accepts (the connection is then out of step: dropped).
-struct RedisReplyTooLarge: Error {}
+package struct RedisReplyTooLarge: Error {}
 
 /// What one reply may hold, whatever the server says: its bulk strings' bytes together, its
 /// arrays' elements together, and how deep arrays nest. A reply past any of them throws
 /// ``RedisReplyTooLarge`` (or a broken reply, for nesting) before more is read.
-struct RedisReplyBudget {
+package struct RedisReplyBudget {
   /// Bytes of bulk strings left.
   var bytes: Int64
   /// Array elements left.
@@ -60,16 +60,16 @@ struct RedisReplyBudget {
   /// The deepest nesting of arrays read.
   static let maxDepth = 8
   /// The most elements a reply holds by default.
-  static let defaultElements: Int64 = 100_000
+  package static let defaultElements: Int64 = 100_000
 }
 
-/// One connection to a Redis server, used by one caller at a time (``RedisServer`` lends it
+/// One connection to a Redis server, used by one caller at a time (``RedisClient`` lends it
 /// out). hiredis connects it within the connect timeout; from then on its socket is
 /// non-blocking and driven here, each wait bounded by the operation's ``RedisDeadline``, and
 /// replies are read by a small RESP parser that streams a body straight into its file.
 // @unchecked: a hiredis context (a C handle) and its socket, used by the one caller that
 // took the connection out of the pool.
-final class RedisConnection: @unchecked Sendable {
+package final class RedisConnection: @unchecked Sendable {
   // @unchecked: the context and buffer are used by whichever caller holds the connection,
   // one at a time: the pool hands it out and takes it back.
   private let context: UnsafeMutablePointer<redisContext>
@@ -82,17 +82,16 @@ final class RedisConnection: @unchecked Sendable {
   /// read cost a debug build milliseconds a reply, element by element.
   var chunk = [UInt8](repeating: 0, count: 64 * 1024)
 
-  /// Connects (within `connectTimeout`), authenticates and selects `database`, within
-  /// `deadline`.
-  init(
-    host: String?, port: Int, socket path: String?, user: String?, password: String?,
-    database: Int, connectTimeout: TimeInterval, deadline: RedisDeadline, display: String
-  ) throws {
-    self.display = display
-    let connect = imgcache_redis_timeval(Checked.milliseconds(connectTimeout))
+  /// Connects to `endpoint` (within its connect timeout), authenticates, selects its
+  /// database and names itself `name` (`CLIENT SETNAME`; a server that refuses is not
+  /// asked again), within `deadline`.
+  package init(_ endpoint: RedisEndpoint, name: String, deadline: RedisDeadline) throws {
+    display = endpoint.display
+    let connect = imgcache_redis_timeval(Checked.milliseconds(endpoint.connectTimeout))
     let made =
-      path.map { redisConnectUnixWithTimeout($0, connect) }
-      ?? redisConnectWithTimeout(host ?? "127.0.0.1", Int32(clamping: port), connect)
+      endpoint.socket.map { redisConnectUnixWithTimeout($0, connect) }
+      ?? redisConnectWithTimeout(
+        endpoint.host ?? "127.0.0.1", Int32(clamping: endpoint.port), connect)
     guard let made, imgcache_redis_error_code(made) == 0 else {
       let text = String(cString: imgcache_redis_error_text(made))
       if let made { redisFree(made) }
@@ -105,25 +104,31 @@ final class RedisConnection: @unchecked Sendable {
     guard flags >= 0, fcntl(socket, F_SETFL, flags | O_NONBLOCK) == 0 else {
       throw CacheError(.network, "\(display): cannot make the socket non-blocking")
     }
-    if let password {
-      let arguments = ["AUTH"] + (user.map { [$0] } ?? []) + [password]
+    try logIn(endpoint, name: name, deadline: deadline)
+  }
+
+  private func logIn(_ endpoint: RedisEndpoint, name: String, deadline: RedisDeadline) throws {
+    if let password = endpoint.password {
+      let arguments = ["AUTH"] + (endpoint.user.map { [$0] } ?? []) + [password]
       if case .error = try command(arguments.map(RedisArgument.text), deadline: deadline) {
         throw CacheError(.auth, "\(display): authentication refused")
       }
     }
-    if database != 0,
+    if endpoint.database != 0,
       case .error(let text) = try command(
-        [.text("SELECT"), .text(String(database))], deadline: deadline)
+        [.text("SELECT"), .text(String(endpoint.database))], deadline: deadline)
     {
       throw CacheError(.invalidInput, "\(display): \(Self.printable(text))")
     }
+    // The name is for operators only: an error (an old server, a proxy) changes nothing.
+    _ = try command([.text("CLIENT"), .text("SETNAME"), .text(name)], deadline: deadline)
   }
 
   deinit { redisFree(context) }
 
   /// Sends one command and reads its reply; a bulk reply longer than `maxReply` bytes throws
   /// ``RedisReplyTooLarge``.
-  func command(
+  package func command(
     _ arguments: [RedisArgument], deadline: RedisDeadline, maxReply: Int64 = 1 << 20
   ) throws -> RedisValue {
     try send(arguments, deadline: deadline)
@@ -133,7 +138,7 @@ final class RedisConnection: @unchecked Sendable {
   /// Sends one command whose reply is a bulk string, and writes that string into `output`
   /// as it arrives (never all of it in memory); returns its length, nil for a null reply.
   /// One longer than `maxSize` throws ``RedisReplyTooLarge`` before any of it is read.
-  func command(
+  package func command(
     _ arguments: [RedisArgument], into output: Int32, maxSize: Int64, deadline: RedisDeadline
   ) throws -> Int64? {
     try send(arguments, deadline: deadline)
@@ -151,7 +156,7 @@ final class RedisConnection: @unchecked Sendable {
   }
 
   /// A server's text as printed: no control characters, at most 200 characters.
-  static func printable(_ text: String) -> String {
+  package static func printable(_ text: String) -> String {
     String(
       String.UnicodeScalarView(
         text.unicodeScalars.prefix(200).map { String($0).containsControlCharacters ? "?" : $0 }))

@@ -5,23 +5,26 @@ import Foundation
 extension JobQueue {
   /// Takes a done shard's failed lines out of its manifest and counts and appends them as a
   /// new shard, if its counts are still those read (another retry did not come first).
-  private static let retryFailuresScript = """
+  static let retryFailuresScript = RedisScript(
+    """
     if redis.call('HGET', KEYS[3], ARGV[1]) ~= ARGV[2] then return -1 end
     redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
     redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
     local index = redis.call('HINCRBY', KEYS[1], 'shards', 1) - 1
     redis.call('XADD', KEYS[4], '*', 'shard', tostring(index), 'urls', ARGV[5], 'retry', '1')
     return index
-    """
+    """)
 
   /// A shard's manifest and counts, read together: the counts change whenever the manifest
   /// does, so they are the compare-and-set's token for both.
-  private static let readShardScript = """
-    return {redis.call('HGET', KEYS[1], ARGV[1]), redis.call('HGET', KEYS[2], ARGV[1])}
+  static let readShardScript = RedisScript(
     """
+    return {redis.call('HGET', KEYS[1], ARGV[1]), redis.call('HGET', KEYS[2], ARGV[1])}
+    """)
 
   /// Hands a dead shard out again: its entry replaced by a new one of the same number.
-  private static let retryDeadScript = """
+  static let retryDeadScript = RedisScript(
+    """
     if redis.call('HDEL', KEYS[2], ARGV[1]) == 0 then return 0 end
     local entry = redis.call('XRANGE', KEYS[3], ARGV[1], ARGV[1])
     redis.call('HINCRBY', KEYS[1], 'dead', -1)
@@ -36,7 +39,7 @@ extension JobQueue {
     if not shard or not urls then return 0 end
     redis.call('XADD', KEYS[3], '*', 'shard', shard, 'urls', urls, 'retry', '1')
     return 1
-    """
+    """)
 
   /// The failure classes `job retry` takes without `--class`: those a later try may cure.
   public static let transientClasses: Set<String> = [
@@ -63,11 +66,8 @@ extension JobQueue {
     if dead, case .array(let ids) = try command("HKEYS", deadKey) {
       for case .string(let raw) in ids {
         guard let id = StreamID(String(decoding: raw, as: UTF8.self)) else { continue }
-        let reply = try command(
-          [
-            .text("EVAL"), .text(Self.retryDeadScript), .text("3"), .text(record),
-            .text(deadKey), .text(stream), .text(id.description),
-          ])
+        let reply = try run(
+          Self.retryDeadScript, keys: [record, deadKey, stream], [.text(id.description)])
         if reply == .integer(1) { shards += 1 }
       }
     }
@@ -76,11 +76,8 @@ extension JobQueue {
 
   /// Retries shard `index`'s failures of `classes`; how many URLs.
   private func retryFailures(of index: Int, classes: Set<String>) throws -> Int {
-    let read = try command(
-      [
-        .text("EVAL"), .text(Self.readShardScript), .text("2"), .text(manifestKey),
-        .text(countsKey), .text(String(index)),
-      ])
+    let read = try run(
+      Self.readShardScript, keys: [manifestKey, countsKey], [.text(String(index))])
     guard case .array(let pair) = read, pair.count == 2, case .string(let blob) = pair[0],
       case .string(let countsText) = pair[1], var counts = ShardCounts.read(countsText)
     else { return 0 }
@@ -103,12 +100,11 @@ extension JobQueue {
     // The manifest holds URLs with their credentials hidden: the list has them.
     let originals = try shardURLs(index).filter { failed.contains(CacheKey.redacted($0)) }
     guard !originals.isEmpty else { return 0 }
-    let reply = try command(
+    let reply = try run(
+      Self.retryFailuresScript, keys: [record, manifestKey, countsKey, stream],
       [
-        .text("EVAL"), .text(Self.retryFailuresScript), .text("4"), .text(record),
-        .text(manifestKey), .text(countsKey), .text(stream), .text(String(index)),
-        .bytes(countsText), .text(kept.map { $0 + "\n" }.joined()), .text(counts.json),
-        .text(originals.joined(separator: "\n")),
+        .text(String(index)), .bytes(countsText), .text(kept.map { $0 + "\n" }.joined()),
+        .text(counts.json), .text(originals.joined(separator: "\n")),
       ])
     guard case .integer(let number) = reply, number >= 0 else { return 0 }
     return originals.count

@@ -1,98 +1,32 @@
 import Foundation
-import Synchronization
 
 /// A Redis server of the remote tier. An object is one hash, `imgcache:<name>`: the body in
 /// field `body` and the metadata beside it, so Redis' LRU eviction (`maxmemory-policy
 /// allkeys-lru`) drops both together.
 ///
-/// Lock rule: `idle` guards a list of connections; a connection is taken out, used outside
-/// the lock, and put back.
+/// Its connections are a ``RedisClient``'s (role `objects`), as many as the transfers that
+/// use them at once.
 final class RedisServer: RemoteServer {
-  private let host: String?
-  private let port: Int
-  private let socket: String?
-  private let user: String?
-  private let password: String?
-  private let database: Int
+  private let client: RedisClient
   private let spec: RemoteSpec
-  private let display: String
-  private let idle = Mutex<[RedisConnection]>([])
+  private var display: String { client.endpoint.display }
 
-  /// A server at `url` (`redis://…` or `redis+unix:…`) with `spec`'s timeouts.
+  /// A server at `url` (`redis://…` or `redis+unix:…`) with `spec`'s timeouts: its
+  /// connections a pool as large as the transfers that use it at once.
   init(url: String, spec: RemoteSpec) throws {
     self.spec = spec
-    display = spec.label(of: url)
-    let bad = CacheError(.invalidInput, "remote storage \(display): malformed Redis URL")
-    if url.hasPrefix("redis+unix:") && !url.hasPrefix("redis+unix://") {
-      (host, port, user, password) = (nil, 0, nil, nil)
-      socket = String(url.dropFirst("redis+unix:".count))
-      database = 0
-      guard socket?.hasPrefix("/") == true else { throw bad }
-      return
-    }
-    let normalized = url.replacingOccurrences(of: "redis+unix://", with: "redis://")
-    guard let parts = URLComponents(string: normalized) else { throw bad }
-    let isUnix = url.hasPrefix("redis+unix://")
-    // redis://SECRET@host is a password alone; redis://USER:SECRET@host, both.
-    if let secret = parts.password {
-      (user, password) = (parts.user?.isEmpty == false ? parts.user : nil, secret)
-    } else {
-      (user, password) = (nil, parts.user)
-    }
-    if isUnix {
-      (host, port, socket) = (nil, 0, parts.path)
-      database = parts.queryItems?.first { $0.name == "db" }?.value.flatMap { Int($0) } ?? 0
-    } else {
-      guard let name = parts.host, !name.isEmpty else { throw bad }
-      (host, port, socket) = (name, parts.port ?? 6379, nil)
-      let path = parts.path.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-      guard path.isEmpty || Int(path) != nil else { throw bad }
-      database = Int(path) ?? 0
-    }
+    let endpoint = try RedisEndpoint(
+      url: url, display: spec.label(of: url), connectTimeout: spec.connectTimeout)
+    client = RedisClient(endpoint, role: "objects", limit: nil)
   }
 
-  /// Runs `body` on an idle connection, or a new one; a connection that failed is dropped. An
-  /// idle connection the server closed meanwhile (its `timeout`, a NAT) gets one retry on a
-  /// new connection. Everything, connecting included, ends by `deadline`.
-  func withConnection<T>(
+  private func withConnection<T>(
     _ deadline: RedisDeadline, _ body: (RedisConnection) throws -> T
   ) throws -> T {
-    if let pooled = idle.withLock({ $0.popLast() }) {
-      do {
-        let result = try body(pooled)
-        idle.withLock { $0.append(pooled) }
-        return result
-      } catch let error as CacheError where error.kind == .network && !error.isTimeout {
-        // Dropped: a new connection below.
-      }
-    }
-    let connection = try RedisConnection(
-      host: host, port: port, socket: socket, user: user, password: password,
-      database: database, connectTimeout: spec.connectTimeout, deadline: deadline,
-      display: display)
-    let result = try body(connection)
-    idle.withLock { $0.append(connection) }
-    return result
+    try client.withConnection(deadline, body)
   }
 
-  /// A connection of its own, not pooled (a subscriber's: it reads messages for as long as
-  /// its owner keeps it), made by `deadline`.
-  func connect(_ deadline: RedisDeadline) throws -> RedisConnection {
-    try RedisConnection(
-      host: host, port: port, socket: socket, user: user, password: password,
-      database: database, connectTimeout: spec.connectTimeout, deadline: deadline,
-      display: display)
-  }
-
-  func check(_ value: RedisValue) throws -> RedisValue {
-    if case .error(let text) = value {
-      if text.hasPrefix("NOAUTH") || text.hasPrefix("WRONGPASS") {
-        throw CacheError(.auth, "\(display): authentication refused")
-      }
-      throw CacheError(.network, "\(display): \(RedisConnection.printable(text))")
-    }
-    return value
-  }
+  private func check(_ value: RedisValue) throws -> RedisValue { try client.check(value) }
 
   /// The object: its body's length asked first (one longer than `maxSize` is refused before
   /// it is read), then its metadata, then its body streamed into `path`.
@@ -148,7 +82,7 @@ final class RedisServer: RemoteServer {
   private func refuse(
     _ refusal: RemoteObjectRefusal, _ connection: RedisConnection
   ) throws -> RemoteMetadata? {
-    idle.withLock { $0.append(connection) }
+    client.keep(connection)
     throw refusal
   }
 

@@ -13,9 +13,10 @@ import Synchronization
 /// machine hears is published on ``channel`` and applied by every subscriber as it arrives
 /// (``RedisPauseListener``). After a failure the fleet is not asked for ``backoff`` (each
 /// machine's own politeness holds meanwhile), and the failure is kept for the command to
-/// report. One connection per role: the pool's for scripts, one for the subscription.
+/// report. One connection per role (docs/fleet.md, Connections): `hosts` for the scripts,
+/// `pauses` for the subscription.
 public final class RedisFleetHosts: FleetPoliteness {
-  let server: RedisServer
+  let client: RedisClient
   let label: String
   /// This machine's view of the fleet and its health, shared with the subscription.
   let state = FleetState()
@@ -33,10 +34,10 @@ public final class RedisFleetHosts: FleetPoliteness {
   /// The fleet politeness kept on the Redis of `queue` (a `redis://` or `redis+unix:` URL),
   /// else of the first Redis backend of `remote`; its subscription starts at once.
   public init(queue: String?, remote: [RemoteSpec]) throws {
-    let spec = try JobQueue.spec(queue: queue, remote: remote)
-    server = try RedisServer(url: spec.url, spec: spec)
-    label = spec.label
-    listener = RedisPauseListener(server: server, state: state, label: label)
+    client = try FleetRedis.client(queue: queue, remote: remote, role: "hosts")
+    label = client.endpoint.display
+    listener = RedisPauseListener(
+      client: RedisClient(client.endpoint, role: "pauses"), state: state, label: label)
     listener.start()
   }
 
