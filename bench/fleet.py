@@ -34,11 +34,13 @@ def redis_info(port, section):
 
 
 def commands(port, only=None):
-    """Commands Redis ran so far (`only`: of one name), those a script ran counted too: a
-    script (EVAL) is one round trip, whatever it calls inside."""
+    """Commands Redis ran so far (`only`: of one name; "eval" counts EVAL and EVALSHA, a
+    script by its SHA-1), those a script ran counted too: a script is one round trip,
+    whatever it calls inside."""
+    names = {"eval": ["cmdstat_eval", "cmdstat_evalsha"]}.get(only, [f"cmdstat_{only}"])
     total = 0
     for name, value in redis_info(port, "commandstats").items():
-        wanted = name == f"cmdstat_{only}" if only else name != "cmdstat_info"
+        wanted = name in names if only else name not in ("cmdstat_info", "cmdstat_client|list")
         if name.startswith("cmdstat_") and wanted:
             total += int(value.split("calls=")[1].split(",")[0])
     return total

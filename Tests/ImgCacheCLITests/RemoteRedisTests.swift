@@ -135,11 +135,11 @@ struct RemoteRedisTests {
     #expect(machineB.run(["fetch", "--any"] + remote + [page]).status == 0)
   }
 
-  @Test("shards: 300 keys spread over 3 servers within 35 % of even")
-  func shards() throws {
+  @Test("servers=: 300 keys spread over 3 servers within 35 % of even")
+  func spreadOverServers() throws {
     let redis = RemoteStores(redis: 3)
     let ports = redis.redis.map { String($0.port) }
-    let remote = "redis://127.0.0.1:*|shards=\(ports.joined(separator: ","))"
+    let remote = "redis://127.0.0.1:*|servers=\(ports.joined(separator: ","))"
     let urls = (0..<300).map { servers.nginx("base.png?shard=\($0)") }
     let input = urls.joined(separator: "\n") + "\n"
     #expect(machineA.run(["prefetch", "-i", "-", "--remote", remote], input: input).status == 0)
@@ -150,6 +150,6 @@ struct RemoteRedisTests {
     #expect(counts.allSatisfy { $0 >= 65 && $0 <= 135 }, "\(counts)")
     let pushed = machineA.run(["remote", "push", "--json", "--all", "--remote", remote])
     #expect(CLIEnvironment.records(pushed).first?["pushed"] as? Int == 300)
-    #expect((0..<3).map { Int(redis.redisCLI($0, ["DBSIZE"])) ?? 0 } == counts, "same shards")
+    #expect((0..<3).map { Int(redis.redisCLI($0, ["DBSIZE"])) ?? 0 } == counts, "same servers")
   }
 }

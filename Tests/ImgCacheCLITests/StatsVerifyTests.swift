@@ -91,9 +91,9 @@ struct StatsVerifyTests {
     var body = try #require(FileManager.default.contents(atPath: gif))
     body[body.count - 2] ^= 0xFF
     try body.write(to: URL(fileURLWithPath: gif))
-    let shard = env.cacheDirectory + "/data/00"
-    try FileManager.default.createDirectory(atPath: shard, withIntermediateDirectories: true)
-    try Data("stray".utf8).write(to: URL(fileURLWithPath: shard + "/stray.png"))
+    let folder = env.cacheDirectory + "/data/00"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    try Data("stray".utf8).write(to: URL(fileURLWithPath: folder + "/stray.png"))
     let index = env.cacheDirectory + "/index.sqlite"
     #expect(
       run(
@@ -108,13 +108,13 @@ struct StatsVerifyTests {
     #expect(report["totals"] is [String: Any])
     let full = try #require(CLIEnvironment.records(env.run(["verify", "--full", "--json"])).first)
     #expect((full["hash_mismatches"] as? [String: Any])?["count"] as? Int == 2)
-    #expect(FileManager.default.fileExists(atPath: shard + "/stray.png"))
+    #expect(FileManager.default.fileExists(atPath: folder + "/stray.png"))
     let text = env.run(["verify", "--full"])
     #expect(text.status == 1 && text.stdout.contains("data/00/stray.png"))
     #expect(text.stdout.contains(servers.nginx("base.jpg")))
     let repaired = env.run(["verify", "--full", "--repair"])
     #expect(repaired.status == 0)
-    #expect(!FileManager.default.fileExists(atPath: shard + "/stray.png"))
+    #expect(!FileManager.default.fileExists(atPath: folder + "/stray.png"))
     let after = env.run(["verify", "--full"])
     #expect(after.status == 0 && after.stdout.contains("no problems"))
     // The bmp and tiff survive (the bmp's size corrected); the others are gone.

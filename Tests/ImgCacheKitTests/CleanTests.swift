@@ -165,10 +165,10 @@ struct CleanTests {
     let cache = makeCache()
     let kept = try store(cache, "https://a.example/kept.png")
     // A lost index's cache meets every file as an orphan: millions of names, were they listed.
-    let shard = cache.layout.dataPath(String(kept.file.prefix(2)))
+    let folder = cache.layout.dataPath(String(kept.file.prefix(2)))
     for number in 0..<25 {
       let name = String(kept.file.prefix(2)) + String(format: "%030x", number)
-      try Data("x".utf8).write(to: URL(fileURLWithPath: shard + "/" + name))
+      try Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/" + name))
     }
     let plan = try cache.clean(policy: policy(), dryRun: true)
     let report = try cache.clean(policy: policy())
@@ -176,7 +176,7 @@ struct CleanTests {
       #expect(found.orphanFiles.count == 25)
       #expect(found.orphanFiles.examples.count == CountedExamples.limit)
     }
-    #expect(try FileManager.default.contentsOfDirectory(atPath: shard).count == 1)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder).count == 1)
   }
 
   @Test("a second clean while one holds the lock reports busy at once; so does clear")

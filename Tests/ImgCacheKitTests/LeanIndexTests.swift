@@ -213,12 +213,12 @@ extension String {
   fileprivate var leftPadded: String { String(repeating: "0", count: max(0, 16 - count)) + self }
 }
 
-/// `verify` reads a shard's rows a page at a time (flat memory at ten million entries).
-@Suite("verify in pages of a shard's rows")
+/// `verify` reads a folder's rows a page at a time (flat memory at ten million entries).
+@Suite("verify in pages of a folder's rows")
 struct VerifyPagesTests {
   let directory = TemporaryDirectory()
 
-  @Test("one row a page finds what whole shards find: missing, resized, orphans; repair fixes")
+  @Test("one row a page finds what whole folders find: missing, resized, orphans; repair fixes")
   func pagesFindTheSame() throws {
     let cache = DiskCache(directory: directory.url)
     let items = try (0..<600).map { index -> PendingStore in
@@ -235,9 +235,9 @@ struct VerifyPagesTests {
       try Data("longer than it was".utf8).write(to: URL(fileURLWithPath: path))
     }
     for index in 0..<4 {
-      let shard = String(files[10 + index].dropLast(37).suffix(2))
+      let folder = String(files[10 + index].dropLast(37).suffix(2))
       let orphan = cache.layout.dataPath(
-        shard + "/" + String(repeating: "f", count: 31) + "\(index).png")
+        folder + "/" + String(repeating: "f", count: 31) + "\(index).png")
       try Data("stray".utf8).write(to: URL(fileURLWithPath: orphan))
     }
     let paged = try cache.verify(full: false, repair: false, pageSize: 1)
@@ -251,19 +251,19 @@ struct VerifyPagesTests {
     #expect(after.problems == 0 && after.entries == 595)
   }
 
-  @Test("a stray upper-case shard folder is foreign: its twin's rows and bodies stay")
+  @Test("a stray upper-case folder folder is foreign: its twin's rows and bodies stay")
   func upperCaseShard() throws {
     let cache = DiskCache(directory: directory.url)
     let body = directory.url.appendingPathComponent("body").path
     try Data("body".utf8).write(to: URL(fileURLWithPath: body))
     let key = "https://pages.example/upper.png"
     let stored = try cache.store(body, key: key, url: key, metadata: EntryMetadata())
-    let shard = String(stored.file.prefix(2))
-    let twin = cache.layout.dataPath(shard.uppercased())
+    let folder = String(stored.file.prefix(2))
+    let twin = cache.layout.dataPath(folder.uppercased())
     try FileManager.default.createDirectory(atPath: twin, withIntermediateDirectories: true)
     try Data("stray".utf8).write(to: URL(fileURLWithPath: twin + "/stray.png"))
     _ = try cache.verify(repair: true)
-    #expect(try cache.entry(forKey: key) != nil, "the row of \(shard)/ is kept")
+    #expect(try cache.entry(forKey: key) != nil, "the row of \(folder)/ is kept")
     #expect(FileManager.default.fileExists(atPath: cache.layout.dataPath(stored.file)))
   }
 

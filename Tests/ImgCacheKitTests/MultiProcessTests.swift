@@ -55,9 +55,9 @@ struct MultiProcessTests {
     }
     #expect(!rows.isEmpty)
     var files = Set<String>()
-    for shard in DirectoryListing.names(in: cache.layout.dataDirectory.path) {
-      for name in DirectoryListing.names(in: cache.layout.dataDirectory.path + "/" + shard) {
-        files.insert(shard + "/" + name)
+    for folder in DirectoryListing.names(in: cache.layout.dataDirectory.path) {
+      for name in DirectoryListing.names(in: cache.layout.dataDirectory.path + "/" + folder) {
+        files.insert(folder + "/" + name)
       }
     }
     #expect(Set(rows.map(\.file)) == files)

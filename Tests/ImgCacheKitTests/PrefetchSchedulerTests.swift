@@ -8,18 +8,18 @@ import Testing
 struct PrefetchSchedulerTests {
   let start = ContinuousClock.now
 
-  func jobs(_ count: Int) -> [Job] {
-    (0..<count).map { Job("https://img.example/\($0).png", options: FetchOptions()) }
+  func fetches(_ count: Int) -> [Fetch] {
+    (0..<count).map { Fetch("https://img.example/\($0).png", options: FetchOptions()) }
   }
 
-  @Test("admits in input order up to four jobs a transfer slot, then nothing until room is made")
+  @Test("admits in input order up to four fetches a transfer slot, then nothing until room is made")
   func window() {
     var scheduler = PrefetchScheduler(transfers: 2, now: start)
-    var open = jobs(20)[...]
+    var open = fetches(20)[...]
     let first = scheduler.admit(&open)
-    #expect(first.map(\.given) == jobs(8).map(\.given))
+    #expect(first.map(\.given) == fetches(8).map(\.given))
     #expect(open.count == 12)
-    for (ticket, job) in first.enumerated() { scheduler.transfers[UInt64(ticket)] = job }
+    for (ticket, fetch) in first.enumerated() { scheduler.transfers[UInt64(ticket)] = fetch }
     #expect(scheduler.room == 0 && scheduler.admit(&open).isEmpty && open.count == 12)
     scheduler.transfers[0] = nil
     scheduler.ended("https://img.example/0.png")
@@ -30,18 +30,18 @@ struct PrefetchSchedulerTests {
   func storeBatches() {
     var scheduler = PrefetchScheduler(
       transfers: 1, now: start, storeBatch: 3, storeDelay: .milliseconds(20))
-    scheduler.transfers[9] = jobs(1)[0]
-    scheduler.await(store: jobs(2), now: start)
+    scheduler.transfers[9] = fetches(1)[0]
+    scheduler.await(store: fetches(2), now: start)
     #expect(!scheduler.storeIsDue(now: start + .milliseconds(19), inputEnded: false))
     #expect(scheduler.storeIsDue(now: start + .milliseconds(20), inputEnded: false))
     #expect(scheduler.storeIsDue(now: start, inputEnded: true))
     #expect(scheduler.storeDeadline == start + .milliseconds(20))
     // Bodies that come later do not move the first one's deadline.
-    scheduler.await(store: jobs(1), now: start + .milliseconds(15))
+    scheduler.await(store: fetches(1), now: start + .milliseconds(15))
     #expect(scheduler.storeIsDue(now: start, inputEnded: false))
     #expect(scheduler.takeStore()?.count == 3)
     #expect(scheduler.storeDeadline == nil && scheduler.isBusy)
-    scheduler.await(store: jobs(2), now: start + .milliseconds(30))
+    scheduler.await(store: fetches(2), now: start + .milliseconds(30))
     #expect(scheduler.takeStore() == nil)
     scheduler.storeEnded()
     #expect(scheduler.storeDeadline == start + .milliseconds(50))
@@ -51,10 +51,10 @@ struct PrefetchSchedulerTests {
   @Test("while a store runs, bodies past a batch count against the window")
   func pileUpCounts() {
     var scheduler = PrefetchScheduler(transfers: 1, now: start, storeBatch: 2)
-    scheduler.await(store: jobs(2), now: start)
+    scheduler.await(store: fetches(2), now: start)
     _ = scheduler.takeStore()
     #expect(scheduler.room == 2)
-    scheduler.await(store: jobs(3), now: start)
+    scheduler.await(store: fetches(3), now: start)
     #expect(scheduler.room == 1)
     scheduler.storeEnded()
     #expect(scheduler.room == 4 && scheduler.hasWork && !scheduler.isBusy)
@@ -76,56 +76,57 @@ struct InboxWakeTests {
   }
 }
 
-/// Jobs parked per host: a host with a window's worth started never fills the window again.
-@Suite("The prefetch scheduler parks a host's jobs past its share of the window")
+/// Fetches parked per host: a host with a window's worth started never fills the window again.
+@Suite("The prefetch scheduler parks a host's fetches past its share of the window")
 struct PrefetchParkingTests {
   let start = ContinuousClock.now
 
-  func jobs(_ host: String, _ count: Int) -> [Job] {
-    (0..<count).map { Job("https://\(host)/\($0).png", options: FetchOptions()) }
+  func fetches(_ host: String, _ count: Int) -> [Fetch] {
+    (0..<count).map { Fetch("https://\(host)/\($0).png", options: FetchOptions()) }
   }
 
-  @Test("a list sorted by host: the first host's jobs past the window wait, the next host's start")
+  @Test(
+    "a list sorted by host: the first host's fetches past the window wait, the next host's start")
   func sortedList() {
     var scheduler = PrefetchScheduler(transfers: 1, now: start, storeBatch: 0)
-    var open = (jobs("a.example", 10) + jobs("b.example", 3))[...]
+    var open = (fetches("a.example", 10) + fetches("b.example", 3))[...]
     let first = scheduler.admit(&open)
-    #expect(first.map(\.given) == jobs("a.example", 4).map(\.given))
-    for (ticket, job) in first.enumerated() { scheduler.transfers[UInt64(ticket)] = job }
+    #expect(first.map(\.given) == fetches("a.example", 4).map(\.given))
+    for (ticket, fetch) in first.enumerated() { scheduler.transfers[UInt64(ticket)] = fetch }
     // a.example is paused: the transport holds its four back, so the window has room again.
     scheduler.heldBack = 4
     let second = scheduler.admit(&open)
-    #expect(second.map(\.given) == jobs("b.example", 3).map(\.given), "\(second.map(\.given))")
+    #expect(second.map(\.given) == fetches("b.example", 3).map(\.given), "\(second.map(\.given))")
     #expect(open.isEmpty && scheduler.parkedCount == 6)
-    // One of a.example's ends: its next parked job comes first, in input order.
+    // One of a.example's ends: its next parked fetch comes first, in input order.
     scheduler.transfers[0] = nil
     scheduler.ended("https://a.example/0.png")
     scheduler.heldBack = 3
-    var none = [Job]()[...]
+    var none = [Fetch]()[...]
     #expect(scheduler.admit(&none).map(\.given) == ["https://a.example/4.png"])
   }
 
-  @Test("parked jobs are bounded; a cancelled run takes them back")
+  @Test("parked fetches are bounded; a cancelled run takes them back")
   func bounds() {
     var scheduler = PrefetchScheduler(transfers: 1, now: start, storeBatch: 0)
-    var open = jobs("a.example", 4 + PrefetchScheduler.maxParked + 5)[...]
+    var open = fetches("a.example", 4 + PrefetchScheduler.maxParked + 5)[...]
     let first = scheduler.admit(&open)
-    for (ticket, job) in first.enumerated() { scheduler.transfers[UInt64(ticket)] = job }
+    for (ticket, fetch) in first.enumerated() { scheduler.transfers[UInt64(ticket)] = fetch }
     scheduler.heldBack = 4
     #expect(scheduler.admit(&open).isEmpty)
     #expect(scheduler.parkedCount == PrefetchScheduler.maxParked && open.count == 5)
     #expect(scheduler.takeParked().count == PrefetchScheduler.maxParked && !scheduler.hasParked)
-    for (ticket, job) in first.enumerated() {
+    for (ticket, fetch) in first.enumerated() {
       scheduler.transfers[UInt64(ticket)] = nil
-      scheduler.ended(job.given)
+      scheduler.ended(fetch.given)
     }
-    #expect(scheduler.admit(&open).count == 4, "the host's jobs ended: its next start")
+    #expect(scheduler.admit(&open).count == 4, "the host's fetches ended: its next start")
   }
 
-  @Test("one host's bodies waiting for the store do not park its next jobs while there is room")
+  @Test("one host's bodies waiting for the store do not park its next fetches while there is room")
   func waitingBodies() {
     var scheduler = PrefetchScheduler(transfers: 1, now: start, storeBatch: 32)
-    var open = jobs("a.example", 40)[...]
+    var open = fetches("a.example", 40)[...]
     let first = scheduler.admit(&open)
     #expect(first.count == 4)
     // Their bodies came and wait for the next store: the window has room again.
@@ -133,16 +134,17 @@ struct PrefetchParkingTests {
     #expect(scheduler.admit(&open).count == 4 && !scheduler.hasParked)
   }
 
-  @Test("a queue that never drains lets go of the jobs taken from it")
+  @Test("a queue that never drains lets go of the fetches taken from it")
   func queueCompacts() {
     var queue = PrefetchScheduler.Queue()
-    let job = Job("https://a.example/x.png", options: FetchOptions())
+    let fetch = Fetch("https://a.example/x.png", options: FetchOptions())
     for round in 0..<10 {
-      for _ in 0..<1_000 { queue.append(job) }
+      for _ in 0..<1_000 { queue.append(fetch) }
       for _ in 0..<(round == 9 ? 0 : 900) { _ = queue.popFirst() }
     }
     #expect(
-      queue.jobs.count - queue.head == 1_900 && queue.jobs.count < 4_000, "\(queue.jobs.count)")
+      queue.fetches.count - queue.head == 1_900 && queue.fetches.count < 4_000,
+      "\(queue.fetches.count)")
   }
 }
 

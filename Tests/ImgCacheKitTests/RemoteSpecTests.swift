@@ -55,8 +55,15 @@ struct RemoteSpecTests {
   func goodPorts() throws {
     #expect(try RemoteSpec.parse("redis://h:65535").display == "redis://h:65535")
     #expect(try RemoteSpec.parse("redis://[::1]:6379/2").display == "redis://[::1]:6379/2")
-    let shards = try RemoteSpec.parse("redis://127.0.0.1:*|shards=6379,6380")
-    #expect(shards.serverURLs.map(\.url) == ["redis://127.0.0.1:6379", "redis://127.0.0.1:6380"])
+    let servers = try RemoteSpec.parse("redis://127.0.0.1:*|servers=6379,6380")
+    #expect(servers.serverURLs.map(\.url) == ["redis://127.0.0.1:6379", "redis://127.0.0.1:6380"])
+    #expect(servers.serverURLs.map(\.name) == ["6379", "6380"])
+    // The old spelling reads the same; both at once is refused.
+    let old = try RemoteSpec.parse("redis://127.0.0.1:*|shards=6379,6380")
+    #expect(old.servers == servers.servers)
+    #expect(throws: CacheError.self) {
+      try RemoteSpec.parse("redis://127.0.0.1:*|servers=6379|shards=6380")
+    }
   }
 
   @Test(

@@ -134,55 +134,55 @@ struct RobotsTests {
 }
 
 /// The robots step of the transition function.
-@Suite("The job machine asks robots.txt before the flight and the lock")
-struct JobMachineRobotsTests {
+@Suite("The fetch machine asks robots.txt before the flight and the lock")
+struct FetchMachineRobotsTests {
   let url = "https://img.example/a.png"
 
-  func downloading() -> Job {
-    var job = Job(url, options: FetchOptions())
-    job.state = .download(
-      Job.Plan(
+  func downloading() -> Fetch {
+    var fetch = Fetch(url, options: FetchOptions())
+    fetch.state = .download(
+      Fetch.Plan(
         validators: nil, sequence: 1, fingerprint: "fp", file: "ab/cd.png", takesLock: true,
         robots: .toConsult))
-    return job
+    return fetch
   }
 
   @Test("allowed: then the flight, the lock and the request, which honours X-Robots-Tag")
   func allowed() {
-    var job = downloading()
-    let rules = JobMachine.Rules()
-    guard case .consultRobots(let asked) = JobMachine.next(&job, rules: rules) else {
+    var fetch = downloading()
+    let rules = FetchMachine.Rules()
+    guard case .consultRobots(let asked) = FetchMachine.next(&fetch, rules: rules) else {
       Issue.record("robots not asked first")
       return
     }
-    #expect(asked == url && job.flight == nil && job.lock == nil)
-    guard case .join = JobMachine.handle(.robots(.allowed), for: &job, rules: rules) else {
+    #expect(asked == url && fetch.flight == nil && fetch.lock == nil)
+    guard case .join = FetchMachine.handle(.robots(.allowed), for: &fetch, rules: rules) else {
       Issue.record("no join after robots allowed")
       return
     }
-    guard case .download(let plan) = job.state else { return }
+    guard case .download(let plan) = fetch.state else { return }
     #expect(plan.robots == .cleared)
   }
 
   @Test("refused: done as disallowed, counted, never recorded as a failed request")
   func refused() {
-    var job = downloading()
-    let rules = JobMachine.Rules()
-    _ = JobMachine.next(&job, rules: rules)
+    var fetch = downloading()
+    let rules = FetchMachine.Rules()
+    _ = FetchMachine.next(&fetch, rules: rules)
     let refusal = CacheError(.disallowed, "robots.txt disallows it", url: url)
     guard
-      case .noteFailure(let noted, let fingerprint) = JobMachine.handle(
-        .robots(.refused(refusal)), for: &job, rules: rules)
+      case .noteFailure(let noted, let fingerprint) = FetchMachine.handle(
+        .robots(.refused(refusal)), for: &fetch, rules: rules)
     else {
       Issue.record("no note of the refusal")
       return
     }
     #expect(noted.kind == .disallowed && fingerprint == nil)
-    guard case .settle = JobMachine.handle(.proceed, for: &job, rules: rules) else {
+    guard case .settle = FetchMachine.handle(.proceed, for: &fetch, rules: rules) else {
       Issue.record("not settled")
       return
     }
-    #expect(job.result.outcome == .failure(refusal))
+    #expect(fetch.result.outcome == .failure(refusal))
   }
 }
 

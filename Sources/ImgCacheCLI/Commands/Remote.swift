@@ -58,7 +58,7 @@ extension ImgCacheCommand.Remote {
           context.emit(RemoteStatusRecord(server))
           continue
         }
-        let name = server.backend + (server.shard.isEmpty ? "" : " [\(server.shard)]")
+        let name = server.backend + (server.server.isEmpty ? "" : " [\(server.server)]")
         var parts = [
           server.reachable ? "reachable" : "unreachable",
           String(format: "%.1f ms", server.latency * 1000),
@@ -145,7 +145,7 @@ extension ImgCacheCommand.Remote {
 /// One server of `remote status --json`.
 struct RemoteStatusRecord: Codable {
   var backend: String
-  @Nullable var shard: String?
+  @Nullable var server: String?
   var readOnly: Bool
   var reachable: Bool
   var latencyMs: Double
@@ -155,7 +155,7 @@ struct RemoteStatusRecord: Codable {
 
   init(_ status: RemoteServerStatus) {
     backend = status.backend
-    shard = status.shard.isEmpty ? nil : status.shard
+    server = status.server.isEmpty ? nil : status.server
     readOnly = status.readOnly
     reachable = status.reachable
     latencyMs = (status.latency * 10_000).rounded() / 10

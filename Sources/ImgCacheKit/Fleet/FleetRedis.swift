@@ -7,13 +7,13 @@ enum FleetRedis {
   static func spec(queue: String?, remote: [RemoteSpec]) throws -> RemoteSpec {
     if let queue {
       let spec = try RemoteSpec.parse(queue)
-      guard spec.kind == .redis, spec.shards.isEmpty else {
+      guard spec.kind == .redis, spec.servers.isEmpty else {
         throw CacheError(
           .invalidInput, "--queue \(spec.label): expected one redis:// or redis+unix: server")
       }
       return spec
     }
-    guard let first = remote.first(where: { $0.kind == .redis && $0.shards.isEmpty }) else {
+    guard let first = remote.first(where: { $0.kind == .redis && $0.servers.isEmpty }) else {
       throw CacheError(
         .invalidInput,
         "no job queue: give --queue redis://HOST, or a redis:// backend in remote_storage")

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// The queries of `verify`. Every check of rows against files runs in a write transaction (the
-/// shards' in an ``IndexTransaction`` that storage orders), so a process storing at the same
+/// folders' in an ``IndexTransaction`` that storage orders), so a process storing at the same
 /// time is never seen half-way (a file placed, its row not yet committed) and nothing it stores
 /// is reported.
 extension Index {

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// One transaction of the index, handed to storage (docs/architecture.md, Layers): `Index`
-/// opens it, `DiskCache` orders its file work (a rename into `data/`, unlinks, a shard listed,
+/// opens it, `DiskCache` orders its file work (a rename into `data/`, unlinks, a folder listed,
 /// `data/` swapped for an empty folder) between the row operations below, so that a row and its
 /// file change together for every process; the index never calls back into storage.
 ///
@@ -59,33 +59,33 @@ package struct IndexTransaction {
       .fetchAll(db)
   }
 
-  /// The rows whose file is in shard `ab` (`ab/…`): a range of the `entry_digest` index, the
+  /// The rows whose file is in folder `ab` (`ab/…`): a range of the `entry_digest` index, the
   /// digests whose first byte is `ab` (none for a name that is not two lowercase hexadecimal
   /// digits).
-  private static func inShard(_ shard: String) -> SQLExpression {
+  private static func inFolder(_ folder: String) -> SQLExpression {
     // Lowercase only, as imgcache names them: a stray `AB/` is foreign, never `ab/`'s rows.
-    let lowercase = shard.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
-    guard shard.utf8.count == 2, lowercase, let bytes = Hex.decode(shard) else {
+    let lowercase = folder.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    guard folder.utf8.count == 2, lowercase, let bytes = Hex.decode(folder) else {
       return false.sqlExpression
     }
-    // The top byte of `digest` (an integer, big-endian): one shard's values are contiguous.
+    // The top byte of `digest` (an integer, big-endian): one folder's values are contiguous.
     let low = UInt64(bytes[0]) << 56
     return Columns.digest >= Int64(bitPattern: low)
       && Columns.digest <= Int64(bitPattern: low | 0x00ff_ffff_ffff_ffff)
   }
 
-  /// Where a page of a shard's rows ended: the last row's digest and rowid.
-  package struct ShardPlace {
+  /// Where a page of a folder's rows ended: the last row's digest and rowid.
+  package struct FolderPlace {
     fileprivate let digest: Int64
     fileprivate let rowid: Int64
   }
 
-  /// Up to `limit` rows of shard `shard` (`ab`) after `after`, in the index's order (digest,
+  /// Up to `limit` rows of folder `folder` (`ab`) after `after`, in the index's order (digest,
   /// rowid), and the place of the last when there may be more.
-  package func entries(inShard shard: String, after: ShardPlace?, limit: Int) throws
-    -> (rows: [CacheEntry], last: ShardPlace?)
+  package func entries(inFolder folder: String, after: FolderPlace?, limit: Int) throws
+    -> (rows: [CacheEntry], last: FolderPlace?)
   {
-    var request = CacheEntry.select(Columns.all + [Column.rowID]).filter(Self.inShard(shard))
+    var request = CacheEntry.select(Columns.all + [Column.rowID]).filter(Self.inFolder(folder))
     if let after {
       request = request.filter(
         sql: "(digest, rowid) > (?, ?)", arguments: [after.digest, after.rowid])
@@ -95,16 +95,16 @@ package struct IndexTransaction {
     guard rows.count == limit, let last = entries.last, let row = rows.last else {
       return (entries, nil)
     }
-    return (entries, ShardPlace(digest: last.digest.high, rowid: row[Columns.all.count]))
+    return (entries, FolderPlace(digest: last.digest.high, rowid: row[Columns.all.count]))
   }
 
-  /// The files (`ab/<name>`) of the rows of shard `shard`, read from their stored file and
+  /// The files (`ab/<name>`) of the rows of folder `folder`, read from their stored file and
   /// digest (``StoredForm``) without decoding the rest of the row.
-  package func files(inShard shard: String) throws -> Set<String> {
+  package func files(inFolder folder: String) throws -> Set<String> {
     let rows = try Row.fetchCursor(
       db,
       CacheEntry.select(Columns.file, Columns.digest, Columns.digestLow)
-        .filter(Self.inShard(shard)))
+        .filter(Self.inFolder(folder)))
     var files = Set<String>()
     while let row = try rows.next() {
       let digest = try StoredForm.digest(stored: row, at: 1)

@@ -1,21 +1,21 @@
 import Foundation
 
-/// The owner's side of ``JobMachine``: each action performed, and what came of it returned as
-/// the event the machine takes next. Nothing here decides where a job goes.
+/// The owner's side of ``FetchMachine``: each action performed, and what came of it returned as
+/// the event the machine takes next. Nothing here decides where a fetch goes.
 extension Fetcher {
   /// The facts of a run the transition function decides on.
-  func rules(_ options: FetchOptions) -> JobMachine.Rules {
-    JobMachine.Rules(
+  func rules(_ options: FetchOptions) -> FetchMachine.Rules {
+    FetchMachine.Rules(
       writesBack: writesBack(options), httpFreshness: options.freshness.mode == .http,
       discardsOriginal: options.discardOriginal)
   }
 
-  /// Performs `action` for `job` at once, when it neither waits nor needs a batch: its event.
+  /// Performs `action` for `fetch` at once, when it neither waits nor needs a batch: its event.
   /// Nil for the actions that wait (a transfer, a flight, another process, a store, a
   /// write-back, a variant's lock or derivation) and for `settle`: the owner performs those
-  /// its own way (``perform(_:for:options:)`` one job at a time, a prefetch in batches).
-  func performNow(_ action: JobMachine.Action, for job: Job, options: FetchOptions)
-    -> JobMachine.Event?
+  /// its own way (``perform(_:for:options:)`` one fetch at a time, a prefetch in batches).
+  func performNow(_ action: FetchMachine.Action, for fetch: Fetch, options: FetchOptions)
+    -> FetchMachine.Event?
   {
     switch action {
     case .consultRobots(let url):
@@ -23,25 +23,25 @@ extension Fetcher {
     case .join(let flight):
       return .joined(flight, leads: flights.join(flight))
     case .lock:
-      return .locked(lockAttempt(for: job, options: options))
+      return .locked(lockAttempt(for: fetch, options: options))
     case .settlePartial(let error):
-      return .partial(keepsPartial(after: error, key: job.key))
+      return .partial(keepsPartial(after: error, key: fetch.key))
     case .makeRoom:
       // A full disk: the other kept partial bodies yield to this download.
-      cache.giveUpPartials(sparing: job.key)
+      cache.giveUpPartials(sparing: fetch.key)
       return .proceed
     case .serveStale(let entry, let error):
       return .stale(staleCopy(entry, after: error, options: options))
     case .noteFailure(let error, let fingerprint):
       cache.noteFailure(error)
-      if let fingerprint, let request = job.request {
+      if let fingerprint, let request = fetch.request {
         try? cache.recordFailure(url: request.stripped, fingerprint: fingerprint, error: error)
       }
       return .proceed
     case .revalidate(let response):
-      return .revalidated(revalidated(key: job.key, with: response))
+      return .revalidated(revalidated(key: fetch.key, with: response))
     case .check(let response, let file):
-      return .checked(checked(response, for: job, file: file, options: options))
+      return .checked(checked(response, for: fetch, file: file, options: options))
     case .count(let counter):
       cache.note([counter: 1])
       return .proceed
@@ -55,11 +55,11 @@ extension Fetcher {
     }
   }
 
-  /// Performs `action` for `job`, waiting as it must: its event. (`settle` is the owner's.)
-  func perform(_ action: JobMachine.Action, for job: Job, options: FetchOptions) async
-    -> JobMachine.Event
+  /// Performs `action` for `fetch`, waiting as it must: its event. (`settle` is the owner's.)
+  func perform(_ action: FetchMachine.Action, for fetch: Fetch, options: FetchOptions) async
+    -> FetchMachine.Event
   {
-    if let event = performNow(action, for: job, options: options) { return event }
+    if let event = performNow(action, for: fetch, options: options) { return event }
     switch action {
     case .consultRobots(let url):
       return .robots(await robotsAnswer(for: url))
@@ -67,19 +67,19 @@ extension Fetcher {
       do { try cache.prepare() } catch {
         return .responded(.failure(CacheError.io("cannot create the cache", error)))
       }
-      let request = downloadRequest(for: job, plan: plan)
+      let request = downloadRequest(for: fetch, plan: plan)
       return .submitted(ticket: transport.submit([request])[0])
     case .awaitResponse(let ticket):
       let response = await transport.result(of: ticket)
       // The loop only handed over "a partial started": written before anything deletes it.
-      if job.lock != nil { cache.flushPartialRecords() }
+      if fetch.lock != nil { cache.flushPartialRecords() }
       return .responded(response)
     case .follow(let flight):
       return .followed(await flights.result(of: flight))
     case .waitForProcess:
-      return await waitForProcess(job, options: options)
+      return await waitForProcess(fetch, options: options)
     case .store:
-      guard case .checked(_, let pending) = job.state else { return .proceed }
+      guard case .checked(_, let pending) = fetch.state else { return .proceed }
       return .stored(await store(pending, alone: options.storesAlone).map(storedBody))
     case .writeBack(let outcome, let source):
       await writeBack(outcome, options: options, source: source)
@@ -95,30 +95,30 @@ extension Fetcher {
       return .derived(await derive(derivation, options: options))
     case .storeVariant(let made, let derivation, let discarding):
       return .stored(
-        await store(made, derivation, for: job, discardingOriginal: discarding).map(storedBody))
+        await store(made, derivation, for: fetch, discardingOriginal: discarding).map(storedBody))
     default:
       return .proceed
     }
   }
 
   /// A stored entry with its file's path.
-  func storedBody(_ entry: CacheEntry) -> JobMachine.StoredBody {
-    JobMachine.StoredBody(entry: entry, path: cache.layout.dataPath(entry.file))
+  func storedBody(_ entry: CacheEntry) -> FetchMachine.StoredBody {
+    FetchMachine.StoredBody(entry: entry, path: cache.layout.dataPath(entry.file))
   }
 
-  /// Moves `job` through its actions until it is done (a job the lookup finished is done
+  /// Moves `fetch` through its actions until it is done (a fetch the lookup finished is done
   /// already; `action`, when given, is the one it waits for), then settles it. A retry is an
   /// event that moves it back to an earlier state, never a call back into an earlier function.
-  func drive(_ job: Job, options: FetchOptions, action: JobMachine.Action? = nil) async
+  func drive(_ fetch: Fetch, options: FetchOptions, action: FetchMachine.Action? = nil) async
     -> FetchResult
   {
-    var job = job
+    var fetch = fetch
     let rules = rules(options)
-    var action = action ?? JobMachine.next(&job, rules: rules)
+    var action = action ?? FetchMachine.next(&fetch, rules: rules)
     while true {
-      if case .settle = action { return settle(job) }
-      let event = await perform(action, for: job, options: options)
-      action = JobMachine.handle(event, for: &job, rules: rules)
+      if case .settle = action { return settle(fetch) }
+      let event = await perform(action, for: fetch, options: options)
+      action = FetchMachine.handle(event, for: &fetch, rules: rules)
     }
   }
 }

@@ -1,40 +1,43 @@
 import Foundation
 
-/// Jobs moved in batches: a prefetch takes the responses the loop thread handed over in one
+/// Fetches moved in batches: a prefetch takes the responses the loop thread handed over in one
 /// turn (``FinishedDownloads``) and advances them here, without a task, a continuation and a
 /// store hop per download. What waits on something else (a flight, another process's lock, a
 /// derivation, a write-back) still goes through ``drive(_:options:action:)``.
 extension Fetcher {
-  /// Feeds `event` to `job` and performs what it calls for at once (``performNow(_:for:options:)``):
-  /// the job comes back with the action it waits for — `store` (a checked body), `submit` (a
+  /// Feeds `event` to `fetch` and performs what it calls for at once (``performNow(_:for:options:)``):
+  /// the fetch comes back with the action it waits for — `store` (a checked body), `submit` (a
   /// refused resume, to start again), `settle`, or one that waits in a task of its own.
   func advance(
-    _ job: inout Job, on event: JobMachine.Event, rules: JobMachine.Rules, options: FetchOptions
-  ) -> JobMachine.Action {
-    performingNow(JobMachine.handle(event, for: &job, rules: rules), &job, rules, options)
+    _ fetch: inout Fetch, on event: FetchMachine.Event, rules: FetchMachine.Rules,
+    options: FetchOptions
+  ) -> FetchMachine.Action {
+    performingNow(FetchMachine.handle(event, for: &fetch, rules: rules), &fetch, rules, options)
   }
 
-  /// Performs `action` for `job` and what follows it while it does not wait
+  /// Performs `action` for `fetch` and what follows it while it does not wait
   /// (``performNow(_:for:options:)``); returns the first action that waits.
   func performingNow(
-    _ action: JobMachine.Action, _ job: inout Job, _ rules: JobMachine.Rules,
+    _ action: FetchMachine.Action, _ fetch: inout Fetch, _ rules: FetchMachine.Rules,
     _ options: FetchOptions
-  ) -> JobMachine.Action {
+  ) -> FetchMachine.Action {
     var action = action
-    while let event = performNow(action, for: job, options: options) {
-      action = JobMachine.handle(event, for: &job, rules: rules)
+    while let event = performNow(action, for: fetch, options: options) {
+      action = FetchMachine.handle(event, for: &fetch, rules: rules)
     }
     return action
   }
 
-  /// The checked bodies of `jobs` stored in one transaction; each job comes back advanced by
+  /// The checked bodies of `fetches` stored in one transaction; each fetch comes back advanced by
   /// what came of its store (``advance(_:on:rules:options:)``).
-  func store(checked jobs: [Job], options: FetchOptions) async -> [Job] {
+  func store(checked fetches: [Fetch], options: FetchOptions) async -> [Fetch] {
     var items = [PendingStore]()
-    for job in jobs { if case .checked(_, let pending) = job.state { items.append(pending) } }
+    for fetch in fetches {
+      if case .checked(_, let pending) = fetch.state { items.append(pending) }
+    }
     var results = await StoreBatcher.store(items, in: cache).makeIterator()
     let rules = rules(options)
-    var moved = jobs
+    var moved = fetches
     for index in moved.indices {
       guard case .checked = moved[index].state, let result = results.next() else { continue }
       _ = advance(
@@ -52,28 +55,28 @@ extension Fetcher {
   /// Looks `urls` up as ``lookUp(_:options:)`` does, in parts at once when the batch is large
   /// and there are cores for them (two parts a core, at least ``smallestPart`` URLs each): the
   /// index is read by one part at a time, while the rest of the others' lookups (keys, files,
-  /// jobs) runs beside it. The jobs keep the order of `urls`.
-  func lookUpOnCores(_ urls: [String], options: FetchOptions) async -> [Job] {
+  /// fetches) runs beside it. The fetches keep the order of `urls`.
+  func lookUpOnCores(_ urls: [String], options: FetchOptions) async -> [Fetch] {
     let parts = min(2 * cores, urls.count / Self.smallestPart)
     guard parts > 1 else { return await lookUp(urls, options: options) }
     let size = (urls.count + parts - 1) / parts
-    var looked = [[Job]](repeating: [], count: parts)
-    await withTaskGroup(of: (Int, [Job]).self) { group in
+    var looked = [[Fetch]](repeating: [], count: parts)
+    await withTaskGroup(of: (Int, [Fetch]).self) { group in
       for part in 0..<parts {
         let slice = Array(urls[(part * size)..<min(urls.count, (part + 1) * size)])
         group.addTask { (part, await self.lookUp(slice, options: options)) }
       }
-      for await (part, jobs) in group { looked[part] = jobs }
+      for await (part, fetches) in group { looked[part] = fetches }
     }
-    var jobs = looked.flatMap { $0 }
+    var fetches = looked.flatMap { $0 }
     // The parts were planned at once, their places in the start order mixed: numbered
     // again, in input order.
-    for index in jobs.indices {
-      if case .download(var plan) = jobs[index].state {
+    for index in fetches.indices {
+      if case .download(var plan) = fetches[index].state {
         plan.sequence = nextSequence()
-        jobs[index].state = .download(plan)
+        fetches[index].state = .download(plan)
       }
     }
-    return jobs
+    return fetches
   }
 }

@@ -1,48 +1,49 @@
 import Foundation
 
 /// The download side of the owner: a batch's transfers started together, and the I/O behind
-/// the machine's lock, check and revalidate actions (``JobMachine`` decides; this performs).
+/// the machine's lock, check and revalidate actions (``FetchMachine`` decides; this performs).
 extension Fetcher {
-  /// Starts the jobs to download: each joins its request's flight (one transfer per request in
+  /// Starts the fetches to download: each joins its request's flight (one transfer per request in
   /// flight in this process) and, when its plan says so, takes the key's lock between
   /// processes; the leaders' transfers are submitted together, so the downloader sees them in
   /// input order. With a `sink`, the results go there (a prefetch takes them in batches)
-  /// instead of to each job's `drive`. Each job comes back in a state whose next action it
-  /// waits for (``JobMachine/next(_:rules:)``).
-  func start(_ jobs: inout [Job], options: FetchOptions, into sink: (any DownloadSink)? = nil) {
-    let starting = jobs.indices.filter { jobs[$0].isToDownload }
+  /// instead of to each fetch's `drive`. Each fetch comes back in a state whose next action it
+  /// waits for (``FetchMachine/next(_:rules:)``).
+  func start(_ fetches: inout [Fetch], options: FetchOptions, into sink: (any DownloadSink)? = nil)
+  {
+    let starting = fetches.indices.filter { fetches[$0].isToDownload }
     guard !starting.isEmpty else { return }
     do { try cache.prepare() } catch {
       let failure = CacheError.io("cannot create the cache", error)
-      for index in starting { jobs[index].state = .done(.failure(failure)) }
+      for index in starting { fetches[index].state = .done(.failure(failure)) }
       return
     }
     let rules = rules(options)
     var submitted = [(index: Int, request: DownloadRequest)]()
     for index in starting {
       let action = performingNow(
-        JobMachine.next(&jobs[index], rules: rules), &jobs[index], rules, options)
+        FetchMachine.next(&fetches[index], rules: rules), &fetches[index], rules, options)
       if case .submit(let plan) = action {
-        submitted.append((index, downloadRequest(for: jobs[index], plan: plan)))
+        submitted.append((index, downloadRequest(for: fetches[index], plan: plan)))
       }
     }
     guard !submitted.isEmpty else { return }
     let requests = submitted.map(\.request)
     let tickets = sink.map { transport.submit(requests, into: $0) } ?? transport.submit(requests)
     for (ticket, entry) in zip(tickets, submitted) {
-      _ = JobMachine.handle(.submitted(ticket: ticket), for: &jobs[entry.index], rules: rules)
+      _ = FetchMachine.handle(.submitted(ticket: ticket), for: &fetches[entry.index], rules: rules)
     }
   }
 
-  /// What trying `job`'s key lock finds; holding it, what another process stored since the
+  /// What trying `fetch`'s key lock finds; holding it, what another process stored since the
   /// lookup. Without a lock (an unwritable locks/), the download goes on alone.
-  func lockAttempt(for job: Job, options: FetchOptions) -> JobMachine.LockAttempt {
-    guard case .download(let plan) = job.state else { return .unavailable }
-    switch Result(catching: { try cache.keyLocks.attempt(key: job.key) }) {
+  func lockAttempt(for fetch: Fetch, options: FetchOptions) -> FetchMachine.LockAttempt {
+    guard case .download(let plan) = fetch.state else { return .unavailable }
+    switch Result(catching: { try cache.keyLocks.attempt(key: fetch.key) }) {
     case .success(nil): return .busy
     case .success(let held?):
-      guard let hit = servedFromAnotherProcess(key: job.key, file: plan.file, options: options)
-      else { return fleetLock(job, holding: held, options: options) }
+      guard let hit = servedFromAnotherProcess(key: fetch.key, file: plan.file, options: options)
+      else { return fleetLock(fetch, holding: held, options: options) }
       held.release()
       return .storedMeanwhile(hit)
     case .failure: return .unavailable
@@ -52,17 +53,17 @@ extension Fetcher {
   /// A body checked (an image, the size it announced, the content its headers name) into a
   /// store for `file`, marked shareable when the request could be anyone's; a failure names
   /// the URL.
-  func checked(_ response: DownloadResponse, for job: Job, file: String, options: FetchOptions)
+  func checked(_ response: DownloadResponse, for fetch: Fetch, file: String, options: FetchOptions)
     -> Result<PendingStore, CacheError>
   {
-    guard let request = job.request else {
+    guard let request = fetch.request else {
       return .failure(CacheError(.invalidInput, "not a URL to download"))
     }
     let url = request.stripped
     do {
       var pending = try cache.makingRoom(needed: response.bytes + DiskCache.indexRoomPerStore) {
         try BodyCheck.validated(
-          response, url: url, key: job.key, options: options,
+          response, url: url, key: fetch.key, options: options,
           temporaryDirectory: cache.layout.tmpPath)
       }
       pending.metadata.shareable = isShareable(request)
@@ -90,8 +91,8 @@ extension Fetcher {
   }
 }
 
-extension Job {
-  /// Whether the job waits for the start stage.
+extension Fetch {
+  /// Whether the fetch waits for the start stage.
   var isToDownload: Bool {
     if case .download = state { return true }
     return false

@@ -1,47 +1,47 @@
 import Foundation
 
-/// The lookup stages: they run on a batch of jobs at once, one index read per tier and one
+/// The lookup stages: they run on a batch of fetches at once, one index read per tier and one
 /// failure query for the batch, in the lookup order of docs/design.md (Cache semantics). Each
-/// takes the jobs in the state it handles and leaves the others as they are.
+/// takes the fetches in the state it handles and leaves the others as they are.
 extension Fetcher {
-  /// Looks `urls` up without the network: each job comes back finished (a hit, a refusal, an
+  /// Looks `urls` up without the network: each fetch comes back finished (a hit, a refusal, an
   /// offline miss, an error) or ready to download. Its results are in the order of `urls`.
   /// The stages count what they decide in one tally, noted once for the batch.
-  func lookUp(_ urls: [String], options: FetchOptions) async -> [Job] {
-    var jobs = urls.map { Job($0, options: options) }
+  func lookUp(_ urls: [String], options: FetchOptions) async -> [Fetch] {
+    var fetches = urls.map { Fetch($0, options: options) }
     var tally = LookupTally()
     do {
       if let variant = options.variant {
-        try await lookVariant(&jobs, variant, options: options, tally: &tally)
+        try await lookVariant(&fetches, variant, options: options, tally: &tally)
       }
-      var read = try readIndex(jobs, options: options)
+      var read = try readIndex(fetches, options: options)
       if !options.retryFailed {
         let refused = try refuseFailed(
-          &jobs, options: options, recorded: read?.failuresRecorded, tally: &tally)
+          &fetches, options: options, recorded: read?.failuresRecorded, tally: &tally)
         read = read?.dropping(refused)
       }
-      try await lookLocal(&jobs, read: read, options: options, tally: &tally)
-      await askRemote(&jobs, options: options)
-      tally.countMisses(of: jobs)
-      if options.mode == .refresh { try findValidators(&jobs) }
+      try await lookLocal(&fetches, read: read, options: options, tally: &tally)
+      await askRemote(&fetches, options: options)
+      tally.countMisses(of: fetches)
+      if options.mode == .refresh { try findValidators(&fetches) }
     } catch {
       let failure = CacheError.io("cannot read the cache", error)
-      for index in jobs.indices where !jobs[index].isDone {
-        jobs[index].state = .done(.failure(failure))
+      for index in fetches.indices where !fetches[index].isDone {
+        fetches[index].state = .done(.failure(failure))
       }
     }
     if !tally.counts.isEmpty { cache.note(tally.counts) }
-    plan(&jobs, options: options)
-    if options.retryFailed { forgetRetried(jobs) }
-    return jobs
+    plan(&fetches, options: options)
+    if options.retryFailed { forgetRetried(fetches) }
+    return fetches
   }
 
   /// The cache's rows of the keys still looked up, and whether any failed request is
   /// recorded, in one read of the index (one statement for a lone key): what the next two
   /// stages decide on. Nil when the mode asks no local tier.
-  func readIndex(_ jobs: [Job], options: FetchOptions) throws -> IndexLookup? {
+  func readIndex(_ fetches: [Fetch], options: FetchOptions) throws -> IndexLookup? {
     guard options.mode == .normal || options.mode == .offline else { return nil }
-    let keys = jobs.indices.filter { jobs[$0].isLookup }.map { jobs[$0].key }.distinct()
+    let keys = fetches.indices.filter { fetches[$0].isLookup }.map { fetches[$0].key }.distinct()
     return keys.isEmpty ? nil : try cache.lookUp(keys: keys)
   }
 
@@ -49,12 +49,12 @@ extension Fetcher {
   /// without the network (SDWebImage's failed-URL list), one query for the batch; none when
   /// the index's read says no failure is `recorded`. Returns the keys no longer asked for.
   func refuseFailed(
-    _ jobs: inout [Job], options: FetchOptions, recorded: Bool?, tally: inout LookupTally
+    _ fetches: inout [Fetch], options: FetchOptions, recorded: Bool?, tally: inout LookupTally
   ) throws -> Set<String> {
     guard recorded != false else { return [] }
-    let asked = jobs.indices.filter { jobs[$0].isLookup }
+    let asked = fetches.indices.filter { fetches[$0].isLookup }
     let questions = asked.compactMap { index in
-      jobs[index].request.map { request in
+      fetches[index].request.map { request in
         (url: request.stripped, fingerprint: { self.fingerprint(options, request) })
       }
     }
@@ -62,16 +62,16 @@ extension Fetcher {
     let refused = try cache.failures(of: questions, ttl: options.failedTTL)
     var keys = Set<String>()
     for index in asked {
-      guard let request = jobs[index].request, let failure = refused[request.stripped] else {
+      guard let request = fetches[index].request, let failure = refused[request.stripped] else {
         continue
       }
-      jobs[index].state = .done(
+      fetches[index].state = .done(
         .failure(RequestURL.refused(failure, display: request.display, ttl: options.failedTTL)))
       tally.counts[.blacklisted, default: 0] += 1
-      keys.insert(jobs[index].key)
+      keys.insert(fetches[index].key)
     }
     // A key another URL still asks for (two URLs, one key) stays.
-    if !keys.isEmpty { for job in jobs where job.isLookup { keys.remove(job.key) } }
+    if !keys.isEmpty { for fetch in fetches where fetch.isLookup { keys.remove(fetch.key) } }
     return keys
   }
 
@@ -81,84 +81,84 @@ extension Fetcher {
   /// that does not is an inspection. The cache's rows come from `read`, when it was made (its
   /// keys are then those asked: the refused were dropped from it).
   func lookLocal(
-    _ jobs: inout [Job], read: IndexLookup?, options: FetchOptions, tally: inout LookupTally
+    _ fetches: inout [Fetch], read: IndexLookup?, options: FetchOptions, tally: inout LookupTally
   ) async throws {
-    let asked = jobs.indices.filter { jobs[$0].isLookup }
+    let asked = fetches.indices.filter { fetches[$0].isLookup }
     guard options.mode == .normal || options.mode == .offline else {
-      for index in asked { jobs[index].state = .missing }
+      for index in asked { fetches[index].state = .missing }
       return
     }
     guard !asked.isEmpty else { return }
-    let keys = read?.keys ?? asked.map { jobs[$0].key }.distinct()
+    let keys = read?.keys ?? asked.map { fetches[$0].key }.distinct()
     // The lookups noted before the tiers are asked: the write that records the hits' uses
     // then adds them too, so `stats` never shows more hits than lookups.
     if options.touch { cache.note([.lookups: Int64(keys.count)]) }
     let hits = try await lookupInTiers(keys: keys, touch: options.touch, read: read)
     if options.touch { tally.countLookups(hits: hits.values) }
     for index in asked {
-      guard let hit = hits[jobs[index].key] else {
-        jobs[index].state = .missing
+      guard let hit = hits[fetches[index].key] else {
+        fetches[index].state = .missing
         continue
       }
       if options.mode == .normal, case .local(let entry, _) = hit, isStale(entry, options) {
-        jobs[index].state = .stale(entry)
+        fetches[index].state = .stale(entry)
       } else {
-        jobs[index].state = .done(.success(.hit(hit)))
+        fetches[index].state = .done(.success(.hit(hit)))
       }
     }
   }
 
   /// Stage: the remote tier, for what no local tier had (never for a stale entry: the origin
   /// decides). A copy is judged as the original would be: stale, it is revalidated.
-  func askRemote(_ jobs: inout [Job], options: FetchOptions) async {
+  func askRemote(_ fetches: inout [Fetch], options: FetchOptions) async {
     guard remote != nil else { return }
     var urlsByKey = [String: String]()
-    for job in jobs where job.isMissing {
-      if let request = job.request { urlsByKey[job.key] = request.stripped }
+    for fetch in fetches where fetch.isMissing {
+      if let request = fetch.request { urlsByKey[fetch.key] = request.stripped }
     }
     guard !urlsByKey.isEmpty else { return }
     let found = await remoteHits(keys: Array(urlsByKey.keys), urls: urlsByKey, options: options)
     guard !found.isEmpty else { return }
-    for index in jobs.indices where jobs[index].isMissing {
-      guard let hit = found[jobs[index].key] else { continue }
+    for index in fetches.indices where fetches[index].isMissing {
+      guard let hit = found[fetches[index].key] else { continue }
       if case .remote(let entry, _, _) = hit, isStale(entry, options) {
-        jobs[index].state = .stale(entry)
+        fetches[index].state = .stale(entry)
       } else {
-        jobs[index].state = .done(.success(.hit(hit)))
+        fetches[index].state = .done(.success(.hit(hit)))
       }
     }
   }
 
   /// Stage (`--refresh`): the stored entries' validators, so the origin can answer 304.
-  func findValidators(_ jobs: inout [Job]) throws {
-    let keys = jobs.filter(\.isMissing).map(\.key)
+  func findValidators(_ fetches: inout [Fetch]) throws {
+    let keys = fetches.filter(\.isMissing).map(\.key)
     guard !keys.isEmpty else { return }
     var entries = [String: CacheEntry]()
     for entry in try cache.index.entries(forKeys: keys) { entries[entry.key] = entry }
-    for index in jobs.indices where jobs[index].isMissing {
-      if let entry = entries[jobs[index].key] { jobs[index].state = .stale(entry) }
+    for index in fetches.indices where fetches[index].isMissing {
+      if let entry = entries[fetches[index].key] { fetches[index].state = .stale(entry) }
     }
   }
 
   /// Stage: what is left is downloaded, numbered in input order (offline, it is a miss). A
   /// plain miss under `mode = normal` takes the key's lock between processes first.
-  func plan(_ jobs: inout [Job], options: FetchOptions) {
-    for index in jobs.indices {
+  func plan(_ fetches: inout [Fetch], options: FetchOptions) {
+    for index in fetches.indices {
       let validators: CacheEntry?
-      switch jobs[index].state {
+      switch fetches[index].state {
       case .missing: validators = nil
       case .stale(let entry): validators = entry
       default: continue
       }
-      guard options.mode != .offline, let request = jobs[index].request else {
-        jobs[index].state = .done(.success(.offlineMiss))
+      guard options.mode != .offline, let request = fetches[index].request else {
+        fetches[index].state = .done(.success(.offlineMiss))
         continue
       }
-      jobs[index].state = .download(
-        Job.Plan(
+      fetches[index].state = .download(
+        Fetch.Plan(
           validators: validators, sequence: nextSequence(),
           fingerprint: fingerprint(options, request),
-          file: CacheLayout.relativeFile(for: jobs[index].key),
+          file: CacheLayout.relativeFile(for: fetches[index].key),
           takesLock: options.mode == .normal && validators == nil,
           robots: options.robots == .obey ? .toConsult : .ignored))
     }
@@ -208,16 +208,16 @@ extension Fetcher {
 
   /// Stage (`--retry-failed`): a URL served from a tier leaves the failed list (a download
   /// leaves it when its body is stored).
-  func forgetRetried(_ jobs: [Job]) {
-    for job in jobs {
-      guard case .done(.success(.hit)) = job.state, let request = job.request else { continue }
+  func forgetRetried(_ fetches: [Fetch]) {
+    for fetch in fetches {
+      guard case .done(.success(.hit)) = fetch.state, let request = fetch.request else { continue }
       try? cache.forgetFailure(url: request.stripped)
     }
   }
 }
 
-extension Job {
-  /// Whether the job waits for the lookup stages.
+extension Fetch {
+  /// Whether the fetch waits for the lookup stages.
   var isLookup: Bool {
     if case .lookup = state { return true }
     return false

@@ -31,38 +31,38 @@ extension Fetcher {
     return hit
   }
 
-  /// Waits for the process holding `job`'s key lock: ends with the lock (it stored nothing:
+  /// Waits for the process holding `fetch`'s key lock: ends with the lock (it stored nothing:
   /// failed, or died and the kernel dropped its lock), without it (the wait timed out — the
   /// whole wait, or the idle timeout without progress: a stopped holder), or cancelled; then
   /// looks for what it stored.
-  func waitForProcess(_ job: Job, options: FetchOptions) async -> JobMachine.Event {
-    guard case .waiting(let plan) = job.state else {
+  func waitForProcess(_ fetch: Fetch, options: FetchOptions) async -> FetchMachine.Event {
+    guard case .waiting(let plan) = fetch.state else {
       return .waited(lock: nil, served: nil, cancelled: false)
     }
     // The holder's progress shows in its partial body (a resumable download); without one, a
     // holder gets the idle timeout to finish before this process downloads the key itself.
-    let partial = cache.layout.partialFile(forKey: job.key)
+    let partial = cache.layout.partialFile(forKey: fetch.key)
     let lock = try? await cache.keyLocks.wait(
-      key: job.key, until: lockDeadline(), idle: lockIdle()
+      key: fetch.key, until: lockDeadline(), idle: lockIdle()
     ) {
       FileIO.sizes(of: partial)?.size ?? -1
     }
     guard !Task.isCancelled else { return .waited(lock: lock, served: nil, cancelled: true) }
-    if let served = servedFromAnotherProcess(key: job.key, file: plan.file, options: options) {
+    if let served = servedFromAnotherProcess(key: fetch.key, file: plan.file, options: options) {
       return .waited(lock: lock, served: served, cancelled: false)
     }
     // This machine's other processes stored nothing: another machine may be downloading it.
-    return await waitForFleet(job, lock: lock, options: options)
+    return await waitForFleet(fetch, lock: lock, options: options)
   }
 
   /// Takes the fleet's lock on `key` beside this process's (`held`), when there is a fleet
-  /// and the job writes back: `.busy` (this process's lock let go) when another machine holds
+  /// and the fetch writes back: `.busy` (this process's lock let go) when another machine holds
   /// it; without an answer from Redis the download goes on alone.
   func fleetLock(
-    _ job: Job, holding held: KeyLock, options: FetchOptions
-  ) -> JobMachine.LockAttempt {
-    guard let fleetLocks, sharesDownload(job, options) else { return .held(held) }
-    switch fleetLocks.attempt(key: job.key) {
+    _ fetch: Fetch, holding held: KeyLock, options: FetchOptions
+  ) -> FetchMachine.LockAttempt {
+    guard let fleetLocks, sharesDownload(fetch, options) else { return .held(held) }
+    switch fleetLocks.attempt(key: fetch.key) {
     case .held(let name):
       held.holding { fleetLocks.release(name) }
       return .held(held)
@@ -73,13 +73,15 @@ extension Fetcher {
     }
   }
 
-  /// Waits while another machine holds the fleet's lock on `job`'s key (it renews it while it
+  /// Waits while another machine holds the fleet's lock on `fetch`'s key (it renews it while it
   /// downloads; one that died lets it lapse), looking for the object in the remote tier every
   /// ``fleetPoll``: served from there once it is, else (the lock gone, or the wait past the
   /// key lock's deadline) downloaded here, under the fleet's lock when it can be had. The
   /// decisions are ``FleetWaitMachine``'s; this performs its actions.
-  func waitForFleet(_ job: Job, lock: KeyLock?, options: FetchOptions) async -> JobMachine.Event {
-    guard let fleetLocks, sharesDownload(job, options), let url = job.request?.stripped else {
+  func waitForFleet(_ fetch: Fetch, lock: KeyLock?, options: FetchOptions) async
+    -> FetchMachine.Event
+  {
+    guard let fleetLocks, sharesDownload(fetch, options), let url = fetch.request?.stripped else {
       return .waited(lock: lock, served: nil, cancelled: false)
     }
     var machine = FleetWaitMachine(deadline: lockDeadline(), poll: Self.fleetPoll)
@@ -90,10 +92,11 @@ extension Fetcher {
       let event: FleetWaitMachine.Event
       switch action {
       case .lookUp:
-        served = await remoteHits(keys: [job.key], urls: [job.key: url], options: options)[job.key]
+        served = await remoteHits(keys: [fetch.key], urls: [fetch.key: url], options: options)[
+          fetch.key]
         event = served == nil ? .notFound : .found
       case .tryLock:
-        switch fleetLocks.attempt(key: job.key) {
+        switch fleetLocks.attempt(key: fetch.key) {
         case .held(let name): (fleetLock, event) = (name, .lockHeld)
         case .busy: event = .lockBusy
         case .unavailable: event = .lockUnavailable
@@ -108,12 +111,12 @@ extension Fetcher {
     }
   }
 
-  /// What a fleet wait that ended as `outcome` hands the job machine: the object served
+  /// What a fleet wait that ended as `outcome` hands the fetch machine: the object served
   /// (this process's lock let go), or this process's lock — holding the fleet's lock when it
   /// was taken (let go with it; without it, at once).
   private func finishFleetWait(
     _ outcome: FleetWaitMachine.Outcome, lock: KeyLock?, served: CacheHit?, fleetLock: String?
-  ) -> JobMachine.Event {
+  ) -> FetchMachine.Event {
     if outcome == .served, let served {
       lock?.release()
       return .waited(lock: nil, served: served, cancelled: false)
@@ -128,10 +131,10 @@ extension Fetcher {
     return .waited(lock: lock, served: nil, cancelled: outcome == .cancelled)
   }
 
-  /// Whether `job`'s download would reach the remote tier, for another machine to be served
+  /// Whether `fetch`'s download would reach the remote tier, for another machine to be served
   /// from: written back, and anyone's to share (no credentials, headers or cookies).
-  func sharesDownload(_ job: Job, _ options: FetchOptions) -> Bool {
-    guard writesBack(options), options.mode == .normal, let request = job.request else {
+  func sharesDownload(_ fetch: Fetch, _ options: FetchOptions) -> Bool {
+    guard writesBack(options), options.mode == .normal, let request = fetch.request else {
       return false
     }
     return isShareable(request)

@@ -32,27 +32,27 @@ extension Fetcher {
     variant: VariantSpec?
   ) async throws -> [QueryAnswer] {
     // With a variant, the variant's own key: `query` answers for what `fetch` would serve.
-    var jobs = urls.map { url in
+    var fetches = urls.map { url in
       let key = CacheKey.key(for: url, filter: keyFilter)
-      return Job(looking: variant?.derivedKey(for: key) ?? key, for: url)
+      return Fetch(looking: variant?.derivedKey(for: key) ?? key, for: url)
     }
     var options = FetchOptions()
     (options.mode, options.touch) = (.offline, touch)
     var tally = LookupTally()
-    let read = try readIndex(jobs, options: options)
-    try await lookLocal(&jobs, read: read, options: options, tally: &tally)
-    tally.countMisses(of: jobs)
+    let read = try readIndex(fetches, options: options)
+    try await lookLocal(&fetches, read: read, options: options, tally: &tally)
+    tally.countMisses(of: fetches)
     if !tally.counts.isEmpty { cache.note(tally.counts) }
     let plain = urls.map { CacheKey.withoutUserinfo($0) }
     let records =
       read?.failuresRecorded == false
       ? [:]
       : try cache.index.failures(urls: plain, after: cache.now().addingTimeInterval(-failedTTL))
-    return zip(jobs, plain).map { job, url in
+    return zip(fetches, plain).map { fetch, url in
       var hit: CacheHit?
-      if case .done(.success(.hit(let found))) = job.state { hit = found }
+      if case .done(.success(.hit(let found))) = fetch.state { hit = found }
       return QueryAnswer(
-        url: CacheKey.redacted(job.given), key: job.key, hit: hit,
+        url: CacheKey.redacted(fetch.given), key: fetch.key, hit: hit,
         failure: records[url]?.max { $0.lastFailure < $1.lastFailure })
     }
   }

@@ -4,18 +4,18 @@ import Foundation
 /// process holds streams into `tmp/resume-<md5>`, recorded as soon as a body worth keeping
 /// starts; the next fetch of the URL asks only for the rest.
 extension Fetcher {
-  /// The request for `job` under `plan`; resumable when the job holds the key's lock (so no
+  /// The request for `fetch` under `plan`; resumable when the fetch holds the key's lock (so no
   /// other process writes the same partial body).
-  func downloadRequest(for job: Job, plan: Job.Plan) -> DownloadRequest {
-    let url = job.request?.stripped ?? ""
+  func downloadRequest(for fetch: Fetch, plan: Fetch.Plan) -> DownloadRequest {
+    let url = fetch.request?.stripped ?? ""
     var request = DownloadRequest(
       url: url, temporaryDirectory: cache.layout.tmpPath,
       etag: plan.validators?.etag, lastModified: plan.validators?.lastModified,
-      credentials: job.request?.credentials, sequence: plan.sequence)
+      credentials: fetch.request?.credentials, sequence: plan.sequence)
     request.honoursRobotsTag = plan.robots != .ignored
-    guard job.lock != nil else { return request }
-    let point = cache.resumePoint(key: job.key, url: url)
-    let (cache, key) = (self.cache, job.key)
+    guard fetch.lock != nil else { return request }
+    let point = cache.resumePoint(key: fetch.key, url: url)
+    let (cache, key) = (self.cache, fetch.key)
     request.resumable = Resumable(
       path: point.path, offset: point.offset, validator: point.validator, length: point.length,
       minimumSize: cache.resume.minimumSize,

@@ -6,7 +6,7 @@ import Foundation
 extension Fetcher {
   /// What robots.txt says of `url` when it is known without waiting (this process's, else the
   /// index's); nil when it must be fetched, or is being fetched (``robotsAnswer(for:)``).
-  func robotsAnswerNow(for url: String) -> JobMachine.RobotsAnswer? {
+  func robotsAnswerNow(for url: String) -> FetchMachine.RobotsAnswer? {
     guard let (origin, path) = Self.robotsParts(of: url) else { return .allowed }
     let time = cache.now()
     switch robotsBook.knowledge(of: origin, at: time) {
@@ -21,7 +21,7 @@ extension Fetcher {
 
   /// What robots.txt says of `url`, fetching the file when no process of this cache has it.
   /// The decisions are ``RobotsMachine``'s; this performs its actions.
-  func robotsAnswer(for url: String) async -> JobMachine.RobotsAnswer {
+  func robotsAnswer(for url: String) async -> FetchMachine.RobotsAnswer {
     guard let (origin, path) = Self.robotsParts(of: url) else { return .allowed }
     var machine = RobotsMachine()
     var action = machine.start()
@@ -78,7 +78,7 @@ extension Fetcher {
 
   /// The answer `robots` (of `origin`) gives for `path`.
   private static func answer(_ robots: StoredRobots, origin: String, path: String, url: String)
-    -> JobMachine.RobotsAnswer
+    -> FetchMachine.RobotsAnswer
   {
     guard let rule = robots.rules.deciding(path), !rule.allows else { return .allowed }
     let why =

@@ -4,15 +4,15 @@ import Synchronization
 /// Image variants (docs/architecture.md, Variants: their own states): the `lookVariant` stage before the
 /// original's lookup, and the I/O of the variant's states once the original is done.
 extension Fetcher {
-  /// Stage: a job that asks for a variant looks up the variant's own key first (the local
+  /// Stage: a fetch that asks for a variant looks up the variant's own key first (the local
   /// cache). A stored variant made from the original's current body is served, and the
-  /// original is not looked up at all; otherwise the job goes on for its original, carrying
+  /// original is not looked up at all; otherwise the fetch goes on for its original, carrying
   /// the variant to derive.
   func lookVariant(
-    _ jobs: inout [Job], _ spec: VariantSpec, options: FetchOptions, tally: inout LookupTally
+    _ fetches: inout [Fetch], _ spec: VariantSpec, options: FetchOptions, tally: inout LookupTally
   ) async throws {
-    let asked = jobs.indices.filter { jobs[$0].isLookup }
-    for index in asked { jobs[index].variant = spec }
+    let asked = fetches.indices.filter { fetches[$0].isLookup }
+    for index in asked { fetches[index].variant = spec }
     // `--reload` and `--refresh` ask the origin for the original; `derive` still serves a
     // variant that is current after a 304.
     guard options.mode == .normal || options.mode == .offline, !asked.isEmpty else { return }
@@ -20,17 +20,17 @@ extension Fetcher {
     // The canonical form made once (``VariantSpec/derivedKey(for:)`` makes it each call).
     let canonical = spec.canonical
     let suffix = VariantSpec.keySeparator + canonical
-    for index in asked { keys[jobs[index].key + suffix] = index }
+    for index in asked { keys[fetches[index].key + suffix] = index }
     let found = try current(variants: Array(keys.keys), touch: options.touch)
     for (derivedKey, index) in keys {
       guard let hit = found[derivedKey], case .local(let entry, _) = hit else { continue }
-      jobs[index].serve(hit, variant: entry, spec: canonical)
+      fetches[index].serve(hit, variant: entry, spec: canonical)
     }
     tally.countVariantHits(found.count)
     // The remote tier shares variants like originals: a fleet derives each once.
     var urls = [String: String]()
     for (derivedKey, index) in keys where found[derivedKey] == nil {
-      if let request = jobs[index].request { urls[derivedKey] = request.stripped }
+      if let request = fetches[index].request { urls[derivedKey] = request.stripped }
     }
     // A copy must be this variant (its spec's format and size, its original named), and it
     // is linked to the original it was made from: served only while that original has not
@@ -45,7 +45,7 @@ extension Fetcher {
     let links = shared.keys.compactMap { derivedKey -> VariantLink? in
       guard let index = keys[derivedKey] else { return nil }
       return VariantLink(
-        key: derivedKey, original: jobs[index].key, spec: canonical,
+        key: derivedKey, original: fetches[index].key, spec: canonical,
         sourceSHA256: made[derivedKey])
     }
     guard !links.isEmpty else { return }
@@ -54,7 +54,7 @@ extension Fetcher {
     var served = 0
     for (derivedKey, hit) in shared where !current.outdated.contains(derivedKey) {
       guard let index = keys[derivedKey], case .remote(let entry, _, _) = hit else { continue }
-      jobs[index].serve(hit, variant: entry, spec: canonical)
+      fetches[index].serve(hit, variant: entry, spec: canonical)
       served += 1
     }
     tally.countVariantHits(served)
@@ -68,7 +68,7 @@ extension Fetcher {
     return try cache.hits(in: read.dropping(read.outdated), touch: touch)
   }
 
-  /// The variant's lock between processes, taken at once or once the job or process that
+  /// The variant's lock between processes, taken at once or once the fetch or process that
   /// holds it (deriving the same variant) lets it go; nil when none could be had.
   func lockVariant(_ key: String) async -> KeyLock? {
     guard case .success(let held) = Result(catching: { try cache.keyLocks.attempt(key: key) })
@@ -80,19 +80,19 @@ extension Fetcher {
 
   /// The variant of `derivation` made from its original's body, within its budget
   /// (`derive_timeout`): libvips is stopped between tiles; a decoder that does not come back
-  /// is left to finish in the background, its result dropped, and this job (the rest of a
+  /// is left to finish in the background, its result dropped, and this fetch (the rest of a
   /// prefetch, a co-process) goes on. A cancel (SIGINT, SIGTERM) stops it the same way and
   /// removes its temporary file at once.
-  func derive(_ derivation: JobMachine.Derivation, options: FetchOptions) async
+  func derive(_ derivation: FetchMachine.Derivation, options: FetchOptions) async
     -> Result<DerivedVariant, CacheError>
   {
     let deriver = Deriver(limits: options.derivationLimits)
     let (spec, path, threads) = (derivation.spec, derivation.path, derivationThreads)
     do {
-      // The slot is held until the derivation's thread returns, even when this job stopped
+      // The slot is held until the derivation's thread returns, even when this fetch stopped
       // waiting for it: a derivation given up still takes a core.
       await derivations.acquire()
-      // A run cancelled while this job waited for a slot starts no derivation.
+      // A run cancelled while this fetch waited for a slot starts no derivation.
       guard !Task.isCancelled else {
         derivations.release()
         throw CacheError(.cancelled, "cancelled")
@@ -117,7 +117,7 @@ extension Fetcher {
   /// Stores a variant just made under its key, linked to the original it was made from,
   /// dropping the original when `discardingOriginal`.
   func store(
-    _ made: DerivedVariant, _ derivation: JobMachine.Derivation, for job: Job,
+    _ made: DerivedVariant, _ derivation: FetchMachine.Derivation, for fetch: Fetch,
     discardingOriginal: Bool
   ) async -> Result<CacheEntry, CacheError> {
     var metadata = EntryMetadata(
@@ -125,21 +125,21 @@ extension Fetcher {
       contentType: made.format.mimeType, sha256: try? SHA256.hex(ofFileAt: made.path))
     metadata.shareable = derivation.source?.shareable ?? false
     var pending = PendingStore(
-      temporaryPath: made.path, key: derivation.key, url: job.request?.stripped ?? job.given,
+      temporaryPath: made.path, key: derivation.key, url: fetch.request?.stripped ?? fetch.given,
       metadata: metadata)
     pending.knownFile = CacheLayout.relativeFile(
       named: VariantSpec.fileName(derivedKey: derivation.key, format: made.format))
     pending.variant = VariantLink(
-      key: derivation.key, original: job.key, spec: derivation.spec.canonical,
+      key: derivation.key, original: fetch.key, spec: derivation.spec.canonical,
       sourceSHA256: derivation.source?.sha256)
     let stored = await StoreBatcher.store(
       [pending], in: cache, what: "the variant", counting: (.derivations, .bytesDerived))[0]
-    if case .success = stored, discardingOriginal { _ = try? await cache.remove(key: job.key) }
+    if case .success = stored, discardingOriginal { _ = try? await cache.remove(key: fetch.key) }
     return stored
   }
 }
 
-extension Job {
+extension Fetch {
   /// Done with `hit`, the stored variant `entry` made with the canonical spec `spec`.
   mutating func serve(_ hit: CacheHit, variant entry: CacheEntry, spec: String) {
     state = .done(.success(.hit(hit)))

@@ -2,10 +2,10 @@ import Foundation
 import Synchronization
 
 /// The pipeline (SDWebImageManager, persistent), used by `fetch`, `query` and `prefetch`
-/// alike: every URL is a ``Job`` (docs/architecture.md, The path of a `fetch`). The lookup
+/// alike: every URL is a ``Fetch`` (docs/architecture.md, The path of a `fetch`). The lookup
 /// stages run on a batch at once (``lookUp(_:options:)``: URL check → failed requests → local
-/// tiers → remote tier → plan); then ``JobMachine`` decides each job's steps and the pipeline
-/// performs them (``drive(_:options:action:)`` for one job, ``start(_:options:into:)`` for a
+/// tiers → remote tier → plan); then ``FetchMachine`` decides each fetch's steps and the pipeline
+/// performs them (``drive(_:options:action:)`` for one fetch, ``start(_:options:into:)`` for a
 /// batch's transfers). Downloads are validated, stored in batches, and shared by the
 /// callers of one request.
 public final class Fetcher: Sendable {
@@ -54,7 +54,7 @@ public final class Fetcher: Sendable {
 
   /// The shared tier asked after `tiers` and written back after downloads, if any.
   public let remote: RemoteTier?
-  /// One download per key across a fleet (`job work`): a machine that finds the key's lock
+  /// One download per key across a fleet (`fetch work`): a machine that finds the key's lock
   /// taken waits for the remote object.
   public let fleetLocks: (any FleetLocks)?
 
@@ -100,33 +100,33 @@ public final class Fetcher: Sendable {
 
   /// ``fetch(_:options:)-([String],_)``'s work, on the engine's executor.
   private func fetchHere(_ urls: [String], options: FetchOptions) async -> [FetchResult] {
-    var jobs = await lookUpOnCores(urls, options: options)
-    let open = jobs.indices.filter { !jobs[$0].isFinished }
+    var fetches = await lookUpOnCores(urls, options: options)
+    let open = fetches.indices.filter { !fetches[$0].isFinished }
     var options = options
     // One download: no task group, and its body stored without the batcher's hops.
     options.storesAlone = open.count == 1
-    start(&jobs, options: options)
+    start(&fetches, options: options)
     guard open.count > 1 else {
       var results = [FetchResult]()
-      for job in jobs { results.append(await drive(job, options: options)) }
+      for fetch in fetches { results.append(await drive(fetch, options: options)) }
       return results
     }
-    var results = jobs.map { $0.isFinished ? $0.result : nil }
+    var results = fetches.map { $0.isFinished ? $0.result : nil }
     return await withTaskGroup(of: (Int, FetchResult).self) { [options] group in
       for index in open {
-        let job = jobs[index]
-        group.addTask { (index, await self.drive(job, options: options)) }
+        let fetch = fetches[index]
+        group.addTask { (index, await self.drive(fetch, options: options)) }
       }
       for await (index, result) in group { results[index] = result }
       return results.compactMap { $0 }
     }
   }
 
-  /// Settles a done job: its key's lock released, its flight's followers handed its result.
-  func settle(_ job: Job) -> FetchResult {
-    job.lock?.release()
-    let result = job.result
-    if let flight = job.flight { flights.finish(flight, with: result) }
+  /// Settles a done fetch: its key's lock released, its flight's followers handed its result.
+  func settle(_ fetch: Fetch) -> FetchResult {
+    fetch.lock?.release()
+    let result = fetch.result
+    if let flight = fetch.flight { flights.finish(flight, with: result) }
     return result
   }
 }

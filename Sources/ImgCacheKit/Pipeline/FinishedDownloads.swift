@@ -3,7 +3,7 @@ import Synchronization
 
 /// What a prefetch's producer waits for, taken in batches: the responses of the transfers it
 /// submitted (``DownloadSink``: the loop thread hands over what finished in one turn), the
-/// jobs of its store task, and the results of the jobs it left to tasks of their own (a lock
+/// fetches of its store task, and the results of the fetches it left to tasks of their own (a lock
 /// or flight to wait for, a variant to derive, a write-back). What arrived while the producer
 /// was busy is taken at once — one wake-up and one batch of events, not one of each per
 /// download.
@@ -18,10 +18,10 @@ final class FinishedDownloads: DownloadSink {
   struct Arrivals {
     /// Transfers ended, by ticket.
     var responses = [(ticket: UInt64, result: Result<DownloadResponse, CacheError>)]()
-    /// Jobs finished in tasks of their own.
+    /// Fetches finished in tasks of their own.
     var results = [FetchResult]()
-    /// The jobs of a store's transaction, one list a store task, as the store left them.
-    var stored = [[Job]]()
+    /// The fetches of a store's transaction, one list a store task, as the store left them.
+    var stored = [[Fetch]]()
 
     var isEmpty: Bool { responses.isEmpty && results.isEmpty && stored.isEmpty }
   }
@@ -42,11 +42,11 @@ final class FinishedDownloads: DownloadSink {
   /// Set by arrivals while the producer waits for input; nil when no pipe could be made.
   let wake = WakeSignal()
 
-  /// Adds the result of a job finished in a task of its own.
+  /// Adds the result of a fetch finished in a task of its own.
   func add(_ result: FetchResult) { arrive(Arrivals(results: [result])) }
 
-  /// Adds the jobs a store task stored (or failed to).
-  func add(stored jobs: [Job]) { arrive(Arrivals(stored: [jobs])) }
+  /// Adds the fetches a store task stored (or failed to).
+  func add(stored fetches: [Fetch]) { arrive(Arrivals(stored: [fetches])) }
 
   func receive(_ results: [(ticket: UInt64, result: Result<DownloadResponse, CacheError>)]) {
     arrive(Arrivals(responses: results))

@@ -21,10 +21,10 @@ struct LookupTally {
 
   /// Counts the misses: the distinct keys no tier had (the local tiers, then the remote tier),
   /// once every tier was asked.
-  mutating func countMisses(of jobs: [Job]) {
+  mutating func countMisses(of fetches: [Fetch]) {
     guard countsMisses else { return }
     var missing = Set<String>()
-    for job in jobs where job.isMissing { missing.insert(job.key) }
+    for fetch in fetches where fetch.isMissing { missing.insert(fetch.key) }
     if !missing.isEmpty { counts[.misses, default: 0] += Int64(missing.count) }
   }
 

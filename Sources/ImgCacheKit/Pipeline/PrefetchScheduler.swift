@@ -2,11 +2,11 @@ import Foundation
 
 /// What a prefetch has in flight, and what it may start or store now: a plain value the
 /// prefetch loop consults (docs/architecture.md, The prefetch loop). It holds no I/O and reads
-/// no clock: the loop passes the time in. It admits jobs in input order within one window;
+/// no clock: the loop passes the time in. It admits fetches in input order within one window;
 /// the transport's ``HostScheduler`` decides which queued transfer starts, host by host, and
 /// what it holds back for a paused host is set aside from the window (``heldBack``).
 struct PrefetchScheduler {
-  /// Jobs transferring, in a task or being stored at once: four a transfer slot.
+  /// Fetches transferring, in a task or being stored at once: four a transfer slot.
   let window: Int
   /// The most checked bodies stored in one transaction. A cold prefetch of small files stored
   /// each loop turn's few (about 10): every store rewrites pages of five indexes, and a
@@ -15,19 +15,19 @@ struct PrefetchScheduler {
   /// The longest a checked body waits to be stored with others (its key's lock held).
   let storeDelay: Duration
 
-  /// Jobs whose transfer runs, by ticket; their responses arrive in the loop's inbox.
-  var transfers = [UInt64: Job]()
-  /// Jobs left to tasks of their own (a lock or flight to wait for, a variant, a write-back).
+  /// Fetches whose transfer runs, by ticket; their responses arrive in the loop's inbox.
+  var transfers = [UInt64: Fetch]()
+  /// Fetches left to tasks of their own (a lock or flight to wait for, a variant, a write-back).
   var children = 0
   /// Checked bodies waiting to be stored together, since `unstoredSince`.
-  private(set) var unstored = [Job]()
+  private(set) var unstored = [Fetch]()
   private(set) var unstoredSince: ContinuousClock.Instant
-  /// Jobs in the store task (one at a time: what checks meanwhile joins the next).
+  /// Fetches in the store task (one at a time: what checks meanwhile joins the next).
   private(set) var storing = 0
-  /// Jobs admitted and not ended, by host: no host has more than ``window`` (docs/design.md,
-  /// Politeness): a paused host's next jobs are parked here instead of filling the window.
+  /// Fetches admitted and not ended, by host: no host has more than ``window`` (docs/design.md,
+  /// Politeness): a paused host's next fetches are parked here instead of filling the window.
   private var started = [String: Int]()
-  /// Jobs of hosts at their share, waiting for it, in input order by host.
+  /// Fetches of hosts at their share, waiting for it, in input order by host.
   private var parked = [String: Queue]()
   private(set) var parkedCount = 0
 
@@ -55,7 +55,7 @@ struct PrefetchScheduler {
   /// The most held-back transfers set aside from the window: each holds a libcurl handle.
   static let maxHeldBack = 4_096
 
-  /// How many more jobs may start. Bodies waiting for the next store come on top, up to
+  /// How many more fetches may start. Bodies waiting for the next store come on top, up to
   /// ``storeBatch``; past it, while a store runs, they count too (a store held up by another
   /// process's write would otherwise let them pile up).
   var room: Int {
@@ -64,9 +64,9 @@ struct PrefetchScheduler {
   }
 
   /// Checked bodies join those waiting to be stored.
-  mutating func await(store jobs: [Job], now: ContinuousClock.Instant) {
+  mutating func await(store fetches: [Fetch], now: ContinuousClock.Instant) {
     if unstored.isEmpty { unstoredSince = now }
-    unstored += jobs
+    unstored += fetches
   }
 
   /// Whether the waiting bodies should be stored now: a batch is full, nothing else is in
@@ -83,7 +83,7 @@ struct PrefetchScheduler {
   }
 
   /// The bodies to store in one transaction now, unless none wait or a store still runs.
-  mutating func takeStore() -> [Job]? {
+  mutating func takeStore() -> [Fetch]? {
     guard !unstored.isEmpty, storing == 0 else { return nil }
     defer { unstored = [] }
     storing = unstored.count
@@ -93,95 +93,98 @@ struct PrefetchScheduler {
   /// The store task ended.
   mutating func storeEnded() { storing = 0 }
 
-  /// The jobs that may start now, in input order: first those parked for hosts that have
-  /// room again, then those of `open`, which they leave (a job of a host with ``window`` jobs
+  /// The fetches that may start now, in input order: first those parked for hosts that have
+  /// room again, then those of `open`, which they leave (a fetch of a host with ``window`` fetches
   /// started and not ended is parked instead, while fewer than ``maxParked`` are).
-  mutating func admit(_ open: inout ArraySlice<Job>) -> [Job] {
-    var starting = [Job]()
+  mutating func admit(_ open: inout ArraySlice<Fetch>) -> [Fetch] {
+    var starting = [Fetch]()
     var room = self.room
     // Nothing in flight: no host has anything started (whatever was missed, the run goes on).
     if !hasWork {
-      assert(started.isEmpty, "jobs started and never ended: \(started)")
+      assert(started.isEmpty, "fetches started and never ended: \(started)")
       started.removeAll()
     }
     if parkedCount > 0 {
       for host in Array(parked.keys) where room > 0 {
         while room > 0, started[host, default: 0] < hostShare, var queue = parked[host],
-          let job = queue.popFirst()
+          let fetch = queue.popFirst()
         {
           parked[host] = queue.isEmpty ? nil : queue
           parkedCount -= 1
-          start(job, host: host, into: &starting, room: &room)
+          start(fetch, host: host, into: &starting, room: &room)
         }
       }
     }
-    while room > 0, let job = open.first {
-      let host = Self.host(of: job)
+    while room > 0, let fetch = open.first {
+      let host = Self.host(of: fetch)
       if started[host, default: 0] >= hostShare {
         guard parkedCount < Self.maxParked else { break }
-        parked[host, default: Queue()].append(job)
+        parked[host, default: Queue()].append(fetch)
         parkedCount += 1
       } else {
-        start(job, host: host, into: &starting, room: &room)
+        start(fetch, host: host, into: &starting, room: &room)
       }
       open = open.dropFirst()
     }
     return starting
   }
 
-  private mutating func start(_ job: Job, host: String, into starting: inout [Job], room: inout Int)
-  {
+  private mutating func start(
+    _ fetch: Fetch, host: String, into starting: inout [Fetch], room: inout Int
+  ) {
     started[host, default: 0] += 1
-    starting.append(job)
+    starting.append(fetch)
     room -= 1
   }
 
-  /// The most jobs one host may have started and not ended: the window, and the bodies that
+  /// The most fetches one host may have started and not ended: the window, and the bodies that
   /// wait for the next store on top (as ``room`` counts them), so a list of one host is
   /// never parked while the window has room.
   var hostShare: Int { window + storeBatch }
 
-  /// A job admitted ended (settled, or its task's result came), `url` its URL.
+  /// A fetch admitted ended (settled, or its task's result came), `url` its URL.
   mutating func ended(_ url: String) {
     let host = URLText.host(of: url)
     guard let count = started[host] else { return }
     started[host] = count > 1 ? count - 1 : nil
   }
 
-  /// Every parked job, taken out (a cancelled run lists them as unfinished).
-  mutating func takeParked() -> [Job] {
+  /// Every parked fetch, taken out (a cancelled run lists them as unfinished).
+  mutating func takeParked() -> [Fetch] {
     defer { (parked, parkedCount) = ([:], 0) }
-    return parked.values.flatMap { $0.jobs[$0.head...] }
+    return parked.values.flatMap { $0.fetches[$0.head...] }
   }
 
-  /// Whether jobs are parked for their hosts.
+  /// Whether fetches are parked for their hosts.
   var hasParked: Bool { parkedCount > 0 }
 
-  /// The host a job's transfer goes to (as the transport's politeness names it).
-  static func host(of job: Job) -> String { URLText.host(of: job.request?.stripped ?? job.given) }
+  /// The host a fetch's transfer goes to (as the transport's politeness names it).
+  static func host(of fetch: Fetch) -> String {
+    URLText.host(of: fetch.request?.stripped ?? fetch.given)
+  }
 
-  /// The most jobs parked for their hosts (each a few hundred bytes): past it, the input waits.
+  /// The most fetches parked for their hosts (each a few hundred bytes): past it, the input waits.
   static let maxParked = 65_536
 
-  /// A host's parked jobs, in input order.
+  /// A host's parked fetches, in input order.
   struct Queue {
-    var jobs = [Job]()
+    var fetches = [Fetch]()
     var head = 0
-    var isEmpty: Bool { head == jobs.count }
-    mutating func append(_ job: Job) { jobs.append(job) }
-    mutating func popFirst() -> Job? {
-      guard head < jobs.count else { return nil }
+    var isEmpty: Bool { head == fetches.count }
+    mutating func append(_ fetch: Fetch) { fetches.append(fetch) }
+    mutating func popFirst() -> Fetch? {
+      guard head < fetches.count else { return nil }
       defer {
         head += 1
-        if head == jobs.count {
-          (jobs, head) = ([], 0)
-        } else if head >= 1_024 && head * 2 >= jobs.count {
+        if head == fetches.count {
+          (fetches, head) = ([], 0)
+        } else if head >= 1_024 && head * 2 >= fetches.count {
           // Those taken are let go (a queue that never drains would keep them all).
-          jobs.removeFirst(head)
+          fetches.removeFirst(head)
           head = 0
         }
       }
-      return jobs[head]
+      return fetches[head]
     }
   }
 }

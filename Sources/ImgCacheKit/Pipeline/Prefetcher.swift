@@ -95,40 +95,40 @@ public struct Prefetcher: Sendable {
     let rules = fetcher.rules(options)
     var scheduler = PrefetchScheduler(transfers: fetcher.transfer.maxConcurrent, now: .now)
     await withTaskGroup(of: Void.self) { group in
-      /// Where a job goes by the action it waits for (its state's, unless given): settled (an
+      /// Where a fetch goes by the action it waits for (its state's, unless given): settled (an
       /// event), transferring (kept until its response arrives), or a task of its own for the
       /// actions that wait.
       func hand(
-        _ job: consuming Job, _ action: JobMachine.Action? = nil,
+        _ fetch: consuming Fetch, _ action: FetchMachine.Action? = nil,
         into events: inout [PrefetchEvent]
       ) {
-        var job = job  // moved, not copied: a job is a dozen references
-        let action = action ?? JobMachine.next(&job, rules: rules)
+        var fetch = fetch  // moved, not copied: a fetch is a dozen references
+        let action = action ?? FetchMachine.next(&fetch, rules: rules)
         switch action {
-        case .awaitResponse(let ticket): scheduler.transfers[ticket] = job
+        case .awaitResponse(let ticket): scheduler.transfers[ticket] = fetch
         case .settle:
-          let result = fetcher.settle(job)
+          let result = fetcher.settle(fetch)
           scheduler.ended(result.url)
           events.append(run.record(result))
         default:
           scheduler.children += 1
-          group.addTask { inbox.add(await fetcher.drive(job, options: options, action: action)) }
+          group.addTask { inbox.add(await fetcher.drive(fetch, options: options, action: action)) }
         }
       }
 
-      /// Submits `jobs`' transfers into the inbox. A cancel that came meanwhile cancels them
+      /// Submits `fetches`' transfers into the inbox. A cancel that came meanwhile cancels them
       /// too: its handler cancels only what was submitted when it ran, and the flag it reads
       /// is set before it runs.
-      func startTransfers(_ jobs: inout [Job]) {
-        fetcher.start(&jobs, options: options, into: inbox)
+      func startTransfers(_ fetches: inout [Fetch]) {
+        fetcher.start(&fetches, options: options, into: inbox)
         if Task.isCancelled { fetcher.existingTransport?.cancel(sink: inbox) }
       }
 
-      /// Starts storing the jobs that wait for it, in one transaction, in a task: unless the
+      /// Starts storing the fetches that wait for it, in one transaction, in a task: unless the
       /// store before is still running (they then join the next one).
       func storeUnstored() {
-        guard let jobs = scheduler.takeStore() else { return }
-        group.addTask { inbox.add(stored: await fetcher.store(checked: jobs, options: options)) }
+        guard let fetches = scheduler.takeStore() else { return }
+        group.addTask { inbox.add(stored: await fetcher.store(checked: fetches, options: options)) }
       }
 
       /// Takes what arrived (with `waiting`, waiting for something) and moves it on, as one
@@ -149,59 +149,60 @@ public struct Prefetcher: Sendable {
           scheduler.ended(result.url)
           events.append(run.record(result))
         }
-        for jobs in arrivals.stored {
+        for fetches in arrivals.stored {
           await group.next()
           scheduler.storeEnded()
-          for job in jobs { hand(job, into: &events) }
+          for fetch in fetches { hand(fetch, into: &events) }
         }
         // The loop only handed over "a partial started": written before anything deletes it.
         if arrivals.responses.contains(where: { scheduler.transfers[$0.ticket]?.lock != nil }) {
           fetcher.cache.flushPartialRecords()
         }
-        var checked = [Job]()
-        var restarted = [Job]()
+        var checked = [Fetch]()
+        var restarted = [Fetch]()
         for (ticket, response) in arrivals.responses {
-          guard var job = scheduler.transfers.removeValue(forKey: ticket) else {
+          guard var fetch = scheduler.transfers.removeValue(forKey: ticket) else {
             // Every ticket is in `transfers` before anything is taken; a stray body is not kept.
-            assertionFailure("a response for ticket \(ticket), which no job holds")
+            assertionFailure("a response for ticket \(ticket), which no fetch holds")
             if case .success(let stray) = response, let file = stray.file { unlink(file) }
             continue
           }
           let action = fetcher.advance(
-            &job, on: .responded(response), rules: rules, options: options)
+            &fetch, on: .responded(response), rules: rules, options: options)
           switch action {
-          case .store: checked.append(consume job)
-          case .submit: restarted.append(consume job)
-          default: hand(consume job, action, into: &events)
+          case .store: checked.append(consume fetch)
+          case .submit: restarted.append(consume fetch)
+          default: hand(consume fetch, action, into: &events)
           }
         }
         scheduler.await(store: checked, now: .now)
         if scheduler.storeIsDue(now: .now, inputEnded: run.inputEnded) { storeUnstored() }
         if !restarted.isEmpty {
           startTransfers(&restarted)
-          for job in restarted { hand(job, into: &events) }
+          for fetch in restarted { hand(fetch, into: &events) }
         }
         if !events.isEmpty { await channel.send(events) }
       }
 
-      /// Starts what the scheduler admits of `next` (after the jobs it parked for their hosts,
+      /// Starts what the scheduler admits of `next` (after the fetches it parked for their hosts,
       /// which come first); false when it admitted nothing. Nothing once the run is cancelled:
       /// a transfer submitted after the cancel handler ran would never be cancelled.
-      func startAdmitted(_ next: inout ArraySlice<Job>, into events: inout [PrefetchEvent]) -> Bool
+      func startAdmitted(_ next: inout ArraySlice<Fetch>, into events: inout [PrefetchEvent])
+        -> Bool
       {
         guard !Task.isCancelled else { return false }
         var starting = scheduler.admit(&next)
         guard !starting.isEmpty else { return false }
         startTransfers(&starting)
-        for job in starting { hand(job, into: &events) }
+        for fetch in starting { hand(fetch, into: &events) }
         return true
       }
 
-      /// Starts the parked jobs whose hosts have room again.
+      /// Starts the parked fetches whose hosts have room again.
       func startParked() async {
         guard scheduler.hasParked else { return }
         scheduler.heldBack = fetcher.existingTransport?.heldBack ?? 0
-        var none = [Job]()[...]
+        var none = [Fetch]()[...]
         var started = [PrefetchEvent]()
         _ = startAdmitted(&none, into: &started)
         if !started.isEmpty { await channel.send(started) }
@@ -220,16 +221,20 @@ public struct Prefetcher: Sendable {
           input, size: batchSize, wait: mayWait, wake: busy ? inbox.wake : nil)
         if busy { inbox.stopWatching() }
         if batch.isEmpty {
-          // The input has ended (parked jobs are the final loop's, which waits for room).
+          // The input has ended (parked fetches are the final loop's, which waits for room).
           if run.inputEnded || (!busy && !scheduler.hasParked) { break }
           await takeArrivals(waiting: !mayWait && inbox.wake == nil)
           continue
         }
         var answered = [PrefetchEvent]()
         answered.reserveCapacity(batch.count)
-        var open = [Job]()
-        for job in await fetcher.lookUpOnCores(batch, options: options) {
-          if job.isFinished { answered.append(run.record(job.result)) } else { open.append(job) }
+        var open = [Fetch]()
+        for fetch in await fetcher.lookUpOnCores(batch, options: options) {
+          if fetch.isFinished {
+            answered.append(run.record(fetch.result))
+          } else {
+            open.append(fetch)
+          }
         }
         var next = open[...]
         while !next.isEmpty {
@@ -242,11 +247,11 @@ public struct Prefetcher: Sendable {
             continue
           }
           guard !Task.isCancelled else {
-            for job in next { run.noteUnfinished(job.display) }
+            for fetch in next { run.noteUnfinished(fetch.display) }
             break
           }
           // Started here, in input order, as many as the scheduler admits; when it admits none
-          // (its hosts' parked jobs are as many as it keeps), something must end first.
+          // (its hosts' parked fetches are as many as it keeps), something must end first.
           if !startAdmitted(&next, into: &answered) && !next.isEmpty {
             if !answered.isEmpty { await channel.send(answered) }
             answered = []
@@ -257,7 +262,7 @@ public struct Prefetcher: Sendable {
       }
       while scheduler.hasWork || scheduler.hasParked {
         if Task.isCancelled {
-          for job in scheduler.takeParked() { run.noteUnfinished(job.display) }
+          for fetch in scheduler.takeParked() { run.noteUnfinished(fetch.display) }
         }
         await startParked()
         if scheduler.hasWork { await takeArrivals() }

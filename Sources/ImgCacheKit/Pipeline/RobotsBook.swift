@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// The robots.txt files this process knows, by origin, and those being fetched: the first job
+/// The robots.txt files this process knows, by origin, and those being fetched: the first fetch
 /// of an origin fetches its file (after the index, which every process of the cache shares),
 /// the others of that origin wait for it (docs/design.md, Politeness). At most ``kept``
 /// origins are remembered; the index holds the rest.

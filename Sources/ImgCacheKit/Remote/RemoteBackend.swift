@@ -77,7 +77,7 @@ public struct RemoteMetadata: Codable, Sendable, Equatable {
   }
 }
 
-/// One remote server (a shard of a backend). Blocking calls, made from the remote tier's
+/// One remote server (a backend, or one of its `servers=`). Blocking calls, made from the remote tier's
 /// tasks on the blocking queue; they throw ``CacheError`` (`.network` for transport failures,
 /// "timed out" first in its detail for a timeout).
 protocol RemoteServer: Sendable {

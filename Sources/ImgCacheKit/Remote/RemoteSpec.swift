@@ -9,7 +9,8 @@ import Foundation
 ///   `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`/`AWS_SESSION_TOKEN`
 ///
 /// and for all: `read-only`, `connect-timeout` (default 100 ms), `operation-timeout` (10 s),
-/// `shards=a,b,c` (a `*` in the URL is replaced by each; keys spread by rendezvous hashing).
+/// `servers=a,b,c` (a `*` in the URL is replaced by each; keys spread by rendezvous hashing;
+/// `shards=` is its old spelling).
 public struct RemoteSpec: Sendable, Equatable {
   /// The kind of store.
   public enum Kind: String, Sendable { case redis, http, s3 }
@@ -27,7 +28,7 @@ public struct RemoteSpec: Sendable, Equatable {
   /// Time an operation may take. 10 s.
   public var operationTimeout: TimeInterval = 10
   /// Shard names that replace `*` in the URL; empty: one server.
-  public var shards: [String]
+  public var servers: [String]
   /// How the backend is shown (``display``).
   public var label = ""
 
@@ -37,7 +38,7 @@ public struct RemoteSpec: Sendable, Equatable {
     .s3: ["endpoint", "region", "access-key", "secret-key", "session-token", "layout"],
   ]
   static let commonAttributes: Set<String> = [
-    "read-only", "connect-timeout", "operation-timeout", "shards",
+    "read-only", "connect-timeout", "operation-timeout", "servers", "shards",
   ]
 
   /// Parses a `remote_storage` value: backends separated by spaces. Throws `.invalidInput`
@@ -95,7 +96,7 @@ public struct RemoteSpec: Sendable, Equatable {
       attributes[name] = pair.count == 2 ? pair[1] : "true"
     }
     var spec = RemoteSpec(
-      kind: kind, url: url, attributes: attributes, readOnly: false, shards: [])
+      kind: kind, url: url, attributes: attributes, readOnly: false, servers: [])
     spec.label = address.label
     switch attributes["read-only"]?.lowercased() {
     case nil, "false", "no", "0": break
@@ -112,15 +113,19 @@ public struct RemoteSpec: Sendable, Equatable {
       }
       spec[keyPath: path] = seconds
     }
-    if let shards = attributes["shards"] {
-      let names = shards.split(separator: ",", omittingEmptySubsequences: false)
+    // `shards=` is the old spelling of `servers=`.
+    if attributes["servers"] != nil && attributes["shards"] != nil {
+      throw bad("servers= and shards= (its old spelling) given both")
+    }
+    if let servers = attributes["servers"] ?? attributes["shards"] {
+      let names = servers.split(separator: ",", omittingEmptySubsequences: false)
       guard !names.isEmpty, url.contains("*") else {
-        throw bad("shards= needs names and a * in the URL to replace")
+        throw bad("servers= needs names and a * in the URL to replace")
       }
-      guard names.allSatisfy(BackendAddress.isValidShard) else {
-        throw bad("a shard name may hold letters, digits and . - _ ~ : [ ] only")
+      guard names.allSatisfy(BackendAddress.isValidServerName) else {
+        throw bad("a server name may hold letters, digits and . - _ ~ : [ ] only")
       }
-      spec.shards = names.map(String.init)
+      spec.servers = names.map(String.init)
     }
     if let layout = attributes["layout"], layout != "subdirs" && layout != "flat" {
       throw bad("layout takes subdirs or flat")
@@ -138,17 +143,17 @@ public struct RemoteSpec: Sendable, Equatable {
     return spec
   }
 
-  /// The URL of each server: one, or one per shard with `*` replaced.
-  public var serverURLs: [(shard: String, url: String)] {
-    shards.isEmpty
-      ? [("", url)] : shards.map { ($0, url.replacingOccurrences(of: "*", with: $0)) }
+  /// The URL of each server: one, or one per name of `servers=` with `*` replaced.
+  public var serverURLs: [(name: String, url: String)] {
+    servers.isEmpty
+      ? [("", url)] : servers.map { ($0, url.replacingOccurrences(of: "*", with: $0)) }
   }
 
   /// The backend as printed, and the name its counters are kept under:
   /// `scheme://[***@]host[:port]/path`, never a userinfo, a query or an attribute.
   public var display: String { label }
 
-  /// The label of one of its server URLs (a shard's): the same parts as ``display``.
+  /// The label of one of its server URLs: the same parts as ``display``.
   package func label(of serverURL: String) -> String {
     (try? BackendAddress(serverURL, number: 1).label) ?? label
   }
@@ -156,7 +161,8 @@ public struct RemoteSpec: Sendable, Equatable {
   /// Attributes whose values are shown; every other value (a token, a key, a misspelt
   /// attribute that may hold one) is `***`.
   static let shownAttributes: Set<String> = [
-    "read-only", "connect-timeout", "operation-timeout", "shards", "layout", "endpoint", "region",
+    "read-only", "connect-timeout", "operation-timeout", "servers", "shards", "layout", "endpoint",
+    "region",
   ]
 
   /// The backend with its attributes as printed by `config`: secret values as `***`.

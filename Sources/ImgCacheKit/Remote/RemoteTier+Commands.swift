@@ -4,8 +4,8 @@ import Foundation
 public struct RemoteServerStatus: Sendable {
   /// The backend as printed (credentials as `***`).
   public var backend: String
-  /// The shard name, empty for a backend of one server.
-  public var shard: String
+  /// The server's name in `servers=`, empty for a backend of one server.
+  public var server: String
   public var readOnly: Bool
   public var reachable: Bool
   /// How long the status request took.
@@ -52,7 +52,7 @@ extension RemoteTier {
         }
         let seconds = (ContinuousClock.now - start) / .seconds(1)
         var status = RemoteServerStatus(
-          backend: backend.label, shard: server.shard, readOnly: backend.spec.readOnly,
+          backend: backend.label, server: server.name, readOnly: backend.spec.readOnly,
           reachable: true, latency: seconds)
         switch outcome {
         case .success(let held): (status.objects, status.bytes) = held

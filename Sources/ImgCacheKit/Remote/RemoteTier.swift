@@ -8,18 +8,19 @@ import Synchronization
 /// again by this process: a remote fault never fails a fetch and costs a batch at most its
 /// timeouts once.
 public final class RemoteTier: Sendable {
-  /// One server: a backend, or one shard of it.
+  /// One server: a backend, or one of its `servers=`.
   final class Server: Sendable {
     let server: any RemoteServer
-    let shard: String
+    /// Its name in `servers=`; empty for a backend of one server.
+    let name: String
     /// Whether it failed in this process (then it is not asked again).
     let failed = Atomic<Bool>(false)
     /// Slow answers in a row (see ``RemoteTier/timed(_:_:_:)``).
     let slowAnswers = Atomic<Int>(0)
 
-    init(server: any RemoteServer, shard: String) {
+    init(server: any RemoteServer, name: String) {
       self.server = server
-      self.shard = shard
+      self.name = name
     }
   }
 
@@ -35,17 +36,17 @@ public final class RemoteTier: Sendable {
       self.servers = servers
     }
 
-    /// The server that holds `name` (rendezvous hashing: the shard whose hash with the name
-    /// is highest, so adding a shard moves only the keys it wins).
+    /// The server that holds `name` (rendezvous hashing: the server whose hash with the name
+    /// is highest, so adding a server moves only the keys it wins).
     func server(for name: String) -> Server {
       guard servers.count > 1 else { return servers[0] }
       return servers.max { a, b in
-        Self.weight(a.shard, name) < Self.weight(b.shard, name)
+        Self.weight(a.name, name) < Self.weight(b.name, name)
       } ?? servers[0]
     }
 
-    private static func weight(_ shard: String, _ name: String) -> String {
-      SHA256.hex(of: Array((shard + "\u{0}" + name).utf8))
+    private static func weight(_ server: String, _ name: String) -> String {
+      SHA256.hex(of: Array((server + "\u{0}" + name).utf8))
     }
   }
 
@@ -57,14 +58,14 @@ public final class RemoteTier: Sendable {
   public init(specs: [RemoteSpec], cache: DiskCache, environment: [String: String]) throws {
     self.cache = cache
     backends = try specs.map { spec in
-      let servers = try spec.serverURLs.map { shard, url -> Server in
+      let servers = try spec.serverURLs.map { name, url -> Server in
         switch spec.kind {
-        case .redis: return Server(server: try RedisServer(url: url, spec: spec), shard: shard)
-        case .http: return Server(server: try HTTPServer(url: url, spec: spec), shard: shard)
+        case .redis: return Server(server: try RedisServer(url: url, spec: spec), name: name)
+        case .http: return Server(server: try HTTPServer(url: url, spec: spec), name: name)
         case .s3:
           return Server(
             server: try S3Listing.server(url: url, spec: spec, environment: environment),
-            shard: shard)
+            name: name)
         }
       }
       return Backend(spec: spec, servers: servers)

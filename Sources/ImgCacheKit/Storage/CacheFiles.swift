@@ -4,8 +4,8 @@ import Synchronization
 /// The cache's own files, reached from `$DIR` by descriptor without following any link
 /// inside it, so that nothing outside the cache is ever deleted (docs/design.md, On disk).
 extension DiskCache {
-  /// Removes the data files `files` (`ab/<name>`), up to four shards at a time; returns the
-  /// shards left alone because they are not real folders (`data/ab`).
+  /// Removes the data files `files` (`ab/<name>`), up to four folders at a time; returns the
+  /// folders left alone because they are not real folders (`data/ab`).
   func unlinkData(_ files: [String]) throws -> [String] {
     var byShard = [String: [String]]()
     for file in files {
@@ -18,11 +18,11 @@ extension DiskCache {
       do {
         guard let data = try dataDirectory() else { return }
         for index in stride(from: part, to: groups.count, by: parts) {
-          let (shard, names) = groups[index]
-          switch try data.child(shard) {
+          let (folder, names) = groups[index]
+          switch try data.child(folder) {
           case .directory(let directory): for name in names { try directory.unlink(name) }
           case .missing: continue
-          case .foreign: outcome.withLock { $0.foreign.append("data/" + shard) }
+          case .foreign: outcome.withLock { $0.foreign.append("data/" + folder) }
           }
         }
       } catch {

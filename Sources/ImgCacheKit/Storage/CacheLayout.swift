@@ -51,7 +51,7 @@ public struct CacheLayout: Sendable, Equatable {
     relativeFile(named: CacheKey.fileName(for: key))
   }
 
-  /// The relative name of the file `name` in its shard: `ab/<name>`, by its first two digits.
+  /// The relative name of the file `name` in its folder: `ab/<name>`, by its first two digits.
   public static func relativeFile(named name: String) -> String {
     String(name.prefix(2)) + "/" + name
   }

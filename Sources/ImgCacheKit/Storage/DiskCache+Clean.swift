@@ -86,11 +86,11 @@ extension DiskCache {
     }
   }
 
-  /// Whether a shard of `data/` holds a file.
+  /// Whether a folder of `data/` holds a file.
   private func dataHoldsFiles() throws -> Bool {
     guard let data = try dataDirectory() else { return false }
-    for shard in try data.names() where shard.utf8.count == 2 {
-      if case .directory(let directory) = try data.child(shard), try !directory.names().isEmpty {
+    for folder in try data.names() where folder.utf8.count == 2 {
+      if case .directory(let directory) = try data.child(folder), try !directory.names().isEmpty {
         return true
       }
     }
@@ -152,8 +152,8 @@ extension DiskCache {
     }
   }
 
-  /// Makes rows equal files, one shard at a time under the write lock: files without a row are
-  /// removed, rows without a file are dropped. A shard that is a link is reported, never
+  /// Makes rows equal files, one folder at a time under the write lock: files without a row are
+  /// removed, rows without a file are dropped. A folder that is a link is reported, never
   /// entered (its rows stay). A dry run reads in a read transaction and changes nothing.
   func reconcileFiles(dryRun: Bool) throws
     -> (orphans: CountedExamples, missing: CountedExamples, foreign: [String])
@@ -162,16 +162,16 @@ extension DiskCache {
     var missing = CountedExamples()
     var foreign = [String]()
     guard let data = try dataDirectory() else { return (orphans, missing, []) }
-    for shard in try data.names().sorted() where shard.utf8.count == 2 {
-      guard case .directory(let directory) = try data.child(shard) else {
-        foreign.append("data/" + shard)
+    for folder in try data.names().sorted() where folder.utf8.count == 2 {
+      guard case .directory(let directory) = try data.child(folder) else {
+        foreign.append("data/" + folder)
         continue
       }
       let reconcile = { (tx: IndexTransaction) throws -> ([String], [String]) in
         // Listed inside the transaction: a listing taken before it misses a file another
         // process stores meanwhile, and its new row would be dropped as missing (an orphan).
-        let onDisk = Set(try directory.names().map { shard + "/" + $0 })
-        let indexed = try tx.files(inShard: shard)
+        let onDisk = Set(try directory.names().map { folder + "/" + $0 })
+        let indexed = try tx.files(inFolder: folder)
         let orphans = onDisk.subtracting(indexed).sorted()
         if !dryRun {
           for file in orphans { try directory.unlink(String(file.dropFirst(3))) }

@@ -163,7 +163,7 @@ extension DiskCache {
     }
   }
 
-  /// Renames a temporary file into `data/`; re-creates the shard once if a clear in another
+  /// Renames a temporary file into `data/`; re-creates the folder once if a clear in another
   /// process removed it.
   private func moveIntoPlace(_ temporaryPath: String, file: String) throws {
     let destination = layout.dataPath(file)

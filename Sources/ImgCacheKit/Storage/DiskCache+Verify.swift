@@ -53,7 +53,7 @@ extension DiskCache {
     try verify(full: full, repair: repair, pageSize: Self.verifyPageSize)
   }
 
-  /// ``verify(full:repair:)`` reading a shard's rows `pageSize` at a time.
+  /// ``verify(full:repair:)`` reading a folder's rows `pageSize` at a time.
   func verify(full: Bool, repair: Bool, pageSize: Int) throws -> VerifyReport {
     var report = VerifyReport(full: full, repaired: repair)
     guard index.exists else {
@@ -64,13 +64,13 @@ extension DiskCache {
     defer { withExtendedLifetime(lock) {} }
     if repair { try checkIndexMatchesData() }
     if let data = try dataDirectory() {
-      for shard in try data.names().sorted() where shard.utf8.count == 2 {
-        guard case .directory(let directory) = try data.child(shard) else {
-          report.foreign.append("data/" + shard)
+      for folder in try data.names().sorted() where folder.utf8.count == 2 {
+        guard case .directory(let directory) = try data.child(folder) else {
+          report.foreign.append("data/" + folder)
           continue
         }
         try verify(
-          shard: shard, in: directory, repair: repair, pageSize: pageSize, into: &report)
+          folder: folder, in: directory, repair: repair, pageSize: pageSize, into: &report)
       }
     }
     if full { try verifyBodies(repair: repair, into: &report) }
@@ -79,24 +79,24 @@ extension DiskCache {
     return report
   }
 
-  /// Rows of a shard read at once by `verify`.
+  /// Rows of a folder read at once by `verify`.
   static let verifyPageSize = 1_000
 
-  /// Checks one shard in a write transaction: its rows, a page at a time in the index's order,
+  /// Checks one folder in a write transaction: its rows, a page at a time in the index's order,
   /// against the files listed inside it; with `repair`, each page's rows without a file are
   /// dropped and its sizes recorded, then the orphans unlinked, in that transaction. What it
-  /// holds: a page, the shard's file names not matched yet, and counts with a few examples.
+  /// holds: a page, the folder's file names not matched yet, and counts with a few examples.
   private func verify(
-    shard: String, in directory: OpenDirectory, repair: Bool, pageSize: Int,
+    folder: String, in directory: OpenDirectory, repair: Bool, pageSize: Int,
     into report: inout VerifyReport
   ) throws {
     // Counted afresh if the transaction runs again: merged into `report` once it committed.
     let found = try index.transactionIfExists(orIfMissing: VerifyReport()) { tx in
       var found = VerifyReport()
       var unmatched = Set(try directory.names())
-      var after: IndexTransaction.ShardPlace?
+      var after: IndexTransaction.FolderPlace?
       repeat {
-        let (rows, last) = try tx.entries(inShard: shard, after: after, limit: pageSize)
+        let (rows, last) = try tx.entries(inFolder: folder, after: after, limit: pageSize)
         after = last
         var findings = ShardFindings(checked: rows.count)
         for row in rows {
@@ -123,7 +123,7 @@ extension DiskCache {
         }
       } while after != nil
       let orphans = unmatched.sorted()
-      for orphan in orphans { found.orphans.add("data/" + shard + "/" + orphan) }
+      for orphan in orphans { found.orphans.add("data/" + folder + "/" + orphan) }
       guard repair else { return found }
       for orphan in orphans { try directory.unlink(orphan) }
       try tx.increment([.orphansSwept: Int64(orphans.count)])
@@ -139,12 +139,12 @@ extension DiskCache {
   /// dropped only if its row is still the one that was read.
   private func verifyBodies(repair: Bool, into report: inout VerifyReport) throws {
     var cursor: EntryCursor?
-    var shards = ShardDirectories(data: try dataDirectory())
+    var folders = ShardDirectories(data: try dataDirectory())
     repeat {
       let page = try entries(matching: EntryFilter(), order: .stored, after: cursor, limit: 500)
       cursor = page.next
       for entry in page.entries where !Task.isCancelled {
-        guard let body = try Self.inspectBody(of: entry, in: &shards) else { continue }
+        guard let body = try Self.inspectBody(of: entry, in: &folders) else { continue }
         if entry.sha256 == nil {
           report.unhashed += 1
           if repair { try index.recordHash(body.sha256, of: entry) }
@@ -177,11 +177,11 @@ extension DiskCache {
   /// The SHA-256 of an entry's body and whether it is still an image; nil when the file is
   /// gone (a concurrent remove or clean) or not a regular file. The image check reads the
   /// first block hashed, and the file again only when its headers are longer.
-  private static func inspectBody(of entry: CacheEntry, in shards: inout ShardDirectories)
+  private static func inspectBody(of entry: CacheEntry, in folders: inout ShardDirectories)
     throws -> (sha256: String, isImage: Bool)?
   {
-    guard let shard = try shards.directory(String(entry.file.prefix(2))),
-      let fd = try shard.openFile(String(entry.file.dropFirst(3)))
+    guard let folder = try folders.directory(String(entry.file.prefix(2))),
+      let fd = try folder.openFile(String(entry.file.dropFirst(3)))
     else { return nil }
     defer { Glibc.close(fd) }
     var info = stat()
@@ -190,33 +190,33 @@ extension DiskCache {
     let sha256 = try SHA256.hex(readingFrom: fd) { if head.isEmpty { head = Array($0) } }
     var image = ImageSniffer.sniff(data: head)
     if image == nil && Int64(head.count) < Int64(info.st_size) {
-      image = ImageSniffer.sniff(path: shard.path + "/" + entry.file.dropFirst(3))
+      image = ImageSniffer.sniff(path: folder.path + "/" + entry.file.dropFirst(3))
     }
     return (sha256, image?.hasPixels ?? false)
   }
 }
 
-/// What `verify` found in one shard: rows without a file, files without a row, and rows whose
+/// What `verify` found in one folder: rows without a file, files without a row, and rows whose
 /// recorded sizes differ from their file's.
-/// What one page of a shard's rows showed (``DiskCache/verify(shard:in:repair:pageSize:into:)``).
+/// What one page of a folder's rows showed (``DiskCache/verify(folder:in:repair:pageSize:into:)``).
 private struct ShardFindings {
   var checked = 0
   var missing = [CacheEntry]()
   var resized = [(entry: CacheEntry, size: Int64, allocated: Int64)]()
 }
 
-/// The shard directories of `data/`, each opened once (never through a link).
+/// The folder directories of `data/`, each opened once (never through a link).
 private struct ShardDirectories {
   let data: OpenDirectory?
   var opened = [String: OpenDirectory?]()
 
   init(data: OpenDirectory?) { self.data = data }
 
-  mutating func directory(_ shard: String) throws -> OpenDirectory? {
-    if let known = opened[shard] { return known }
+  mutating func directory(_ folder: String) throws -> OpenDirectory? {
+    if let known = opened[folder] { return known }
     var found: OpenDirectory?
-    if let data, case .directory(let directory) = try data.child(shard) { found = directory }
-    opened[shard] = found
+    if let data, case .directory(let directory) = try data.child(folder) { found = directory }
+    opened[folder] = found
     return found
   }
 }

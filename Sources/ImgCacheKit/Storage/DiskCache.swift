@@ -168,8 +168,8 @@ public final class DiskCache: Sendable {
         // A variant's file is named by the format it was made in, not by its key.
         let files = Set([file, legacy] + (entry.map { [$0.file] } ?? []))
         let present = files.contains { FileIO.isFile(layout.dataPath($0)) }
-        if let shard = try unlinkData(Array(files)).first {
-          throw CacheLayout.foreign(layout.root.path + "/" + shard)
+        if let folder = try unlinkData(Array(files)).first {
+          throw CacheLayout.foreign(layout.root.path + "/" + folder)
         }
         if let entry { try tx.delete([entry], counting: [.evictionsRemove: 1]) }
         return (entry, present)
@@ -222,13 +222,13 @@ public final class DiskCache: Sendable {
 
   /// Creates `data/ab/` for `file` once per process.
   func prepareShard(of file: String) throws {
-    let shard = String(file.prefix(2))
-    if preparedShards.withLock({ $0.contains(shard) }) { return }
-    try CacheLayout.makeDirectory(layout.dataDirectory.path + "/" + shard)
-    preparedShards.withLock { _ = $0.insert(shard) }
+    let folder = String(file.prefix(2))
+    if preparedShards.withLock({ $0.contains(folder) }) { return }
+    try CacheLayout.makeDirectory(layout.dataDirectory.path + "/" + folder)
+    preparedShards.withLock { _ = $0.insert(folder) }
   }
 
-  /// Forgets which shard directories exist, after `data/` was replaced.
+  /// Forgets which folder directories exist, after `data/` was replaced.
   func forgetPreparedShards() {
     preparedShards.withLock { $0.removeAll() }
     prepared.store(false, ordering: .releasing)

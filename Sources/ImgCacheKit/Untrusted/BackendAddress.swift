@@ -65,7 +65,7 @@ package struct BackendAddress: Sendable, Equatable {
     return true
   }
 
-  /// Checks the host and port of a server URL (a shard's, with `*` replaced): a host, and a
+  /// Checks the host and port of a server URL (one of `servers=`, with `*` replaced): a host, and a
   /// port of 1 to 65535 when one is given. `shown` names the URL in errors (its label).
   package static func checkAuthority(_ url: String, shown: String) throws {
     func bad(_ why: String) -> CacheError {
@@ -116,9 +116,9 @@ package struct BackendAddress: Sendable, Equatable {
   /// The longest timeout a backend may have: an hour.
   static let maximumTimeout: TimeInterval = 3_600
 
-  /// Whether a shard name may replace `*` in a URL: letters, digits and `.-_~:[]` only, so a
+  /// Whether a server name may replace `*` in a URL: letters, digits and `.-_~:[]` only, so a
   /// name can never add a userinfo, a path or a query.
-  package static func isValidShard(_ name: Substring) -> Bool {
+  package static func isValidServerName(_ name: Substring) -> Bool {
     !name.isEmpty
       && name.utf8.allSatisfy {
         $0.isHexDigit || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)

@@ -1,33 +1,33 @@
 import Foundation
 
 /// One URL on its way through the pipeline: what was asked, and where it stands. The lookup
-/// stages (docs/architecture.md, The path of a `fetch`) take the jobs in the state they handle
-/// and move them on, then ``JobMachine`` does; a job is finished once it is
+/// stages (docs/architecture.md, The path of a `fetch`) take the fetches in the state they handle
+/// and move them on, then ``FetchMachine`` does; a fetch is finished once it is
 /// ``State/done(_:)`` with no variant left to make. Everything a later step needs travels in
-/// the job itself.
-struct Job: Sendable {
+/// the fetch itself.
+struct Fetch: Sendable {
   /// The URL as given (what a refusal of an unparsable URL prints, redacted).
   let given: String
   /// The URL taken apart; nil when it is not a URL the pipeline fetches.
   let request: RequestURL?
   /// The cache key ("" when the URL was refused before it got one).
   let key: String
-  /// Where the job stands.
+  /// Where the fetch stands.
   var state: State
   /// Bytes received for it from the origin.
   var bytes: Int64 = 0
-  /// The download in flight this job leads, once it leads one: it hands its result to the
+  /// The download in flight this fetch leads, once it leads one: it hands its result to the
   /// flight's followers when it is done.
   var flight: FlightKey?
-  /// The key's lock between processes, while this job holds it.
+  /// The key's lock between processes, while this fetch holds it.
   var lock: KeyLock?
   /// The variant asked for, while it is still to be served: once the original is done, the
-  /// job's variant states make (or find) it (docs/architecture.md, The transition function).
+  /// fetch's variant states make (or find) it (docs/architecture.md, The transition function).
   var variant: VariantSpec?
   /// The variant served, for the result.
   var served: VariantInfo?
 
-  /// The states of a job, in the order it usually moves through them.
+  /// The states of a fetch, in the order it usually moves through them.
   enum State: Sendable {
     /// Checked and keyed: to be looked up.
     case lookup
@@ -42,10 +42,10 @@ struct Job: Sendable {
     case waiting(Plan)
     /// Its transfer is in the downloader under `ticket`.
     case transferring(Plan, ticket: UInt64)
-    /// Another job of this process downloads the same request: waits for its result.
+    /// Another fetch of this process downloads the same request: waits for its result.
     case following(FlightKey)
     /// The transfer failed, or the origin answered 304: being weighed. (Boxed, as `checked`: a
-    /// job is copied at every stage, and these two payloads made it 696 bytes.)
+    /// fetch is copied at every stage, and these two payloads made it 696 bytes.)
     indirect case received(Plan, Result<DownloadResponse, CacheError>)
     /// The origin sent a body: being checked (always at once, by the owner that took the
     /// response); `storable` says whether the origin lets it be stored.
@@ -56,16 +56,16 @@ struct Job: Sendable {
     case stored(FetchOutcome)
     /// The original done, its lock swapped for the variant's: the variant is looked for (made
     /// meanwhile by another process), else derived.
-    indirect case deriving(JobMachine.Derivation)
+    indirect case deriving(FetchMachine.Derivation)
     /// The variant made: to store under its own key, linked to its original.
-    indirect case storingVariant(JobMachine.Derivation, DerivedVariant)
+    indirect case storingVariant(FetchMachine.Derivation, DerivedVariant)
     /// The variant stored: to be written back with its original named (`source`).
     indirect case variantStored(FetchOutcome, source: VariantSource?)
     /// Finished, with its outcome.
     case done(Result<FetchOutcome, CacheError>)
   }
 
-  /// How a job downloads.
+  /// How a fetch downloads.
   struct Plan: Sendable {
     /// The stored entry whose validators make the request conditional (revalidation,
     /// `--refresh`); nil for a plain download.
@@ -76,7 +76,7 @@ struct Job: Sendable {
     var fingerprint: String
     /// The key's file in `data/` (``CacheLayout/relativeFile(for:)``), made once.
     var file: String
-    /// Whether the job may still take the key's lock (a plain miss not yet tried).
+    /// Whether the fetch may still take the key's lock (a plain miss not yet tried).
     var takesLock: Bool
     /// Whether this attempt already restarted a resume the server refused (never twice).
     var restarted = false
@@ -96,7 +96,7 @@ struct Job: Sendable {
     case cleared
   }
 
-  /// A job for `url` under `options`: ``State/lookup``, or done with the reason it is refused.
+  /// A fetch for `url` under `options`: ``State/lookup``, or done with the reason it is refused.
   init(_ url: String, options: FetchOptions) {
     given = url
     do {
@@ -118,7 +118,7 @@ struct Job: Sendable {
     }
   }
 
-  /// A job that looks `key` up for `url` without checking the URL (`query` asks for any text).
+  /// A fetch that looks `key` up for `url` without checking the URL (`query` asks for any text).
   init(looking key: String, for url: String) {
     (given, request, self.key, state) = (url, nil, key, .lookup)
   }
@@ -135,7 +135,7 @@ struct Job: Sendable {
     return false
   }
 
-  /// The result of a finished job (a job still open reports that it was not finished).
+  /// The result of a finished fetch (a fetch still open reports that it was not finished).
   var result: FetchResult {
     guard case .done(let outcome) = state else {
       return FetchResult(

@@ -1,14 +1,14 @@
 import Foundation
 
-/// The transition function of a ``Job`` once its lookup is over (docs/architecture.md, The
-/// transition function): plain values, no I/O. The owner of a job (``Fetcher/drive(_:options:action:)``
-/// for one job, the prefetch loop for a batch) asks ``next(_:rules:)`` what the job's state
+/// The transition function of a ``Fetch`` once its lookup is over (docs/architecture.md, The
+/// transition function): plain values, no I/O. The owner of a fetch (``Fetcher/drive(_:options:action:)``
+/// for one fetch, the prefetch loop for a batch) asks ``next(_:rules:)`` what the fetch's state
 /// calls for, performs that ``Action``, and feeds what came of it back as an ``Event`` to
-/// ``handle(_:for:rules:)``, which moves the job and names the next action — until it is
+/// ``handle(_:for:rules:)``, which moves the fetch and names the next action — until it is
 /// ``Action/settle``. Every decision between two pieces of I/O is made here, so a test feeds
 /// events and reads actions, with no server, disk or clock.
-enum JobMachine {
-  /// What the machine decides on besides the job: facts of the run, fixed for it.
+enum FetchMachine {
+  /// What the machine decides on besides the fetch: facts of the run, fixed for it.
   struct Rules: Sendable, Equatable {
     /// Whether stored downloads are written back to a remote tier.
     var writesBack = false
@@ -18,7 +18,7 @@ enum JobMachine {
     var discardsOriginal = false
   }
 
-  /// The I/O a job waits for; the owner performs it and feeds back the ``Event`` named beside.
+  /// The I/O a fetch waits for; the owner performs it and feeds back the ``Event`` named beside.
   enum Action: Sendable {
     /// Ask the host's robots.txt (`--robots`) whether the URL may be requested →
     /// ``Event/robots(_:)``.
@@ -28,10 +28,10 @@ enum JobMachine {
     /// Try the key's lock between processes and, holding it, look for what another process
     /// stored meanwhile → ``Event/locked(_:)``.
     case lock
-    /// Submit the transfer under the plan (a batch owner submits its jobs' together) →
+    /// Submit the transfer under the plan (a batch owner submits its fetches' together) →
     /// ``Event/submitted(ticket:)``, or ``Event/responded(_:)`` with the failure when it could
     /// not be submitted (the cache's directories could not be made).
-    case submit(Job.Plan)
+    case submit(Fetch.Plan)
     /// Wait for the transfer's response → ``Event/responded(_:)``.
     case awaitResponse(ticket: UInt64)
     /// Wait for the leader of the flight → ``Event/followed(_:)``.
@@ -56,7 +56,7 @@ enum JobMachine {
     indirect case check(DownloadResponse, file: String)
     /// Count `counter` once → ``Event/proceed``.
     case count(Counter)
-    /// Move the checked body (the state's) into `data/` (a batch owner stores its jobs'
+    /// Move the checked body (the state's) into `data/` (a batch owner stores its fetches'
     /// together) → ``Event/stored(_:)``.
     case store
     /// Write the stored body back to the remote tier (`source`: a variant's original) →
@@ -75,7 +75,7 @@ enum JobMachine {
     /// Store the variant just made, removing its original when `discardingOriginal` →
     /// ``Event/stored(_:)``.
     indirect case storeVariant(DerivedVariant, Derivation, discardingOriginal: Bool)
-    /// The job is done: release its lock, hand its result to its flight's followers.
+    /// The fetch is done: release its lock, hand its result to its flight's followers.
     case settle
   }
 
@@ -86,7 +86,7 @@ enum JobMachine {
     case proceed
     /// What the host's robots.txt says of the URL.
     case robots(RobotsAnswer)
-    /// The job leads the flight it joined, or follows it.
+    /// The fetch leads the flight it joined, or follows it.
     case joined(FlightKey, leads: Bool)
     /// What trying the key's lock found.
     case locked(LockAttempt)
@@ -159,7 +159,7 @@ enum JobMachine {
   }
 }
 
-extension JobMachine.Event {
+extension FetchMachine.Event {
   /// The event's name, for a message.
   var name: String {
     switch self {
@@ -183,7 +183,7 @@ extension JobMachine.Event {
   }
 }
 
-extension Job.State {
+extension Fetch.State {
   /// The state's name, for a message.
   var name: String {
     switch self {
