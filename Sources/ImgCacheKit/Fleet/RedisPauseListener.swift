@@ -5,8 +5,10 @@ import Synchronization
 /// Politeness): one connection of its own, `SUBSCRIBE` to ``RedisFleetHosts/channel``, each
 /// message (`HOST\nMICROSECONDS`, outside input: a printable host of at most 300 bytes and a
 /// wait of at most a day, else dropped) applied to the machine's ``FleetTable`` as it comes.
-/// It runs as one task on the engine's executor, looking for a stop every ``pollInterval``;
-/// a lost connection is made again after a second, and counted as a failure.
+/// It runs on a thread of its own (`imgcache.fleet.pauses`: it blocks for as long as it
+/// listens, and on the engine's executor it held one of its few threads for good, stalling
+/// the engine's other work until libdispatch added one), looking for a stop every
+/// ``pollInterval``; a lost connection is made again after a second, and counted as a failure.
 final class RedisPauseListener: Sendable {
   private let client: RedisClient
   private let state: FleetState
@@ -30,7 +32,9 @@ final class RedisPauseListener: Sendable {
   /// Starts listening (once).
   func start() {
     guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
-    Task(executorPreference: EngineExecutor.shared) { [self] in await run() }
+    let thread = Thread { [self] in run() }
+    thread.name = "imgcache.fleet.pauses"
+    thread.start()
   }
 
   /// Stops listening, within ``pollInterval``.
@@ -38,7 +42,7 @@ final class RedisPauseListener: Sendable {
 
   private var isStopping: Bool { stopping.load(ordering: .acquiring) }
 
-  private func run() async {
+  private func run() {
     while !isStopping {
       do {
         try listen()
@@ -49,7 +53,7 @@ final class RedisPauseListener: Sendable {
       }
       let resume = ContinuousClock.now + Self.reconnectDelay
       while !isStopping && ContinuousClock.now < resume {
-        try? await Task.sleep(for: .milliseconds(Int(Self.pollInterval)))
+        usleep(UInt32(Self.pollInterval) * 1_000)
       }
     }
   }
