@@ -60,23 +60,6 @@ struct FleetTableTests {
     #expect(table.admit("a", interval: interval, now: at(1_800)).answer == .pending)
   }
 
-  @Test("starts held past their time are let go, never taken together (they would burst)")
-  func lateStarts() {
-    var table = FleetTable()
-    _ = table.admit("a", interval: interval, now: at(0))
-    table.received("a", waits: [0, interval, 2 * interval, 3 * interval], paused: nil, now: at(0))
-    #expect(table.admit("a", interval: interval, now: at(0)).answer == .start(in: 0))
-    // Asked again only after 2.5 s: the three left are past their time; none is taken.
-    let late = table.admit("a", interval: interval, now: at(2_500))
-    #expect(late.answer == .pending)
-    // Within a tenth of the interval (at most 50 ms), a start is still taken.
-    table.received("a", waits: [0, interval], paused: nil, now: at(3_000))
-    #expect(table.admit("a", interval: interval, now: at(3_019)).answer == .start(in: 0))
-    #expect(table.admit("a", interval: interval, now: at(3_221)).answer == .pending)
-    #expect(FleetTable.lateness(interval: interval) == .milliseconds(20))
-    #expect(FleetTable.lateness(interval: 10_000_000_000) == .milliseconds(50))
-  }
-
   @Test("a failed fetch lets the next admission ask again; a paused reply is a pause")
   func failures() {
     var table = FleetTable()

@@ -5,10 +5,11 @@ import Synchronization
 /// Politeness): one connection of its own, `SUBSCRIBE` to ``RedisFleetHosts/channel``, each
 /// message (`HOST\nMICROSECONDS`, outside input: a printable host of at most 300 bytes and a
 /// wait of at most a day, else dropped) applied to the machine's ``FleetTable`` as it comes.
-/// It runs on a thread of its own (`imgcache.fleet.pauses`: it blocks for as long as it
-/// listens, and on the engine's executor it held one of its few threads for good, stalling
-/// the engine's other work until libdispatch added one), looking for a stop every
-/// ``pollInterval``; a lost connection is made again after a second, and counted as a failure.
+/// It runs as one task on the engine's executor that never holds a thread while it waits: it
+/// reads what has come, then sleeps ``pollInterval`` (a blocking wait for the next message
+/// held one of the executor's few threads for good, stalling the engine's other work for
+/// seconds until libdispatch added one). A lost connection is made again after a second, and
+/// counted as a failure.
 final class RedisPauseListener: Sendable {
   private let client: RedisClient
   private let state: FleetState
@@ -32,9 +33,7 @@ final class RedisPauseListener: Sendable {
   /// Starts listening (once).
   func start() {
     guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
-    let thread = Thread { [self] in run() }
-    thread.name = "imgcache.fleet.pauses"
-    thread.start()
+    Task(executorPreference: EngineExecutor.shared) { [self] in await run() }
   }
 
   /// Stops listening, within ``pollInterval``.
@@ -42,10 +41,10 @@ final class RedisPauseListener: Sendable {
 
   private var isStopping: Bool { stopping.load(ordering: .acquiring) }
 
-  private func run() {
+  private func run() async {
     while !isStopping {
       do {
-        try listen()
+        try await listen()
       } catch {
         subscribed.store(false, ordering: .releasing)
         let message = (error as? CacheError)?.message ?? "\(label): \(error)"
@@ -53,13 +52,13 @@ final class RedisPauseListener: Sendable {
       }
       let resume = ContinuousClock.now + Self.reconnectDelay
       while !isStopping && ContinuousClock.now < resume {
-        usleep(UInt32(Self.pollInterval) * 1_000)
+        try? await Task.sleep(for: .milliseconds(Int(Self.pollInterval)))
       }
     }
   }
 
   /// Subscribes and applies messages until a stop (returns) or a failure (throws).
-  private func listen() throws {
+  private func listen() async throws {
     let connection = try client.connect(RedisDeadline(seconds: RedisFleetHosts.deadline * 2))
     try connection.send(
       [.text("SUBSCRIBE"), .text(RedisFleetHosts.channel)],
@@ -70,7 +69,10 @@ final class RedisPauseListener: Sendable {
     subscribed.store(true, ordering: .releasing)
     defer { subscribed.store(false, ordering: .releasing) }
     while !isStopping {
-      guard try connection.hasInput(waiting: Self.pollInterval) else { continue }
+      guard try connection.hasInput(waiting: 0) else {
+        try? await Task.sleep(for: .milliseconds(Int(Self.pollInterval)))
+        continue
+      }
       let message = try connection.reply(deadline: RedisDeadline(seconds: 1), maxBulk: 4_096)
       guard let (host, wait) = Self.pause(in: message) else { continue }
       let now = ContinuousClock.now

@@ -29,12 +29,6 @@ package struct FleetTable: Sendable {
   /// How long past its time a reserved start is still handed out: one older was left by
   /// transfers that went away, and is dropped.
   package static let reservationLife = Duration.seconds(1)
-  /// How late a reserved start may still be taken: a tenth of the rate's interval, at most
-  /// 50 ms. A later one is let go (its slot of the fleet's schedule wasted: a rate is a most):
-  /// taken late, starts held for a while would go out together, closer than the interval.
-  package static func lateness(interval: Int64) -> Duration {
-    min(.nanoseconds(max(0, interval / 10)), .milliseconds(50))
-  }
   /// The longest pause kept: a day, as the other processes of a cache keep.
   package static let longestPause = Duration.seconds(86_400)
 
@@ -57,8 +51,7 @@ package struct FleetTable: Sendable {
       }
       return (.start(in: 0), .pause(host: host))
     }
-    let lateness = Self.lateness(interval: interval)
-    var queue = reserved[host, default: []].filter { now - $0 <= lateness }
+    var queue = reserved[host, default: []].filter { now - $0 < Self.reservationLife }
     let next = queue.isEmpty ? nil : queue.removeFirst()
     reserved[host] = queue.isEmpty ? nil : queue
     var fetch: Fetch?
