@@ -60,6 +60,23 @@ struct FleetTableTests {
     #expect(table.admit("a", interval: interval, now: at(1_800)).answer == .pending)
   }
 
+  @Test("starts held past half an interval are let go, never taken together (they would burst)")
+  func lateStarts() {
+    var table = FleetTable()
+    _ = table.admit("a", interval: interval, now: at(0))
+    table.received("a", waits: [0, interval, 2 * interval, 3 * interval], paused: nil, now: at(0))
+    #expect(table.admit("a", interval: interval, now: at(0)).answer == .start(in: 0))
+    // Asked again only after 2.5 s: the three left are past their time; none is taken.
+    let late = table.admit("a", interval: interval, now: at(2_500))
+    #expect(late.answer == .pending)
+    // Within half the interval a start is still taken; past it, not.
+    table.received("a", waits: [0, interval], paused: nil, now: at(3_000))
+    #expect(table.admit("a", interval: interval, now: at(3_099)).answer == .start(in: 0))
+    #expect(table.admit("a", interval: interval, now: at(3_301)).answer == .pending)
+    #expect(FleetTable.lateness(interval: interval) == .milliseconds(100))
+    #expect(FleetTable.lateness(interval: 10_000_000_000) == FleetTable.reservationLife)
+  }
+
   @Test("a failed fetch lets the next admission ask again; a paused reply is a pause")
   func failures() {
     var table = FleetTable()

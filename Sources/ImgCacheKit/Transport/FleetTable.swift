@@ -29,6 +29,12 @@ package struct FleetTable: Sendable {
   /// How long past its time a reserved start is still handed out: one older was left by
   /// transfers that went away, and is dropped.
   package static let reservationLife = Duration.seconds(1)
+  /// How late a reserved start may still be taken: half the rate's interval, at most
+  /// ``reservationLife``. Later, it is let go (its slot of the fleet's schedule wasted: a
+  /// rate is a most): starts held for a while, taken late, would go out together.
+  package static func lateness(interval: Int64) -> Duration {
+    min(.nanoseconds(max(0, interval / 2)), reservationLife)
+  }
   /// The longest pause kept: a day, as the other processes of a cache keep.
   package static let longestPause = Duration.seconds(86_400)
 
@@ -51,7 +57,8 @@ package struct FleetTable: Sendable {
       }
       return (.start(in: 0), .pause(host: host))
     }
-    var queue = reserved[host, default: []].filter { now - $0 < Self.reservationLife }
+    let lateness = Self.lateness(interval: interval)
+    var queue = reserved[host, default: []].filter { now - $0 <= lateness }
     let next = queue.isEmpty ? nil : queue.removeFirst()
     reserved[host] = queue.isEmpty ? nil : queue
     var fetch: Fetch?
