@@ -15,7 +15,7 @@ struct FleetLockBatchesTests {
     let (first, leads) = batches.attempt("a")
     #expect(leads)
     let step1 = batches.batch()
-    #expect(step1 == .init(releases: [], attempts: [(first, "a")]))
+    #expect(step1 == .init(releases: [], attempts: [.init(ticket: first, name: "a")]))
     let (second, secondLeads) = batches.attempt("b")
     let (third, _) = batches.attempt("c")
     #expect(!secondLeads)
@@ -24,7 +24,11 @@ struct FleetLockBatchesTests {
     let step2 = batches.sent()
     #expect(step2 == .lead(second))
     let step3 = batches.batch()
-    #expect(step3 == .init(releases: ["x"], attempts: [(second, "b"), (third, "c")]))
+    #expect(
+      step3
+        == .init(
+          releases: ["x"],
+          attempts: [.init(ticket: second, name: "b"), .init(ticket: third, name: "c")]))
     let step4 = batches.sent()
     #expect(step4 == .idle && !batches.isSending)
     let sendsAtOnce = batches.release("y")
@@ -64,7 +68,7 @@ struct FleetLockBatchesTests {
     let leaderWithdrawn = batches.withdraw(second)
     #expect(!leaderWithdrawn, "told to lead: it must")
     let step11 = batches.batch()
-    #expect(step11 == .init(releases: [], attempts: [(second, "b")]))
+    #expect(step11 == .init(releases: [], attempts: [.init(ticket: second, name: "b")]))
     let step12 = batches.sent()
     #expect(step12 == .idle)
   }

@@ -21,15 +21,16 @@ struct FleetLockBatches: Sendable {
     case answer(held: Bool?)
   }
 
+  /// One caller's attempt on a lock's name.
+  struct Attempt: Sendable, Equatable {
+    var ticket: Ticket
+    var name: String
+  }
+
   /// One batch: the names to let go of, then those to take, in order.
   struct Batch: Sendable, Equatable {
     var releases: [String]
-    var attempts: [(ticket: Ticket, name: String)]
-
-    static func == (lhs: Batch, rhs: Batch) -> Bool {
-      lhs.releases == rhs.releases && lhs.attempts.map(\.ticket) == rhs.attempts.map(\.ticket)
-        && lhs.attempts.map(\.name) == rhs.attempts.map(\.name)
-    }
+    var attempts: [Attempt]
   }
 
   /// What happens after a batch.
@@ -46,7 +47,7 @@ struct FleetLockBatches: Sendable {
   static let largest = 256
 
   private var numbered = 0
-  private var attempts = [(ticket: Ticket, name: String)]()
+  private var attempts = [Attempt]()
   private var releases = [String]()
   private var sending = false
   /// The attempt told to send the next batch, until it takes it.
@@ -60,7 +61,7 @@ struct FleetLockBatches: Sendable {
   mutating func attempt(_ name: String) -> (ticket: Ticket, leads: Bool) {
     numbered += 1
     let ticket = Ticket(number: numbered)
-    attempts.append((ticket, name))
+    attempts.append(Attempt(ticket: ticket, name: name))
     defer { sending = true }
     return (ticket, !sending)
   }

@@ -20,21 +20,13 @@ final class RedisServer: RemoteServer {
     client = RedisClient(endpoint, role: "objects", limit: nil)
   }
 
-  private func withConnection<T>(
-    _ deadline: RedisDeadline, _ body: (RedisConnection) throws -> T
-  ) throws -> T {
-    try client.withConnection(deadline, body)
-  }
-
-  private func check(_ value: RedisValue) throws -> RedisValue { try client.check(value) }
-
   /// The object: its body's length asked first (one longer than `maxSize` is refused before
   /// it is read), then its metadata, then its body streamed into `path`.
   func get(_ name: String, into path: String, maxSize: Int64) throws -> RemoteMetadata? {
     let deadline = RedisDeadline(seconds: spec.operationTimeout)
     let key = RedisArgument.text("imgcache:\(name)")
-    return try withConnection(deadline) { connection -> RemoteMetadata? in
-      let length = try check(
+    return try client.withConnection(deadline) { connection -> RemoteMetadata? in
+      let length = try client.check(
         connection.command([.text("HSTRLEN"), key, .text("body")], deadline: deadline))
       guard case .integer(let size) = length else {
         throw CacheError(.network, "\(display): unexpected reply to HSTRLEN")
@@ -45,7 +37,7 @@ final class RedisServer: RemoteServer {
       }
       let json: Data
       do {
-        let reply = try check(
+        let reply = try client.check(
           connection.command(
             [.text("HGET"), key, .text("meta")], deadline: deadline,
             maxReply: RemoteEnvelope.maximumTrailer))
@@ -99,28 +91,26 @@ final class RedisServer: RemoteServer {
     let size = Int64(info.st_size)
     let json = try JSONEncoder().encode(metadata)
     let deadline = RedisDeadline(seconds: spec.operationTimeout)
-    _ = try withConnection(deadline) {
-      try check(
-        $0.command(
-          [
-            .text("HSET"), .text("imgcache:\(name)"), .text("body"),
-            .file(descriptor: input, size: size), .text("meta"), .bytes(json),
-          ], deadline: deadline))
-    }
+    _ = try client.call(
+      [
+        .text("HSET"), .text("imgcache:\(name)"), .text("body"),
+        .file(descriptor: input, size: size), .text("meta"), .bytes(json),
+      ], deadline: deadline)
     return size + Int64(json.count)
   }
 
   func status() throws -> (objects: Int64?, bytes: Int64?) {
     let deadline = RedisDeadline(seconds: spec.operationTimeout)
-    return try withConnection(deadline) { connection in
+    return try client.withConnection(deadline) { connection in
       guard
-        case .integer(let keys) = try check(
+        case .integer(let keys) = try client.check(
           connection.command([.text("DBSIZE")], deadline: deadline))
       else {
         return (nil, nil)
       }
       let info =
-        try check(connection.command([.text("INFO"), .text("memory")], deadline: deadline)).text
+        try client.check(connection.command([.text("INFO"), .text("memory")], deadline: deadline))
+        .text
         ?? ""
       let used = info.split(whereSeparator: \.isNewline).first { $0.hasPrefix("used_memory:") }
         .flatMap { Checked.digits($0.dropFirst("used_memory:".count)) }
