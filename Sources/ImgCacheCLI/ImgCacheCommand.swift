@@ -41,7 +41,15 @@ public struct ImgCacheCommand: AsyncParsableCommand {
   /// becomes a message and a status.
   static func run(_ arguments: [String]) async -> Int32 {
     do {
-      var command = try parseAsRoot(OptionalValues.expand(arguments))
+      let expanded = OptionalValues.expand(arguments)
+      var command: any ParsableCommand
+      switch FrontParser.parse(expanded) {
+      case .version:
+        print(ImgCacheVersion.current)
+        return ExitStatus.ok
+      case .command(let recognised): command = recognised
+      case nil: command = try parseAsRoot(expanded)
+      }
       if var asyncCommand = command as? any AsyncParsableCommand {
         // A command's synchronous work on the cache (its index, its files) may block: on the
         // engine's executor, never on Swift's cooperative pool.
