@@ -112,3 +112,13 @@ let package = Package(
   ],
   swiftLanguageModes: [.v6]
 )
+
+// A member (an extension's method, say) is visible only in the files that import its module:
+// nothing of Foundation reaches imgcache through a dependency's imports (docs/architecture.md,
+// Start-up).
+for target in package.targets where target.type != .system {
+  target.swiftSettings =
+    (target.swiftSettings ?? []) + [
+      .enableUpcomingFeature("MemberImportVisibility")
+    ]
+}

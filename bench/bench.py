@@ -70,6 +70,13 @@ def main():
             return report(suffix="-fleet")
         finally:
             shutil.rmtree(WORK, ignore_errors=True)
+    if os.environ.get("BENCH_ONLY") == "startup":  # its own origin: one cached URL
+        from startup import startup_bench
+        try:
+            startup_bench(sys.modules[__name__])
+            return report(suffix="-startup")
+        finally:
+            shutil.rmtree(WORK, ignore_errors=True)
     if os.environ.get("BENCH_ONLY") == "polite":  # its own origin: eight rate-limited hosts
         from polite import polite_bench
         try:

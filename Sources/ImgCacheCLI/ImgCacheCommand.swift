@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import ImgCacheKit
 
 /// `imgcache`: SDWebImage's image cache, downloader and prefetcher as a command-line tool.
@@ -73,7 +74,7 @@ public struct ImgCacheCommand: AsyncParsableCommand {
       }
       // One line: the parser's first line, and where help is (not its multi-line usage).
       let lines = message.split(whereSeparator: \.isNewline).map {
-        $0.trimmingCharacters(in: .whitespaces)
+        $0.trimmingWhitespace()
       }
       let first = lines.first ?? "invalid arguments"
       let text = first.hasPrefix("Error: ") ? String(first.dropFirst(7)) : first

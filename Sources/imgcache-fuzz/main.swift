@@ -4,7 +4,8 @@
 // takes more than 2 s is a hang (exit 3). Not installed; `make test` runs it for a few
 // seconds, `make fuzz` for longer.
 // Usage: imgcache-fuzz [SECONDS] [SEED]
-import Foundation
+import FoundationEssentials
+import Glibc
 import ImgCacheKit
 import Synchronization
 
@@ -81,7 +82,7 @@ var state = seed == 0 ? 1 : seed
 }
 
 // The watchdog: an input that takes more than 2 s is a hang.
-Thread.detachNewThread {
+DetachedThread.start {
   var last = -1
   while true {
     sleep(2)

@@ -1,3 +1,4 @@
+import Dispatch
 // The copies mode: a cache of a million entries in well under a minute, for the tests of flat
 // memory and the benchmark's scale rows (bench/scale.py).
 //
@@ -7,8 +8,9 @@
 // access apart, in one statement that SQLite loops itself (the key's MD5 is an SQL function);
 // meanwhile two threads write the files (the template's body, or nothing when EMPTY is 1, and
 // then the rows say so, SHA-256 included). The totals are set last, in the same transaction.
-import Foundation
+import FoundationEssentials
 import GRDB
+import Glibc
 import ImgCacheKit
 import Synchronization
 
@@ -48,7 +50,8 @@ func makeCopies(in directory: URL, count: Int, empty: Bool) throws {
   let body = empty ? [] : [UInt8](try Data(contentsOf: URL(fileURLWithPath: data + file)))
   for shard in 0..<256 {
     try FileManager.default.createDirectory(
-      atPath: data + String(format: "%02x", shard), withIntermediateDirectories: true)
+      atPath: data + Printf.hex(UInt8(truncatingIfNeeded: shard)), withIntermediateDirectories: true
+    )
   }
   // The files go in two threads beside SQLite's one (two cores; creating a file is most of it).
   let half = (1 + count) / 2
@@ -127,11 +130,11 @@ final class Workers: Sendable {
 
   func start(_ body: @escaping @Sendable () -> Bool) {
     group.enter()
-    Thread {
+    DetachedThread.start {
       let succeeded = body()
       self.failures.withLock { $0 += succeeded ? 0 : 1 }
       self.group.leave()
-    }.start()
+    }
   }
 
   /// Waits for every body to end; whether all succeeded.

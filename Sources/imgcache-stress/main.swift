@@ -4,16 +4,16 @@
 // thousand to the next. Not installed.
 // Usage: imgcache-stress write|read|clean|populate DIR COUNT SEED
 //        imgcache-stress copies DIR COUNT EMPTY (Copies.swift)
-import Foundation
+import FoundationEssentials
+import Glibc
 import ImgCacheKit
 import Synchronization
 
 let arguments = CommandLine.arguments
 guard arguments.count == 5, let count = Int(arguments[3]), let seed = UInt64(arguments[4]) else {
-  FileHandle.standardError.write(
-    Data(
-      "usage: imgcache-stress write|read|clean|populate DIR COUNT SEED, or copies DIR COUNT EMPTY(0|1)\n"
-        .utf8))
+  complain(
+    "usage: imgcache-stress write|read|clean|populate DIR COUNT SEED, or copies DIR COUNT EMPTY(0|1)\n"
+  )
   exit(2)
 }
 if arguments[1] == "copies" {
@@ -21,7 +21,7 @@ if arguments[1] == "copies" {
     try makeCopies(in: URL(fileURLWithPath: arguments[2]), count: count, empty: seed == 1)
     exit(0)
   } catch {
-    FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+    complain("error: \(error)\n")
     exit(1)
   }
 }
@@ -108,7 +108,7 @@ func hammer(_ cache: DiskCache, mode: String, count: Int, seed: UInt64) throws -
         if let data = FileManager.default.contents(atPath: hit.path),
           !data.allSatisfy({ $0 == 0x5A })
         {
-          FileHandle.standardError.write(Data("partial or foreign body at \(hit.path)\n".utf8))
+          complain("partial or foreign body at \(hit.path)\n")
           exit(1)
         }
       }
@@ -122,7 +122,7 @@ func hammer(_ cache: DiskCache, mode: String, count: Int, seed: UInt64) throws -
         busy += 1
       }
     default:
-      FileHandle.standardError.write(Data("unknown mode \(mode)\n".utf8))
+      complain("unknown mode \(mode)\n")
       exit(2)
     }
   }
@@ -135,6 +135,12 @@ do {
   cache.close()
   print("ok busy=\(busy)")
 } catch {
-  FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+  complain("error: \(error)\n")
   exit(1)
+}
+
+/// Writes `text` to stderr.
+func complain(_ text: String) {
+  var text = text
+  text.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }

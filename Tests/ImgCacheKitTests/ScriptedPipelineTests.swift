@@ -1,5 +1,6 @@
 import Foundation
 import ImgCacheTestSupport
+import Synchronization
 import Testing
 
 @testable import ImgCacheIndex

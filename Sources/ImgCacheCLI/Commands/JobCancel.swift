@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import ImgCacheKit
 
 /// `imgcache job cancel`: workers stop taking a job's shards and give theirs back.

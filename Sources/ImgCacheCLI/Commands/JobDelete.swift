@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import ImgCacheKit
 
 /// `imgcache job delete`: every key of a job.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import ImgCacheKit
 
 /// `imgcache job manifest`: one JSON line per URL of a job's done shards.

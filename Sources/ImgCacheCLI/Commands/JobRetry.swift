@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import ImgCacheKit
 
 /// `imgcache job retry`: a job's failed URLs, and its dead shards, handed out again.
@@ -33,7 +33,7 @@ struct JobRetry: CacheCommand {
   func run(in context: CommandContext) async throws -> Int32 {
     var classes = JobQueue.transientClasses
     if let text = `class` {
-      classes = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+      classes = Set(text.split(separator: ",").map { $0.trimmingWhitespace() })
       let known = JobQueue.failureClasses
       if let unknown = classes.first(where: { !known.contains($0) }) {
         throw CacheError(

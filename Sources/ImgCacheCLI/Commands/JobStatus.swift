@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import ImgCacheKit
 
 /// `imgcache job status`: where a job stands.
@@ -42,7 +42,7 @@ struct JobStatusCommand: CacheCommand {
     }
     if let rate = record.urlsPerSecond {
       let eta = record.etaSeconds.map { ", about \(Units.formatDuration($0)) left" } ?? ""
-      lines.append(String(format: "rate: %.1f URLs/s", rate) + eta)
+      lines.append("rate: " + Printf.fixed(rate, digits: 1) + " URLs/s" + eta)
     }
     for (worker, held) in status.inProgress.sorted(by: { $0.key < $1.key }) {
       lines.append("  \(Console.escaped(worker)): \(held) in progress")

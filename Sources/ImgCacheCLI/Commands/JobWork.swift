@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import ImgCacheKit
 
 /// `imgcache job work`: take a job's shards and prefetch them, until none is left.
@@ -164,7 +164,7 @@ struct JobEventRecord: Encodable {
       return "shard \(number): \(urls ?? 0) URLs\(again)"
     case "finished":
       let failures = (failed ?? [:]).values.reduce(0, +)
-      let time = String(format: "%.1f s", seconds ?? 0)
+      let time = Printf.fixed(seconds ?? 0, digits: 1) + " s"
       return "shard \(number) done: \(stored ?? 0) stored, \(failures) failed, "
         + "\(disallowed ?? 0) disallowed in \(time)"
         + (kept == false ? " (another worker finished it first)" : "")

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import ImgCacheKit
 
 extension ImgCacheCommand {
@@ -61,7 +61,7 @@ extension ImgCacheCommand.Remote {
         let name = server.backend + (server.server.isEmpty ? "" : " [\(server.server)]")
         var parts = [
           server.reachable ? "reachable" : "unreachable",
-          String(format: "%.1f ms", server.latency * 1000),
+          Printf.fixed(server.latency * 1000, digits: 1) + " ms",
         ]
         if server.readOnly { parts.append("read-only") }
         if let objects = server.objects { parts.append("\(objects) objects") }

@@ -55,7 +55,7 @@ extension ImgCacheCommand {
       let share = SizeBreakdownRecord.share(group.totals.allocated, of: totals.allocated)
       let columns = [
         "\(group.totals.entries)", Units.formatBytes(group.totals.bytes),
-        Units.formatBytes(group.totals.allocated), String(format: "%.1f%%", share * 100),
+        Units.formatBytes(group.totals.allocated), Printf.fixed(share * 100, digits: 1) + "%",
       ]
       let widths = [9, 11, 11, 7]
       let padded = zip(columns, widths).map {

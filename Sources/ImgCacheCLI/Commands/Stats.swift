@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import ImgCacheKit
 
 extension ImgCacheCommand {
@@ -99,13 +99,14 @@ enum StatsTable {
 
   static func lines(_ s: CacheStatistics, totals: CacheTotals) -> [String] {
     func row(_ label: String, _ value: String, _ extra: String = "") -> String {
-      let padded = label.padding(toLength: 28, withPad: " ", startingAt: 0)
+      let padded = label.fitted(to: 28)
       let number = String(repeating: " ", count: max(0, 12 - value.count)) + value
       return padded + number + (extra.isEmpty ? "" : "  " + extra)
     }
     func count(_ counter: Counter) -> String { grouped(s[counter]) }
     func percent(_ part: Int64) -> String {
-      s[.lookups] > 0 ? String(format: "(%.1f %%)", Double(part) * 100 / Double(s[.lookups])) : ""
+      s[.lookups] > 0
+        ? "(" + Printf.fixed(Double(part) * 100 / Double(s[.lookups]), digits: 1) + " %)" : ""
     }
     let hits = s[.hitsLocal] + s[.hitsReadOnly] + s[.remoteHits]
     let failures: [(String, Counter)] = [

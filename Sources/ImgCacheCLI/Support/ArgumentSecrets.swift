@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import ImgCacheKit
 
 /// Blanks the secrets of the command line in the process's own argument memory once they are

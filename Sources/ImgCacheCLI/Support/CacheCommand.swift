@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import ImgCacheKit
 
 /// A subcommand of `imgcache`: it declares its options and renders; this protocol owns the

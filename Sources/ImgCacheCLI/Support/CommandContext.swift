@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import ImgCacheKit
 
 /// What a command needs, resolved once from options, environment and config files.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 
 /// Options every command takes, before or after the command name.
 struct GlobalOptions: ParsableArguments {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import ImgCacheKit
 
 /// The filters of `list`: what each entry must match.
@@ -30,7 +30,7 @@ struct ListFilters: ParsableArguments {
     var filter = EntryFilter()
     filter.urlGlob = urlGlob
     if let format {
-      let names = format.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+      let names = format.split(separator: ",").map { $0.trimmingWhitespace() }
       for name in names where ImageFormat(rawValue: name.lowercased()) == nil {
         let known = ImageFormat.allCases.map(\.rawValue).joined(separator: ", ")
         throw CacheError(.invalidInput, "--format: unknown format '\(name)' (known: \(known))")
@@ -73,12 +73,13 @@ struct ListFilters: ParsableArguments {
     if let seconds = PolicyValue.duration(text), seconds >= 0 {
       return now.addingTimeInterval(-seconds)
     }
-    let formatter = ISO8601DateFormatter()
-    if let date = formatter.date(from: text) { return date }
-    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-    if let date = formatter.date(from: text) { return date }
-    formatter.formatOptions = [.withFullDate]
-    if let date = formatter.date(from: text) { return date }
+    let forms = [
+      Date.ISO8601FormatStyle(), Date.ISO8601FormatStyle(includingFractionalSeconds: true),
+      Date.ISO8601FormatStyle().year().month().day(),
+    ]
+    for form in forms {
+      if let date = try? Date(text, strategy: form) { return date }
+    }
     throw CacheError(
       .invalidInput,
       "\(option): invalid time '\(text)' (expected RFC 3339 like 2026-11-01T00:00:00Z, a date "

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import ImgCacheKit
 
 /// What `prefetch` shows: JSON lines on stdout, a progress bar on a terminal's stderr, and the
@@ -92,7 +92,7 @@ struct PrefetchDisplay {
       let code =
         error.kind == .httpStatus
         ? error.httpStatus.map(String.init) ?? "http" : error.kind.rawValue
-      console.info("  \(code.padding(toLength: 13, withPad: " ", startingAt: 0)) \(error.message)")
+      console.info("  \(code.fitted(to: 13)) \(error.message)")
     }
     if summary.failureCount > 50 { console.info("  ... and \(summary.failureCount - 50) more") }
   }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The process environment, read once from `environ`: Foundation's
 /// `ProcessInfo.processInfo.environment` builds a new dictionary on every access (1.4 M
@@ -25,5 +26,11 @@ extension String {
   func padded(to width: Int) -> String {
     let missing = width - count
     return missing > 0 ? self + String(repeating: " ", count: missing) : self
+  }
+
+  /// The string cut or padded with spaces to exactly `width` characters, as Foundation's
+  /// `padding(toLength:withPad:startingAt:)` gives it.
+  func fitted(to width: Int) -> String {
+    count > width ? String(prefix(max(0, width))) : padded(to: width)
   }
 }

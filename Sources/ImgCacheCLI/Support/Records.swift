@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import ImgCacheKit
 
 /// JSON output: one object per line, snake_case keys (from the Swift names), sizes in bytes,

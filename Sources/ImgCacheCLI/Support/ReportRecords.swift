@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import ImgCacheKit
 
 /// Entries and bytes: `size --json`, and the totals inside `clean` and `clear` records.

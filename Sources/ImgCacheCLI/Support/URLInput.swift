@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import ImgCacheKit
 
 /// URLs from the arguments and from `-i FILE`, for the commands that take lists.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import ImgCacheKit
 
 /// Sizes and durations as people read them (parsing is the engine's ``PolicyValue``).
@@ -21,7 +22,7 @@ enum Units {
   /// `2.5s`, `1m 30s`, `3h 20m`, `7d`.
   static func formatDuration(_ seconds: TimeInterval) -> String {
     if seconds < 0 { return "never" }
-    if seconds < 60 { return String(format: seconds < 10 ? "%.1fs" : "%.0fs", seconds) }
+    if seconds < 60 { return Printf.fixed(seconds, digits: seconds < 10 ? 1 : 0) + "s" }
     guard let total = Checked.int(seconds.rounded()) else { return "unknown" }
     let (d, h, m, s) = (total / 86_400, total % 86_400 / 3_600, total % 3_600 / 60, total % 60)
     if d > 0 { return h > 0 ? "\(d)d \(h)h" : "\(d)d" }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A policy file (`key = value` lines and `#` comments) edited in place: `config set` and
 /// `config unset` change one key's line and keep every other line, comment and blank as it was.
@@ -79,12 +80,12 @@ public enum ConfigFile {
   package static func parse<Text: StringProtocol>(_ line: Text) -> Line {
     let content =
       line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
-      .first.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+      .first.map { $0.trimmingWhitespaceAndNewlines() } ?? ""
     if content.isEmpty { return .blank }
     guard let equals = content.firstIndex(of: "=") else { return .malformed(content) }
     return .assignment(
-      key: content[..<equals].trimmingCharacters(in: .whitespaces),
-      value: content[content.index(after: equals)...].trimmingCharacters(in: .whitespaces))
+      key: content[..<equals].trimmingWhitespace(),
+      value: content[content.index(after: equals)...].trimmingWhitespace())
   }
 
   /// The key a line sets, if it sets one.
@@ -137,8 +138,7 @@ public enum ConfigFile {
       current =
         destination.hasPrefix("/")
         ? destination
-        : ((current as NSString).deletingLastPathComponent as NSString)
-          .appendingPathComponent(destination)
+        : FileIO.path(destination, in: FileIO.parent(of: current))
     }
     throw CacheError(
       .invalidInput, "cannot write config file \(path): too many levels of symbolic links")

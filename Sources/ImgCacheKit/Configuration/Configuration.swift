@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Every policy value imgcache reads, typed. The defaults are those of the component types
 /// (``CleanPolicy``, ``TransferOptions``, ``DiskCache/defaultFailedTTL``, ``KeyFilter``,

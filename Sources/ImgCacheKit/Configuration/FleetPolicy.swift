@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How a job's workers hold shards (policy keys `job_lease`, `max_deliveries`).
 public struct FleetPolicy: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One policy key: its name, what it means, the flag that sets it, how its text becomes a
 /// typed value of ``Configuration``, and how that value is written back. The default of each
@@ -26,7 +26,7 @@ public struct PolicyKey: Sendable, Hashable, CustomStringConvertible {
   /// The environment variable that sets the key.
   public var environmentName: String { "IMGCACHE_" + name.uppercased() }
   /// The command-line flag that sets the key.
-  public var flag: String { flagName ?? "--" + name.replacingOccurrences(of: "_", with: "-") }
+  public var flag: String { flagName ?? "--" + name.replacing("_", with: "-") }
   /// The built-in default, as a user would write it.
   public var defaultText: String { render(Configuration()) }
 

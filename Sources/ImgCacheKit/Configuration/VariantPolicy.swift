@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The policy of image variants (docs/design.md, Variants): the limits an original must fit
 /// before anything is decoded, and the named presets a team shares (`variant.thumb =

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One line of a job's manifest (docs/json.md, `job manifest`): what became of one URL — the
 /// dataset's index. The fields of `fetch --json` that mean the same on every machine (no local

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Taking, holding, giving back and finishing shards (docs/fleet.md, Leases).
 extension JobQueue {

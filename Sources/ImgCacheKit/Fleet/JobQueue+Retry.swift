@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `job retry`: failed URLs of done shards, and dead shards, handed out again (docs/fleet.md,
 /// Retrying).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What `job status`, `job manifest`, `job cancel` and `job delete` ask of the queue.
 extension JobQueue {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A job's work queue on Redis Streams (docs/fleet.md): its URL list cut into shards, one
 /// stream entry each, taken by workers through a consumer group, held by a lease they renew,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a job asks of its workers besides its URLs: the prefetch policy values its submitter
 /// gave (by policy key name), the variant as preset text, and two flags. Kept in the job's

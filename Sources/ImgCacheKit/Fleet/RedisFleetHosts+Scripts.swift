@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Synchronization
 
 /// The scripts of ``RedisFleetHosts`` and the fetches that run them, off the download loop.
 extension RedisFleetHosts {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// A fleet's politeness on Redis (docs/fleet.md, Politeness): per host, the hash

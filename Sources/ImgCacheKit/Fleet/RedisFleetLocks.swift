@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// One download per key across a fleet (docs/fleet.md, Coalescing): before it downloads a
@@ -69,7 +71,7 @@ public final class RedisFleetLocks: FleetLocks {
     client = try FleetRedis.client(queue: queue, remote: remote, role: "locks")
     var bytes = [UInt8](repeating: 0, count: 8)
     for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255) }
-    owner = bytes.map { String(format: "%02x", $0) }.joined() + ":\(getpid())"
+    owner = Printf.hex(bytes) + ":\(getpid())"
   }
 
   /// The lock's name for `key`.

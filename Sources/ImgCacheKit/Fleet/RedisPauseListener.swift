@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The subscription through which a machine hears the fleet's pauses at once (docs/fleet.md,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension CacheEntry {
   /// The stored fields of an entry (see ``CacheEntry``), but its use (last access and count).

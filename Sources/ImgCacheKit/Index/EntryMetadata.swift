@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What the engine knows of a stored body besides its bytes.
 public struct EntryMetadata: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GRDB
 
 /// A request that failed permanently (SDWebImage's failed-URL blacklist, persisted with a TTL).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GRDB
 
 /// The queries of a `clean` dry run. A real `clean` and `clear` run in ``IndexTransaction``s

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import GRDB
+import Glibc
 
 /// A damaged index: how its errors read, and moving it aside (`clear`).
 extension Index {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GRDB
 
 /// Queries on the `entry` table and the running totals. The writes that change entries

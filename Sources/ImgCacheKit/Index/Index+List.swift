@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GRDB
 
 /// Which entries `list` shows. Every condition is optional; all given must hold.

@@ -1,5 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import GRDB
+import Synchronization
 
 /// What waits in memory for the index (``PendingWrites``): counts, and the uses of entries,
 /// which are written in the background once many or old enough, and when the index closes.

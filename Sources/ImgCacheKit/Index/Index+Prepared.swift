@@ -1,4 +1,5 @@
 import GRDB
+import Synchronization
 
 /// The statements of a process's direct connection (``Index``), prepared once and found by a
 /// slot: GRDB's statement cache is keyed by the SQL text, hashed whole on every use (≈3,300

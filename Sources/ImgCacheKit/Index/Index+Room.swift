@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import GRDB
+import Synchronization
 
 /// Reads and writes when SQLite finds no room for the index's shared memory (docs/design.md, A
 /// full disk): the reserves given up and one more try, then a connection without shared

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GRDB
 
 /// The queries of `verify`. Every check of rows against files runs in a write transaction (the

@@ -1,5 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import GRDB
+import Glibc
 import Synchronization
 
 /// The SQLite index of one cache directory (docs/design.md, On disk): its connections and

@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
 import GRDB
 import GRDBSQLite
+import Glibc
 import Synchronization
 
 /// Room for the index on a full disk (docs/design.md, A full disk).
@@ -95,7 +96,7 @@ package enum IndexRoom {
   /// four times over; a reserve that cannot be allocated whole is not left half-made.
   static func keepReserve(at path: String) {
     guard access(path, F_OK) != 0,
-      let space = space(at: (path as NSString).deletingLastPathComponent)
+      let space = space(at: FileIO.parent(of: path))
     else { return }
     let size = reserveSize(onFilesystemOf: space.total)
     guard space.free >= 4 * size else { return }

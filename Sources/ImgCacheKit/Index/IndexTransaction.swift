@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GRDB
 
 /// One transaction of the index, handed to storage (docs/architecture.md, Layers): `Index`

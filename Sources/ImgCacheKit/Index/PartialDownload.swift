@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GRDB
 
 /// A body interrupted part way (Ctrl-C, SIGTERM, a timeout, a reset, SIGKILL), kept in

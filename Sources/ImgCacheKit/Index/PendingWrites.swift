@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GRDB
 
 /// Changes that wait in memory for the index's next write transaction: counts that have no

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GRDB
 
 /// The persistent counters of `stats`, kept in the `counter` table. A counter that counts a

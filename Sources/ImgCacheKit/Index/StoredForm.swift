@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GRDB
 
 /// How an entry's fields are written in its row from schema v9 (docs/design.md, On disk): what

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GRDB
 
 /// A host's robots.txt as the index keeps it for every process of the cache

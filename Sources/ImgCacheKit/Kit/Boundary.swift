@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The untrusted-input boundary as one entry point, for the fuzzer (`make fuzz`): each target
 /// is one parser that values from outside go through. A hostile input must come back as

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The check every downloaded body passes before it is stored (docs/design.md, Cache semantics:
 /// Validation).

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// What makes two downloads the same: one transfer serves every caller with the same key.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One URL on its way through the pipeline: what was asked, and where it stands. The lookup
 /// stages (docs/architecture.md, The path of a `fetch`) take the fetches in the state they handle

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The transitions inside a stage: a response taken apart, a failure weighed, a checked body,
 /// and the variant's states (docs/architecture.md, The transition function).

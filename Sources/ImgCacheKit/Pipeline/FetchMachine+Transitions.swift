@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The transitions (docs/architecture.md, The transition function): ``next(_:rules:)`` for
 /// what a state calls for, ``handle(_:for:rules:)`` for what an event changes.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The transition function of a ``Fetch`` once its lookup is over (docs/architecture.md, The
 /// transition function): plain values, no I/O. The owner of a fetch (``Fetcher/drive(_:options:action:)``

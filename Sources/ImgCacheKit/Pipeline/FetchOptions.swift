@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How one fetch goes through the cache (SDWebImageManager's options, docs/design.md, Cache
 /// semantics).

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The owner's side of ``FetchMachine``: each action performed, and what came of it returned as
 /// the event the machine takes next. Nothing here decides where a fetch goes.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Fetches moved in batches: a prefetch takes the responses the loop thread handed over in one
 /// turn (``FinishedDownloads``) and advances them here, without a task, a continuation and a

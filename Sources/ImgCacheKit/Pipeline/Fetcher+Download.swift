@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The download side of the owner: a batch's transfers started together, and the I/O behind
 /// the machine's lock, check and revalidate actions (``FetchMachine`` decides; this performs).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// stale-if-error (RFC 5861, RFC 9111 §4.2.4): a stored copy standing in for a failed
 /// revalidation or refresh.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Synchronization
 
 /// The lookup stages: they run on a batch of fetches at once, one index read per tier and one
 /// failure query for the batch, in the lookup order of docs/design.md (Cache semantics). Each
@@ -235,11 +236,10 @@ extension RequestURL {
   /// the index's `FailedURL`, a layer above).
   static func refused(_ failure: FailedURL, display: String, ttl: TimeInterval) -> CacheError {
     let until = failure.lastFailure.addingTimeInterval(ttl)
-    let formatter = ISO8601DateFormatter()
     return CacheError(
       .blacklisted,
       "failed recently (\(failure.reason)); the same request is not sent again before "
-        + "\(formatter.string(from: until)) unless retrying failed URLs is asked for",
+        + "\(until.formatted(.iso8601)) unless retrying failed URLs is asked for",
       url: display, httpStatus: failure.httpStatus)
   }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One download per URL across processes (`xargs -P`, GNU parallel, cron jobs): the process
 /// that takes the key's ``KeyLock`` downloads; the others wait for the lock, then serve what it

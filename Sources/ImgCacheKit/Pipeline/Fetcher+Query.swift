@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What `query` says of one URL: its key, where it is cached (if it is), and the latest
 /// failure recorded for it within the failed-request TTL.

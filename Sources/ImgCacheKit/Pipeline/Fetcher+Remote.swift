@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The remote tier in the pipeline: asked after the local tiers for a plain miss, written
 /// back after an origin download.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Downloads that survive interruption (``PartialDownload``): a plain miss whose key lock this
 /// process holds streams into `tmp/resume-<md5>`, recorded as soon as a body worth keeping

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// robots.txt for `--robots` (RFC 9309; docs/design.md, Politeness): fetched once per origin
 /// (through the same transport, so the host's rate and pauses hold), kept in the index for
@@ -71,9 +72,7 @@ extension Fetcher {
     }
     guard let file = response.file else { return Data() }
     defer { unlink(file) }
-    guard let handle = FileHandle(forReadingAtPath: file) else { return Data() }
-    defer { try? handle.close() }
-    return (try? handle.read(upToCount: RobotsRules.parsedLimit)) ?? Data()
+    return FileIO.prefix(of: file, upTo: RobotsRules.parsedLimit)
   }
 
   /// The answer `robots` (of `origin`) gives for `path`.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Image variants (docs/architecture.md, Variants: their own states): the `lookVariant` stage before the

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// The pipeline (SDWebImageManager, persistent), used by `fetch`, `query` and `prefetch`

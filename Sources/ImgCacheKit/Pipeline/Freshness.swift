@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Whether stored entries are reused as long as they exist (SDWebImage's way, the default) or
 /// only while the origin says they are fresh (RFC 9111), and when a stale copy may stand in

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where a prefetch stands; passed to the progress handler after every URL.
 public struct PrefetchProgress: Sendable, Equatable {

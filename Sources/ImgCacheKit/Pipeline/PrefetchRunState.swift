@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The counts of one run, owned by its producing task.
 struct RunState {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a prefetch has in flight, and what it may start or store now: a plain value the
 /// prefetch loop consults (docs/architecture.md, The prefetch loop). It holds no I/O and reads

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension FetchResult {
   /// Deletes the temporary body of a response that was not cached (`no-store`), once it was

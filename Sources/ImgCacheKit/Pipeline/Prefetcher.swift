@@ -1,5 +1,6 @@
 import AsyncAlgorithms
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A prefetch in progress: an asynchronous sequence of one event per URL, with back pressure
 /// (a consumer that stops reading holds up new transfers), then its summary. Events travel in

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// The URL list to run again (`prefetch --save-failed`), written as the run goes: each failure

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The robots.txt files this process knows, by origin, and those being fetched: the first fetch

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One URL's way to robots.txt's answer (docs/design.md, Politeness), as a value: this
 /// process's book first; the first asker of an origin leads (the index, which every process

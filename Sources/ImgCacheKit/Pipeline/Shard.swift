@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One shard of a URL list split among N machines without a coordinator (`prefetch --shard
 /// K/N`: Kubernetes Indexed Jobs, Slurm arrays, `parallel --sshlogin`): a URL belongs to shard

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What a ``URLSource`` has next.
 public enum URLSourceItem: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A remote object under a variant's key (docs/design.md, Variants): authentic (the check every
 /// object passes) is not enough, it must be this variant.

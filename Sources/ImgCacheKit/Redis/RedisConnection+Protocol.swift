@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// RESP on the non-blocking socket: commands written (a file argument streamed from its
 /// descriptor), replies parsed, each wait bounded by the operation's deadline.

@@ -1,5 +1,7 @@
 import CHiredis
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// A reply from Redis (RESP2): arrays are read within a ``RedisReplyBudget``.
 package enum RedisValue: Equatable, Sendable {

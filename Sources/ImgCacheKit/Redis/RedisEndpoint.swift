@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where a Redis server is and how to log in, read once from its URL: `redis://HOST[:PORT][/DB]`
 /// (`redis://SECRET@HOST` gives a password alone, `redis://USER:SECRET@HOST` both),
@@ -25,7 +25,7 @@ package struct RedisEndpoint: Sendable {
       guard socket?.hasPrefix("/") == true else { throw bad }
       return
     }
-    let normalized = url.replacingOccurrences(of: "redis+unix://", with: "redis://")
+    let normalized = url.replacing("redis+unix://", with: "redis://")
     guard let parts = URLComponents(string: normalized) else { throw bad }
     if let secret = parts.password {
       (user, password) = (parts.user?.isEmpty == false ? parts.user : nil, secret)
@@ -38,7 +38,7 @@ package struct RedisEndpoint: Sendable {
     } else {
       guard let name = parts.host, !name.isEmpty else { throw bad }
       (host, port, socket) = (name, parts.port ?? 6379, nil)
-      let path = parts.path.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+      let path = parts.path.trimming { $0 == "/" }
       guard path.isEmpty || Int(path) != nil else { throw bad }
       database = Int(path) ?? 0
     }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A stream entry ID, `<milliseconds>-<sequence>`, read strictly from a server's reply.
 package struct StreamID: Hashable, Comparable, Sendable, CustomStringConvertible {

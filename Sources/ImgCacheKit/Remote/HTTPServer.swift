@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// A WebDAV or plain HTTP store of the remote tier (nginx with `dav_methods PUT`, Apache

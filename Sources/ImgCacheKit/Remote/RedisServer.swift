@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A Redis server of the remote tier. An object is one hash, `imgcache:<name>`: the body in
 /// field `body` and the metadata beside it, so Redis' LRU eviction (`maxmemory-policy

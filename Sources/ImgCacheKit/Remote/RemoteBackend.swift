@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What a remote object carries besides its body: enough to verify it (size, SHA-256, format)
 /// and to make it an ordinary local entry.

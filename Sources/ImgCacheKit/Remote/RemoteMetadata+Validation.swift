@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Why a remote object is not taken for the key asked for. The backend answered: this is
 /// about one object, never a failure of the backend (whose errors are ``CacheError``s).

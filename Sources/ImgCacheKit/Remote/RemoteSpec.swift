@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One backend of `remote_storage` (ccache 4's syntax): a URL and `|key=value` attributes.
 ///
@@ -146,7 +146,7 @@ public struct RemoteSpec: Sendable, Equatable {
   /// The URL of each server: one, or one per name of `servers=` with `*` replaced.
   public var serverURLs: [(name: String, url: String)] {
     servers.isEmpty
-      ? [("", url)] : servers.map { ($0, url.replacingOccurrences(of: "*", with: $0)) }
+      ? [("", url)] : servers.map { ($0, url.replacing("*", with: $0)) }
   }
 
   /// The backend as printed, and the name its counters are kept under:

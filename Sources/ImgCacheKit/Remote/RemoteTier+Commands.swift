@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Synchronization
 
 /// What `remote status` reports of one server.
 public struct RemoteServerStatus: Sendable {

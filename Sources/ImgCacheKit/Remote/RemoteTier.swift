@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// The shared tier after the local cache and the read-only directories (ccache's remote

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// S3 (and S3-compatible stores: MinIO, Ceph, moto) through ``HTTPServer``: path-style URLs
 /// `<endpoint>/<bucket>/<prefix>/<name>`, signed with AWS Signature Version 4 by libcurl.
@@ -46,7 +47,7 @@ enum S3Listing {
   /// prefix; nil counts past that (more than one page is not cheap).
   static func count(_ server: HTTPServer, base: String) throws -> (objects: Int64?, bytes: Int64?) {
     // base = endpoint/bucket[/prefix]: list the bucket with the prefix.
-    guard let scheme = base.range(of: "://") else { return (nil, nil) }
+    guard let scheme = base.firstRange(of: "://") else { return (nil, nil) }
     let parts = base[scheme.upperBound...].split(separator: "/", maxSplits: 2).map(String.init)
     guard parts.count >= 2 else { return (nil, nil) }
     let prefix = parts.count == 3 ? parts[2] + "/" : ""

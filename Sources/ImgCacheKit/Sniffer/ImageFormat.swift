@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The image formats the sniffer recognises by full signature.
 public enum ImageFormat: String, Sendable, CaseIterable, Codable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Detects an image's format by its full signature and reads its width and height from the
 /// headers, without decoding pixels. Every read is bounds-checked and every loop bounded, so

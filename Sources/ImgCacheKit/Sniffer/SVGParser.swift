@@ -11,7 +11,7 @@ enum SVGParser {
     // Skip the prolog: XML declaration, comments, doctype, processing instructions.
     while text.hasPrefix("<?") || text.hasPrefix("<!") {
       let closer = text.hasPrefix("<!--") ? "-->" : ">"
-      guard let end = text.range(of: closer) else { return nil }
+      guard let end = text.firstRange(of: closer) else { return nil }
       text = text[end.upperBound...].drop(while: \.isWhitespace)
     }
     guard text.hasPrefix("<svg"), let tagEnd = text.firstIndex(of: ">") else { return nil }
@@ -36,7 +36,7 @@ enum SVGParser {
 
   private static func attribute(_ name: String, in tag: Substring) -> Substring? {
     var rest = tag
-    while let range = rest.range(of: name + "=") {
+    while let range = rest.firstRange(of: name + "=") {
       let before =
         range.lowerBound == rest.startIndex ? " " : rest[rest.index(before: range.lowerBound)]
       let valueStart = range.upperBound

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where a lookup found a body.
 public enum CacheHit: Sendable, Equatable {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Paths inside a cache directory (docs/design.md, On disk).
 public struct CacheLayout: Sendable, Equatable {
@@ -102,7 +103,7 @@ public struct CacheLayout: Sendable, Equatable {
     }
     // A missing parent is made first (parents above the cache are the user's: links are fine);
     // any other reason is reported as the system gives it (ENOTDIR, EACCES, EROFS, ENOSPC).
-    let parent = (path as NSString).deletingLastPathComponent
+    let parent = FileIO.parent(of: path)
     guard code == ENOENT, !parent.isEmpty, parent != path else {
       throw CacheError.posix("cannot create directory", path: path, code: code)
     }

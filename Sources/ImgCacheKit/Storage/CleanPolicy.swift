@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The limits `clean` enforces (SDWebImage's `deleteOldFiles`, docs/design.md, Cache semantics).
 public struct CleanPolicy: Sendable, Equatable {

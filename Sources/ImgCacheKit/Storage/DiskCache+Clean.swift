@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension DiskCache {
   /// Rows deleted per write transaction: few enough that other processes wait under a second,

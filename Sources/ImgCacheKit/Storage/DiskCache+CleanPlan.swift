@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A clean's plan (`--dry-run`) and the goal of its trim, in flat memory.
 extension DiskCache {

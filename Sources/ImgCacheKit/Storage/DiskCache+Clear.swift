@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension DiskCache {
   /// Removes every entry and file (and, with `includingFailedURLs`, the failed-request list) at

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension DiskCache {
   /// The default time a failed request stays refused: one day.

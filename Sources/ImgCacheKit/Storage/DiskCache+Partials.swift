@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 extension DiskCache {
   /// Where the download of `key` should write, and from where it resumes: the partial body an

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Room on a full disk (docs/design.md, A full disk): kept partial bodies yield to new images,
 /// and the commands that free room get room to start.

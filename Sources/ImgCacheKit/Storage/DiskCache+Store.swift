@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Synchronization
 
 /// A complete, validated body waiting to enter the cache.
 public struct PendingStore: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Variants in storage (docs/design.md, Variants): entries of their own, linked to their
 /// original (``VariantLink``).

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What `verify` found (and, with repair, fixed): each class of problem with its count and
 /// its first examples.

@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Synchronization
 
 /// The local tier: one cache directory with its SQLite index (docs/design.md, On disk and Cache

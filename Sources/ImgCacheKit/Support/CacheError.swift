@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A failure of the engine, classified so that a caller can act on it.
 ///
@@ -88,10 +89,9 @@ public struct CacheError: Error, Equatable, CustomStringConvertible {
       }
       if error is FullDisk { return true }
       if let posix = error as? POSIXError { return posix.code == .ENOSPC || posix.code == .EDQUOT }
-      let ns = error as NSError
-      if ns.domain == NSPOSIXErrorDomain { return ns.code == Int(ENOSPC) || ns.code == Int(EDQUOT) }
-      if ns.domain == NSCocoaErrorDomain && ns.code == NSFileWriteOutOfSpaceError { return true }
-      current = ns.userInfo[NSUnderlyingErrorKey] as? NSError
+      guard let cocoa = error as? CocoaError else { return false }
+      if cocoa.code == .fileWriteOutOfSpace { return true }
+      current = cocoa.underlying
     }
     return false
   }
@@ -124,18 +124,26 @@ public struct CacheError: Error, Equatable, CustomStringConvertible {
   package static func describe(_ error: any Error) -> String {
     if let cacheError = error as? CacheError { return cacheError.message }
     if let posix = error as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
-    let ns = error as NSError
-    if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))) }
-    if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError,
-      underlying.domain == NSPOSIXErrorDomain
-    {
-      return String(cString: strerror(Int32(underlying.code)))
-    }
-    if ns.domain == NSCocoaErrorDomain {
-      return ns.localizedFailureReason ?? "file operation failed (code \(ns.code))"
+    if let cocoa = error as? CocoaError {
+      if let posix = cocoa.underlying as? POSIXError {
+        return String(cString: strerror(posix.code.rawValue))
+      }
+      return reason(cocoa.code)
     }
     let text = "\(error)".split(separator: "\n").first.map(String.init) ?? "unknown error"
-    return text.contains("UserInfo=") ? "\(ns.domain) error \(ns.code)" : text
+    return text.contains("userInfo:") || text.contains("UserInfo=") ? "\(type(of: error))" : text
+  }
+
+  /// A file error without a system reason, in words (Foundation's failure reasons for them).
+  private static func reason(_ code: CocoaError.Code) -> String {
+    switch code {
+    case .fileNoSuchFile, .fileReadNoSuchFile: return "no such file"
+    case .fileReadNoPermission, .fileWriteNoPermission: return "permission denied"
+    case .fileReadInapplicableStringEncoding, .fileReadCorruptFile: return "not valid text"
+    case .fileWriteOutOfSpace: return "no space left on device"
+    case .fileWriteFileExists: return "the file exists"
+    default: return "file operation failed (code \(code.rawValue))"
+    }
   }
 }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How a URL becomes a cache key.
 public enum KeyFilter: String, Sendable, CaseIterable {

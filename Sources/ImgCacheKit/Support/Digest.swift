@@ -1,6 +1,6 @@
 import COpenSSL
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// A digest algorithm fetched from OpenSSL's provider once (`EVP_MD_fetch`): a fetched

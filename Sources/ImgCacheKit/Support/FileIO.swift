@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Small POSIX file helpers with errors a user can act on.
@@ -47,8 +48,41 @@ package enum FileIO {
 
   /// The folder `path` is in (`.` for a bare name).
   package static func folder(of path: String) -> String {
-    let folder = (path as NSString).deletingLastPathComponent
+    let folder = parent(of: path)
     return folder.isEmpty ? "." : folder
+  }
+
+  /// `path` without its last component, as Foundation's `deletingLastPathComponent` gives
+  /// it: `/a/b/` → `/a`, `/a//b/c` → `/a/b`, `/a` → `/`, `/` → `/`, `a` → the empty string.
+  package static func parent(of path: String) -> String {
+    let components = path.split(separator: "/")
+    let absolute = path.hasPrefix("/")
+    guard components.count > 1 else { return absolute ? "/" : "" }
+    return (absolute ? "/" : "") + components.dropLast().joined(separator: "/")
+  }
+
+  /// The first `limit` bytes of the file at `path` (fewer when it is shorter; none when it
+  /// cannot be read).
+  package static func prefix(of path: String, upTo limit: Int) -> Data {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return Data() }
+    defer { close(descriptor) }
+    var data = Data(count: max(0, limit))
+    var filled = 0
+    while filled < data.count {
+      let count = data.withUnsafeMutableBytes { buffer in
+        read(descriptor, buffer.baseAddress.map { $0 + filled }, buffer.count - filled)
+      }
+      if count < 0 && errno == EINTR { continue }
+      guard count > 0 else { break }
+      filled += count
+    }
+    return data.prefix(filled)
+  }
+
+  /// `name` inside `folder` (`name` alone when `folder` is empty).
+  package static func path(_ name: String, in folder: String) -> String {
+    folder.isEmpty ? name : folder.hasSuffix("/") ? folder + name : folder + "/" + name
   }
 
   /// Temporary files made by this process, for their names.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// An exclusive `flock(2)` on a lock file, taken without waiting; released on `unlock` or exit.
 package final class FileLock {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Directory listing without Foundation's per-entry overhead.
 enum DirectoryListing {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The MD5 of a cache key's UTF-8 bytes: the stem of its file's name (`ab/<32 hex digits>…`,
 /// sharded by the first byte) and, from schema v9, how the index finds its entry (``high``,

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A directory held open by descriptor, whose children are reached without following
 /// symlinks (`openat` with `O_NOFOLLOW`, `unlinkat`, `fstatat` with `AT_SYMLINK_NOFOLLOW`):

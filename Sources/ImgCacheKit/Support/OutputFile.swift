@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Copies of cached bodies placed where the user asked (`fetch -o FILE`).
 public enum OutputFile {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// This process's mark in the names of its temporary files: its pid and start time, so that a
 /// later process can tell a file's owner is gone (killed, even by `kill -9`) and remove it at

@@ -1,5 +1,5 @@
 import CCurl
-import Foundation
+import FoundationEssentials
 
 /// How a transfer's failure becomes a classified ``CacheError`` (docs/design.md, Command line: the
 /// exit statuses).

@@ -1,5 +1,6 @@
 import CCurl
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// libcurl's entry points, loaded on first use rather than at start-up: the library drags in
 /// some thirty shared libraries whose relocation would cost every command, including cache

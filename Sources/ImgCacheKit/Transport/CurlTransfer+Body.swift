@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// Where a transfer's body goes as it arrives: in memory while it fits ``memoryLimit`` (hashed
 /// where it was received, handed over without a file), else a temporary file (or the partial

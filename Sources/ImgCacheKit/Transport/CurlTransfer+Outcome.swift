@@ -1,5 +1,6 @@
 import CCurl
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// How a finished transfer becomes a response or a classified error.
 extension CurlTransfer {

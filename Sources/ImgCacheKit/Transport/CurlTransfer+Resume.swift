@@ -1,5 +1,7 @@
 import CCurl
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// What a transfer knows about resuming: the request's ``Resumable``; the headers of this
 /// attempt's response that decide it (`Content-Length`, `Content-Range`, `Date`) are in
@@ -91,7 +93,7 @@ extension CurlTransfer {
   private var hasContentCoding: Bool {
     guard let coding = responseHeaders["content-encoding"] else { return false }
     return coding.split(separator: ",").contains {
-      $0.trimmingCharacters(in: .whitespaces).lowercased() != "identity"
+      $0.trimmingWhitespace().lowercased() != "identity"
     }
   }
 

@@ -1,5 +1,6 @@
 import CCurl
-import Foundation
+import Dispatch
+import FoundationEssentials
 
 /// One easy handle and the state of its transfer: the body streams into a temporary file (and
 /// through SHA-256), headers are parsed as they arrive, limits are enforced while receiving.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The download loop's politeness beside the other processes of its cache (``SharedHosts``):
 /// the scheduler decides for this process, the shared file for all of them.

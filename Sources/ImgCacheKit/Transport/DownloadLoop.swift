@@ -1,5 +1,7 @@
 import CCurl
-import Foundation
+import FoundationEssentials
+import Glibc
+import Synchronization
 
 /// The downloader's event loop and the state only its thread touches: transfers waiting for a
 /// slot, running, or waiting for a retry. Not `Sendable`: it lives and dies on that thread.

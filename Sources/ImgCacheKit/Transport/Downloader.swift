@@ -1,5 +1,6 @@
 import CCurl
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Many transfers on one libcurl multi handle, driven by one thread: at most `maxConcurrent` at
@@ -223,9 +224,7 @@ public final class Downloader: @unchecked Sendable {
       return (ids, !state.threadRunning)
     }
     if startThread {
-      let worker = Thread { [self] in DownloadLoop(downloader: self)?.run() }
-      worker.name = "imgcache.downloader"
-      worker.start()
+      DetachedThread.start { [self] in DownloadLoop(downloader: self)?.run() }
     } else {
       wakeLoop()
     }

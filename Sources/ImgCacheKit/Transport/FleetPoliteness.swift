@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Politeness shared by every machine of a fleet (docs/fleet.md, Politeness): a host's rate
 /// is a schedule of starts that every machine reserves from, and a host's pause, once one

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Which queued transfer may start now, host by host: the download loop's admission, as a
 /// plain value with no I/O and no clock (time is passed in). Per host it keeps the transfers

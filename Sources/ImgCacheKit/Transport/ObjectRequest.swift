@@ -1,5 +1,6 @@
 import CCurl
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One request to an object store (a WebDAV or HTTP cache, S3): GET into a file, PUT from a
 /// file (with an optional trailer after it, sent with a Content-Length), HEAD, DELETE. Run to

@@ -1,5 +1,6 @@
 import CCurl
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension TransferOptions {
   /// Checks a `--resolve` entry, `HOST:PORT:ADDRESS[,ADDRESS…]` (curl's `CURLOPT_RESOLVE`;

@@ -1,5 +1,5 @@
 import Atomics
-import Foundation
+import FoundationEssentials
 
 /// The slots of ``SharedHosts``: finding a host's, reading a time against its bound, raising
 /// one, taking a rate's next start.

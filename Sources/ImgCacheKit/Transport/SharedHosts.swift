@@ -1,6 +1,6 @@
 import Atomics
 import CSharedMemory
-import Foundation
+import FoundationEssentials
 
 /// The politeness every process of one cache shares (docs/design.md, Politeness): a host's
 /// pause, its refusal and the next start its rate allows, and the next start of the overall

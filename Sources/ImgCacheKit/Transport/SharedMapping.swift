@@ -1,5 +1,6 @@
 import CSharedMemory
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// A file every process of a cache maps, shared, at a fixed size — which another process, an

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The version of imgcache, sent in the user agent.
 public enum ImgCacheVersion {

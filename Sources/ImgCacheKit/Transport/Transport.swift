@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Synchronization
 
 /// What the pipeline needs of a transport: requests in, one ticket each, results back — to a
 /// waiter per ticket or, several at a time, to a ``DownloadSink``. ``Downloader`` (libcurl) is

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One backend of `remote_storage` taken apart before anything else reads it: a config value
 /// or `--remote` text is untrusted, and it may hold a password (docs/design.md, "Untrusted
@@ -23,7 +23,7 @@ package struct BackendAddress: Sendable, Equatable {
       CacheError(.invalidInput, "remote storage backend \(number): \(why)")
     }
     guard !token.containsControlCharacters else { throw bad("holds a control character") }
-    let schemeEnd = token.range(of: "://")
+    let schemeEnd = token.firstRange(of: "://")
     var prefix = Substring("")
     var rest = Substring(token)
     var userinfo: Substring?
@@ -71,7 +71,7 @@ package struct BackendAddress: Sendable, Equatable {
     func bad(_ why: String) -> CacheError {
       CacheError(.invalidInput, "remote storage \(shown): \(why)")
     }
-    guard let schemeEnd = url.range(of: "://") else { return }
+    guard let schemeEnd = url.firstRange(of: "://") else { return }
     var rest = url[schemeEnd.upperBound...]
     if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
     let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Checked conversions for numbers that come from outside (headers, bodies, remote objects and
 /// their metadata, config files, SVG attributes): each returns nil for a value it cannot

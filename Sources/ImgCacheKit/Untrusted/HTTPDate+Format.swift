@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension HTTPDate {
   private static let monthNames = Array("JanFebMarAprMayJunJulAugSepOctNovDec".utf8)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// HTTP dates (RFC 9110 §5.6.7), exactly: the IMF-fixdate servers send (`Sun, 06 Nov 1994
 /// 08:49:37 GMT`) and the two obsolete forms a recipient must still accept (RFC 850's

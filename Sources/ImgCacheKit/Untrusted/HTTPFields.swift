@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One response header line as libcurl hands it over (`Name: value\r\n`), split at its first
 /// colon: every name, whatever its length (RFC 9110 §5.1: a token), lowercased; the value
@@ -106,7 +106,7 @@ package enum HTTPFields {
   package static func age(_ text: String?) -> TimeInterval? {
     guard let text else { return nil }
     let first = text.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false)[0]
-    return deltaSeconds(first.trimmingCharacters(in: .whitespaces))
+    return deltaSeconds(first.trimmingWhitespace())
   }
 
   /// `Content-Length`: digits only; nil for anything else (a list, a sign, a space inside).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Sizes and durations as docs/design.md (Command line) writes them, parsed and written back.
 public enum PolicyValue {
@@ -13,7 +13,7 @@ public enum PolicyValue {
 
   /// Parses `500K`, `20M`, `1.5G`, `2GiB` (1024ⁿ), `10KB`, `1MB` (1000ⁿ), or bare bytes.
   public static func size(_ text: String) -> Int64? {
-    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    let trimmed = text.trimmingWhitespace()
     let number = trimmed.prefix { $0.isNumber || $0 == "." }
     let unit = trimmed.dropFirst(number.count).lowercased()
     guard !number.isEmpty, number.filter({ $0 == "." }).count <= 1, let value = Double(number),
@@ -34,7 +34,7 @@ public enum PolicyValue {
   /// a bare number (a second), or `0` (none). Returns requests a second (0: none); nil for
   /// anything else, a negative rate, or one outside ``minRate``…``maxRate``.
   public static func rate(_ text: String) -> Double? {
-    let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+    let trimmed = text.trimmingWhitespace().lowercased()
     let parts = trimmed.split(separator: "/", omittingEmptySubsequences: false)
     guard parts.count <= 2, let count = parts.first, !count.isEmpty,
       count.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
@@ -73,7 +73,7 @@ public enum PolicyValue {
   }
 
   private static func unboundedDuration(_ text: String) -> TimeInterval? {
-    var rest = Substring(text.trimmingCharacters(in: .whitespaces).lowercased())
+    var rest = Substring(text.trimmingWhitespace().lowercased())
     if rest == "0" { return 0 }
     var sign = 1.0
     if rest.hasPrefix("-") {

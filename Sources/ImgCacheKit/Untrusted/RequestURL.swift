@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A request URL taken apart before anything touches the network: the credentials of its userinfo
 /// are a credential, not part of the image's identity (docs/design.md, Cache semantics), so they
@@ -52,7 +52,7 @@ package struct RequestURL: Sendable, Equatable {
     guard at != nil else { return (url, url, nil) }
     return (
       CacheKey.withoutUserinfo(url), CacheKey.redacted(url),
-      CacheKey.userinfo(of: url).map { $0.2.removingPercentEncoding ?? String($0.2) }
+      CacheKey.userinfo(of: url).map { $0.2.percentDecoded ?? String($0.2) }
     )
   }
 

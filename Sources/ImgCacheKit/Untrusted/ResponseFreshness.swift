@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What an origin said about reusing a response (RFC 9111), kept with each entry as sent:
 /// `Cache-Control`, `Expires`, `Date` and `Age`, and when the response (a 200, or the 304 that
@@ -70,9 +70,9 @@ public struct CacheDirectives: Sendable, Equatable {
     var seen = Set<String>()
     for part in header.split(separator: ",") {
       let pieces = part.split(separator: "=", maxSplits: 1)
-      let name = pieces.first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+      let name = pieces.first.map { $0.trimmingWhitespace().lowercased() } ?? ""
       guard !name.isEmpty, seen.insert(name).inserted else { continue }
-      var text = pieces.count == 2 ? pieces[1].trimmingCharacters(in: .whitespaces) : ""
+      var text = pieces.count == 2 ? pieces[1].trimmingWhitespace() : ""
       if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") {
         text = String(text.dropFirst().dropLast())
       }

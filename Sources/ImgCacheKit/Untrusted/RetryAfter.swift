@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `Retry-After` (RFC 9110 §10.2.3), read strictly: delta-seconds (ASCII digits only) or an
 /// HTTP date (``HTTPDate``). Anything else is no wait at all (nil), never a trap: a sign, a
@@ -10,7 +10,7 @@ public enum RetryAfter {
 
   /// The wait `text` asks for, in seconds from `now`; nil when it is neither form.
   public static func seconds(_ text: String, now: Date) -> TimeInterval? {
-    let value = text.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+    let value = text.trimming { $0 == " " || $0 == "\t" }
     guard !value.isEmpty else { return nil }
     if value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
       // All digits: beyond Int64 is still a (very long) wait.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The rules a robots.txt sets for one product token (RFC 9309; docs/design.md, Politeness):
 /// the `allow` and `disallow` lines of the groups that name the token, else of the `*` groups.
@@ -125,7 +125,7 @@ extension RobotsRules {
     func trimmed(_ part: ArraySlice<UInt8>) -> String? {
       guard !part.contains(where: { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }) else { return nil }
       guard let text = String(validating: part, as: UTF8.self) else { return nil }
-      return text.trimmingCharacters(in: .whitespaces)
+      return text.trimmingWhitespace()
     }
     guard let name = trimmed(line[line.startIndex..<colon]),
       let value = trimmed(line[(colon + 1)...])
@@ -146,7 +146,7 @@ extension RobotsRules {
     guard let first = value.first, first == "/" || first == "*" else { return nil }
     var pattern = normalized(value)
     // Runs of `*` match what one does; fewer stars, less matching work.
-    while pattern.contains("**") { pattern = pattern.replacingOccurrences(of: "**", with: "*") }
+    while pattern.contains("**") { pattern = pattern.replacing("**", with: "*") }
     return pattern.utf8.count <= longestPattern ? pattern : nil
   }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The opt-outs of `X-Robots-Tag` response headers that a download with `--robots` honours
 /// (docs/design.md, Politeness): `noimageai`, `noai` and `none`, for every agent or for ours.
@@ -21,15 +21,15 @@ public enum RobotsTag {
     for line in lines {
       var addressed: String?
       for part in line.split(separator: ",") {
-        var directive = part.trimmingCharacters(in: .whitespaces).lowercased()
+        var directive = part.trimmingWhitespace().lowercased()
         if let colon = directive.firstIndex(of: ":") {
-          let name = directive[..<colon].trimmingCharacters(in: .whitespaces)
+          let name = directive[..<colon].trimmingWhitespace()
           // An agent is a product token (letters, `_`, `-`); anything else before a colon is
           // part of a value (`unavailable_after: 25-Jun-10 15:00:00 PST`).
           if !valued.contains(name) && isProductToken(name) {
             addressed = name
             directive = directive[directive.index(after: colon)...]
-              .trimmingCharacters(in: .whitespaces)
+              .trimmingWhitespace()
           }
         }
         guard addressed == nil || addressed == agent else { continue }

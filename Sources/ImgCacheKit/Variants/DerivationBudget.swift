@@ -1,5 +1,6 @@
 import CVips
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// One derivation's time budget and cancellation (docs/design.md, Variants), shared by the

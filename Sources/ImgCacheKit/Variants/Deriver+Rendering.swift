@@ -1,5 +1,5 @@
 import CVips
-import Foundation
+import FoundationEssentials
 
 /// What a rendering produced.
 struct Rendering {

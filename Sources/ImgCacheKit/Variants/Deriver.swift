@@ -1,5 +1,6 @@
 import CVips
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The limits an original is checked against, from its headers, before anything is decoded
 /// (docs/design.md, Untrusted input: a hostile value is an error, never a crash or a flood of
@@ -183,7 +184,7 @@ public struct Deriver: Sendable {
 
   /// `pixels` in megapixels, as a person reads it: `3600 MP`, `0.5 MP`.
   static func megapixels(_ pixels: Int64, _ overflow: Bool) -> String {
-    overflow ? "more than 9e12 MP" : String(format: "%.4g MP", Double(pixels) / 1_000_000)
+    overflow ? "more than 9e12 MP" : Printf.general(Double(pixels) / 1_000_000, digits: 4) + " MP"
   }
 }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 // Everything here reads values from outside (a flag, a policy file): numbers go through
 // `Checked`, nothing traps, and every error is one line naming what was wrong (docs/design.md,

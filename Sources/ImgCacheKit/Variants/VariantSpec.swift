@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How a variant is derived from its original: a resize, a crop gravity, an output format and
 /// quality, and what happens to metadata, orientation and animation. A variant's key is its

@@ -1,5 +1,6 @@
 import CVips
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// libvips, loaded and started on first use, once for the process (docs/architecture.md,

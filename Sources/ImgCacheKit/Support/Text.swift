@@ -1,0 +1,106 @@
+import Glibc
+
+// Foundation's text helpers that live in FoundationInternationalization on Linux (and would
+// link ICU into the binary: docs/architecture.md, Start-up), written for the fixed formats
+// imgcache reads and prints. Their results are those of the calls they replace.
+
+extension StringProtocol {
+  /// This text without the spaces and tabs at either end (Foundation's
+  /// `trimmingWhitespace()`: tab and Unicode's space separators).
+  package func trimmingWhitespace() -> String {
+    trimming { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
+  }
+
+  /// This text without white space or line ends at either end (Foundation's
+  /// `trimmingCharacters(in: .whitespacesAndNewlines)`).
+  package func trimmingWhitespaceAndNewlines() -> String {
+    trimming { scalar in
+      switch scalar.properties.generalCategory {
+      case .spaceSeparator, .lineSeparator, .paragraphSeparator: return true
+      default: return (0x09...0x0D).contains(scalar.value) || scalar.value == 0x85
+      }
+    }
+  }
+
+  /// This text without the scalars at either end for which `drop` holds.
+  package func trimming(where drop: (Unicode.Scalar) -> Bool) -> String {
+    let scalars = unicodeScalars
+    guard let first = scalars.firstIndex(where: { !drop($0) }),
+      let last = scalars.lastIndex(where: { !drop($0) })
+    else { return "" }
+    return String(String.UnicodeScalarView(scalars[first...last]))
+  }
+}
+
+/// Numbers printed as C's `printf` prints them, in the C locale (which a Swift program keeps:
+/// it never calls `setlocale`): `String(format:)` without Foundation.
+package enum Printf {
+  /// `value` as `%.<digits>f`: fixed point, rounded to `digits` decimals.
+  package static func fixed(_ value: Double, digits: Int) -> String {
+    format("%.*f", Int32(clamping: digits), value)
+  }
+
+  /// `value` as `%.<digits>g`: the shorter of fixed and exponent forms, `digits` significant.
+  package static func general(_ value: Double, digits: Int) -> String {
+    format("%.*g", Int32(clamping: digits), value)
+  }
+
+  /// `byte` as two lowercase hexadecimal digits (`%02x`).
+  package static func hex(_ byte: UInt8) -> String {
+    let digits: [Character] = Array("0123456789abcdef")
+    return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+  }
+
+  /// `bytes` as lowercase hexadecimal, two digits a byte.
+  package static func hex(_ bytes: some Sequence<UInt8>) -> String {
+    bytes.map(hex).joined()
+  }
+
+  private static func format(_ pattern: String, _ precision: Int32, _ value: Double) -> String {
+    withVaList([precision, value]) { arguments in
+      var buffer = [CChar](repeating: 0, count: 64)
+      let written = vsnprintf(&buffer, buffer.count, pattern, arguments)
+      guard written >= 0 else { return "\(value)" }
+      if Int(written) < buffer.count {
+        return String(
+          decoding: buffer.prefix(Int(written)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      }
+      // A very large number in fixed point: measured, then written in full.
+      buffer = [CChar](repeating: 0, count: Int(written) + 1)
+      return withVaList([precision, value]) { again in
+        _ = vsnprintf(&buffer, buffer.count, pattern, again)
+        return String(
+          decoding: buffer.prefix(Int(written)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      }
+    }
+  }
+}
+
+extension StringProtocol {
+  /// This text with each `%XX` replaced by its byte, or nil when a `%` is not followed by two
+  /// hexadecimal digits or the bytes are not UTF-8 (Foundation's `removingPercentEncoding`).
+  package var percentDecoded: String? {
+    var bytes = [UInt8]()
+    var iterator = utf8.makeIterator()
+    while let byte = iterator.next() {
+      guard byte == UInt8(ascii: "%") else {
+        bytes.append(byte)
+        continue
+      }
+      guard let high = iterator.next().flatMap(Self.hexValue),
+        let low = iterator.next().flatMap(Self.hexValue)
+      else { return nil }
+      bytes.append(high << 4 | low)
+    }
+    return String(validating: bytes, as: UTF8.self)
+  }
+
+  private static func hexValue(_ digit: UInt8) -> UInt8? {
+    switch digit {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): return digit - UInt8(ascii: "A") + 10
+    default: return nil
+    }
+  }
+}
