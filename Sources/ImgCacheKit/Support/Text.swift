@@ -6,15 +6,20 @@ import Glibc
 
 extension StringProtocol {
   /// This text without the spaces and tabs at either end (Foundation's
-  /// `trimmingWhitespace()`: tab and Unicode's space separators).
+  /// `trimmingCharacters(in: .whitespaces)`: tab and Unicode's space separators).
   package func trimmingWhitespace() -> String {
-    trimming { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
+    trimming { scalar in
+      // ASCII first: a Unicode property lookup costs thousands of instructions a scalar.
+      scalar.isASCII
+        ? scalar == " " || scalar == "\t" : scalar.properties.generalCategory == .spaceSeparator
+    }
   }
 
   /// This text without white space or line ends at either end (Foundation's
   /// `trimmingCharacters(in: .whitespacesAndNewlines)`).
   package func trimmingWhitespaceAndNewlines() -> String {
     trimming { scalar in
+      if scalar.isASCII { return scalar == " " || (0x09...0x0D).contains(scalar.value) }
       switch scalar.properties.generalCategory {
       case .spaceSeparator, .lineSeparator, .paragraphSeparator: return true
       default: return (0x09...0x0D).contains(scalar.value) || scalar.value == 0x85
@@ -25,6 +30,9 @@ extension StringProtocol {
   /// This text without the scalars at either end for which `drop` holds.
   package func trimming(where drop: (Unicode.Scalar) -> Bool) -> String {
     let scalars = unicodeScalars
+    if let first = scalars.first, let last = scalars.last, !drop(first), !drop(last) {
+      return String(self)
+    }
     guard let first = scalars.firstIndex(where: { !drop($0) }),
       let last = scalars.lastIndex(where: { !drop($0) })
     else { return "" }
