@@ -1,0 +1,51 @@
+import Dispatch
+
+/// How a connection is opened: its busy timeout, whether it only reads, and the statements
+/// run on it once opened (pragmas).
+package struct SQLiteOptions: Sendable {
+  /// Seconds another connection's lock is waited for.
+  package var busyTimeout: Double = 5
+  /// Opened read-only.
+  package var readOnly = false
+  /// Run on each connection once it is open.
+  package var prepare: @Sendable (SQLiteConnection) throws -> Void = { _ in }
+
+  package init() {}
+}
+
+/// One connection, used by one thread at a time: each access runs on the caller's thread
+/// inside a serial queue's `sync` (no other thread, no hop). Not reentrant: an access from
+/// inside another of the same queue would wait for itself.
+// @unchecked: the connection (a C handle and its statement cache) is only touched inside `queue.sync`.
+package final class SQLiteQueue: @unchecked Sendable {
+  private let connection: SQLiteConnection
+  private let queue: DispatchQueue
+  private let inside = DispatchSpecificKey<Bool>()
+
+  /// Opens `path` with `options`, their `prepare` run first.
+  package init(path: String, options: SQLiteOptions, label: String) throws {
+    connection = try SQLiteConnection(
+      path: path, readOnly: options.readOnly, busyTimeout: options.busyTimeout)
+    queue = DispatchQueue(label: label)
+    queue.setSpecific(key: inside, value: true)
+    try options.prepare(connection)
+  }
+
+  /// Runs `body` with the connection, alone.
+  package func access<T>(_ body: (SQLiteConnection) throws -> T) rethrows -> T {
+    precondition(
+      DispatchQueue.getSpecific(key: inside) != true,
+      "an SQLite connection's access from inside another: it would wait for itself")
+    return try queue.sync { try body(connection) }
+  }
+
+  /// Runs `body` in a deferred transaction: one snapshot of the database throughout.
+  package func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+    try access { connection in try connection.transaction(.deferred) { try body(connection) } }
+  }
+
+  /// Closes the connection; statements still held finalize it when released.
+  package func close() {
+    access { $0.close() }
+  }
+}
