@@ -24,7 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Where each outside module may be imported (a path prefix under the repository).
 IMPORTS = {
     "GRDB": ["Sources/ImgCacheKit/Index/", "Sources/imgcache-stress/", "Tests/"],
-    "GRDBSQLite": ["Sources/ImgCacheKit/Index/"],
+    "GRDBSQLite": ["Sources/ImgCacheKit/Index/", "Tests/"],
     "CCurl": ["Sources/ImgCacheKit/Transport/"],
     "CVips": ["Sources/ImgCacheKit/Variants/", "Tests/"],
     "CHiredis": ["Sources/ImgCacheKit/Redis/RedisConnection"],

@@ -51,7 +51,8 @@ struct MultiProcessTests {
     }
     let cache = DiskCache(directory: directory.url)
     let rows = try DatabaseQueue(path: cache.layout.indexFile.path).read { db in
-      try CacheEntry.fetchAll(db)
+      try Row.fetchAll(db, sql: "SELECT \(CacheEntry.selectList) FROM entry")
+        .map(CacheEntry.init(row:))
     }
     #expect(!rows.isEmpty)
     var files = Set<String>()

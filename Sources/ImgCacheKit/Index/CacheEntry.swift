@@ -8,8 +8,7 @@ import GRDB
 /// hit, a job's outcome and an event to the output, and copying its fields, up to nine of
 /// them strings, at each step cost a warm prefetch thousands of instructions a URL in
 /// reference counting.
-public struct CacheEntry: Sendable, Equatable, FetchableRecord, TableRecord {
-  public static let databaseTableName = "entry"
+public struct CacheEntry: Sendable, Equatable {
 
   private var box: Box
 
@@ -127,16 +126,13 @@ public struct CacheEntry: Sendable, Equatable, FetchableRecord, TableRecord {
   /// The columns of the `entry` table (``EntryColumn``), as GRDB's query interface takes them.
   public typealias Columns = EntryColumn
 
-  /// What every query of entries selects: ``Columns/all``, in that order (the table's own).
-  public static var databaseSelection: [any SQLSelectable] { Columns.all }
-
   /// ``Columns/all`` as an SQL select list, for raw queries of entries.
-  static let selectList = Columns.all.map(\.name).joined(separator: ", ")
+  package static let selectList = Columns.all.map(\.name).joined(separator: ", ")
 
-  /// Decodes a row of ``databaseSelection`` by position (``init(columns:)``).
-  public init(row: Row) throws { try self.init(columns: row) }
+  /// Decodes a row of ``selectList`` by position (``init(columns:)``).
+  package init(row: Row) throws { try self.init(columns: row) }
 
-  /// Decodes the columns of ``databaseSelection`` by position: by hand and without name
+  /// Decodes the columns of ``selectList`` by position: by hand and without name
   /// look-ups, several times faster than `Decodable` or `row[column]` on the hit path. The
   /// fields the row keeps in a shorter form (``StoredForm``) are given back whole.
   init(columns row: some ColumnReader) throws {

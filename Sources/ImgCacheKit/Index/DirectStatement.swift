@@ -21,6 +21,12 @@ struct DirectStatement {
     sqlite3_reset(handle)
   }
 
+  /// `statement`, reset, with `text` bound to its one parameter.
+  init(_ statement: Statement, binding text: String) throws {
+    self.init(statement)
+    try bind(text, at: 1)
+  }
+
   /// Binds `value` to parameter `index` (from 1).
   func bind(_ value: String, at index: Int32) throws {
     try check(value.withCString { sqlite3_bind_text(handle, index, $0, -1, Self.transient) })

@@ -1,10 +1,10 @@
 import GRDB
 
 /// The columns of the `entry` table, in the table's order: the one list that names them. A
-/// column's raw value is its position in a row of ``CacheEntry/databaseSelection``, so the
+/// column's raw value is its position in a row of ``CacheEntry/selectList``, so the
 /// positional decode (``CacheEntry/init(columns:)``) and the stored values
 /// (``CacheEntry/values``) follow this list; its SQL name is written beside it (``sqlName``).
-public enum EntryColumn: Int, CaseIterable, ColumnExpression, Sendable {
+public enum EntryColumn: Int, CaseIterable, Sendable {
   case key, url
   /// `file_ext` from schema v9 (``StoredForm``): a name no older imgcache reads, so that one
   /// opening this index fails at once instead of misreading it.
@@ -55,7 +55,7 @@ public enum EntryColumn: Int, CaseIterable, ColumnExpression, Sendable {
 }
 
 extension ColumnReader {
-  /// The value of `column` in a row of ``CacheEntry/databaseSelection``.
+  /// The value of `column` in a row of ``CacheEntry/selectList``.
   func value<Value: DatabaseValueConvertible & StatementColumnConvertible>(
     _ column: EntryColumn
   ) throws -> Value {

@@ -134,8 +134,9 @@ enum EntryUses {
   static func entry(forKey key: String, _ db: Database) throws -> CacheEntry? {
     let statement = try db.cachedStatement(
       sql: "SELECT \(mergedSelectList) FROM \(joined) WHERE \(IndexSchema.byKey)")
-    return try CacheEntry.fetchOne(
-      statement, arguments: [StoredForm.digest(KeyDigest(key: key)), key])
+    return try Row.fetchOne(
+      statement, arguments: [StoredForm.digest(KeyDigest(key: key)), key]
+    ).map(CacheEntry.init(row:))
   }
 
   /// The row of `key` with its use folded in, the use deleted: for a write transaction that

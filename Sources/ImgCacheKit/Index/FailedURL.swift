@@ -6,8 +6,7 @@ import GRDB
 /// A record belongs to one request: the URL and the fingerprint of the options that can change
 /// the outcome (``RequestFingerprint``). The same URL asked with other credentials, headers or
 /// CA file is a new attempt.
-public struct FailedURL: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
-  public static let databaseTableName = "failed_request"
+public struct FailedURL: Codable, Sendable, Equatable {
 
   /// The URL exactly as requested.
   public var url: String
@@ -27,7 +26,7 @@ public struct FailedURL: Codable, Sendable, Equatable, FetchableRecord, Persista
   public var lastFailure: Date
 
   /// The columns of the `failed_request` table, which are also its coding keys.
-  public enum CodingKeys: String, CodingKey, ColumnExpression {
+  public enum CodingKeys: String, CodingKey {
     case url, fingerprint, reason, kind
     case httpStatus = "http_status"
     case count
@@ -35,35 +34,53 @@ public struct FailedURL: Codable, Sendable, Equatable, FetchableRecord, Persista
     case lastFailure = "last_failure"
   }
 
-  /// The columns of the `failed_request` table.
-  public typealias Columns = CodingKeys
+  /// The columns of the `failed_request` table in its order, as every query selects them.
+  static let selection =
+    "url, fingerprint, reason, kind, http_status, count, first_failure, last_failure"
 
-  public static func databaseDateEncodingStrategy(for column: String)
-    -> DatabaseDateEncodingStrategy
-  {
-    .timeIntervalSince1970
+}
+
+extension FailedURL {
+  /// The record in a row of ``selection``.
+  init(row: some ColumnReader) throws {
+    url = try row.value(0)
+    fingerprint = try row.value(1)
+    reason = try row.value(2)
+    kind = try row.value(3)
+    httpStatus = row.integer(4).flatMap { Int(exactly: $0) }
+    count = try row.value(5)
+    firstFailure = Date(timeIntervalSince1970: try row.value(6))
+    lastFailure = Date(timeIntervalSince1970: try row.value(7))
   }
-  public static func databaseDateDecodingStrategy(for column: String)
-    -> DatabaseDateDecodingStrategy
-  {
-    .timeIntervalSince1970
+
+  /// The record's values, in the order of ``selection``.
+  var values: [(any DatabaseValueConvertible)?] {
+    [
+      url, fingerprint, reason, kind, httpStatus, count, firstFailure.timeIntervalSince1970,
+      lastFailure.timeIntervalSince1970,
+    ]
   }
 }
 
 /// Queries on the failed-request list.
 extension Index {
-  private typealias Columns = FailedURL.Columns
+  /// The records `sql` selects (``FailedURL/selection`` first) with `arguments`.
+  private static func records(
+    _ db: Database, _ sql: String, _ arguments: StatementArguments = []
+  ) throws -> [FailedURL] {
+    try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map(FailedURL.init(row:))
+  }
 
   /// Records a permanent failure of the request (`url`, `fingerprint`) at `time`.
   package func recordFailure(url: String, fingerprint: String, error: CacheError, at time: Date)
     throws
   {
     try write { db in
-      let key: [String: (any DatabaseValueConvertible)?] = [
-        "url": url, "fingerprint": fingerprint,
-      ]
+      let found = try Self.records(
+        db, "SELECT \(FailedURL.selection) FROM failed_request WHERE url = ? AND fingerprint = ?",
+        [url, fingerprint])
       var record =
-        try FailedURL.fetchOne(db, key: key)
+        found.first
         ?? FailedURL(
           url: url, fingerprint: fingerprint, reason: error.detail, kind: error.kind.rawValue,
           httpStatus: error.httpStatus, count: 0, firstFailure: time, lastFailure: time)
@@ -72,7 +89,10 @@ extension Index {
       record.httpStatus = error.httpStatus
       record.count += 1
       record.lastFailure = time
-      try record.save(db)
+      try db.cachedStatement(
+        sql: "INSERT OR REPLACE INTO failed_request (\(FailedURL.selection)) "
+          + "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+      ).execute(arguments: StatementArguments(record.values))
     }
   }
 
@@ -81,12 +101,12 @@ extension Index {
     guard !urls.isEmpty else { return [:] }
     return try peek(orIfMissing: [:]) { db in
       guard try DirectStatement.anyRow(in: "failed_request", db) else { return [:] }
-      let statement = try db.cachedStatement(
-        sql: "SELECT * FROM failed_request WHERE url = ? AND last_failure > ?")
       var records = [String: [FailedURL]]()
       for url in Set(urls) {
-        let found = try FailedURL.fetchAll(
-          statement, arguments: [url, cutoff.timeIntervalSince1970])
+        let found = try Self.records(
+          db,
+          "SELECT \(FailedURL.selection) FROM failed_request WHERE url = ? AND last_failure > ?",
+          [url, cutoff.timeIntervalSince1970])
         if !found.isEmpty { records[url] = found }
       }
       return records
@@ -96,35 +116,57 @@ extension Index {
   /// The most recent record of any request of `url` that failed after `cutoff`.
   package func latestFailure(url: String, after cutoff: Date) throws -> FailedURL? {
     try read(orIfMissing: nil) { db in
-      try FailedURL
-        .filter(Columns.url == url && Columns.lastFailure > cutoff.timeIntervalSince1970)
-        .order(Columns.lastFailure.desc).fetchOne(db)
+      try Self.records(
+        db,
+        "SELECT \(FailedURL.selection) FROM failed_request WHERE url = ? AND last_failure > ? "
+          + "ORDER BY last_failure DESC LIMIT 1", [url, cutoff.timeIntervalSince1970]
+      ).first
     }
   }
 
   /// Forgets every failure record of `url`, whatever the request.
   package func forgetFailures(url: String) throws {
     let known = try read(orIfMissing: false) { db in
-      try FailedURL.filter(Columns.url == url).fetchCount(db) > 0
+      try DirectStatement(
+        db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM failed_request WHERE url = ?)"),
+        binding: url
+      ).firstInteger() == 1
     }
     guard known else { return }
-    try write { db in _ = try FailedURL.filter(Columns.url == url).deleteAll(db) }
+    try write { db in
+      try db.execute(sql: "DELETE FROM failed_request WHERE url = ?", arguments: [url])
+    }
   }
 
   /// Every failure record, most recent first.
   package func failures() throws -> [FailedURL] {
     try read(orIfMissing: []) { db in
-      try FailedURL.order(Columns.lastFailure.desc).fetchAll(db)
+      try Self.records(
+        db, "SELECT \(FailedURL.selection) FROM failed_request ORDER BY last_failure DESC")
     }
   }
 
   /// How many failure records there are.
   package func failureCount() throws -> Int {
-    try read(orIfMissing: 0) { db in try FailedURL.fetchCount(db) }
+    try read(orIfMissing: 0) { db in try Self.countFailures(db) }
+  }
+
+  /// How many failure records there are, read in `db`.
+  static func countFailures(_ db: Database) throws -> Int {
+    let count = try DirectStatement(db.cachedStatement(sql: "SELECT COUNT(*) FROM failed_request"))
+      .firstInteger()
+    return Int(clamping: count ?? 0)
   }
 
   /// Deletes every failure record; returns how many there were.
   package func clearFailures() throws -> Int {
-    try writeIfExists(orIfMissing: 0) { db in try FailedURL.deleteAll(db) }
+    try writeIfExists(orIfMissing: 0) { db in try Self.deleteFailures(db) }
+  }
+
+  /// Deletes every failure record in `db`; returns how many there were.
+  static func deleteFailures(_ db: Database) throws -> Int {
+    let count = try countFailures(db)
+    try db.execute(sql: "DELETE FROM failed_request")
+    return count
   }
 }

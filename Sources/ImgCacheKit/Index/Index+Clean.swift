@@ -9,12 +9,12 @@ extension Index {
 
   /// The condition of entries expired at `time`: last used at or before `time − maxAge` (none
   /// when `maxAge` is negative), or past their own expiry.
-  static func expired(maxAge: TimeInterval, at time: Date) -> SQLExpression {
+  static func expired(maxAge: TimeInterval, at time: Date) -> SQLFilter {
     let moment = time.timeIntervalSince1970
     // COALESCE: a NULL expiry means "none", and must not make NOT (…) unknown.
-    let ownExpiry = SQL("COALESCE(\(Columns.expiry) <= \(moment), 0)").sqlExpression
+    let ownExpiry = SQLFilter(sql: "COALESCE(expiry <= ?, 0)", arguments: [moment])
     guard maxAge >= 0 else { return ownExpiry }
-    return Columns.lastAccess <= moment - maxAge || ownExpiry
+    return SQLFilter(sql: "last_access <= ?", arguments: [moment - maxAge]) || ownExpiry
   }
 
   /// Where a page of a clean's candidates ended: the last row's place in a clean's order
@@ -39,8 +39,8 @@ extension Index {
       let all = try IndexSchema.totals(db)
       let sums = try Row.fetchOne(
         db,
-        CacheEntry.filter(condition).select(
-          count(Column.rowID), sum(Columns.size), sum(Columns.allocated)))
+        sql: "SELECT COUNT(rowid), COALESCE(SUM(size), 0), COALESCE(SUM(allocated), 0) "
+          + "FROM entry WHERE \(condition.sql)", arguments: StatementArguments(condition.arguments))
       let expired = CacheTotals(
         entries: sums?[0] ?? 0, bytes: sums?[1] ?? 0, allocated: sums?[2] ?? 0)
       let survivors = CacheTotals(
@@ -48,8 +48,12 @@ extension Index {
         allocated: all.allocated - expired.allocated)
       var (remaining, trimmed) = (survivors, CacheTotals.zero)
       if trimsWhile(survivors, remaining) {
+        let order = Self.candidates(condition, expiring: false)
         let rows = try Row.fetchCursor(
-          db, Self.candidates(condition, expiring: false).select(Columns.size, Columns.allocated))
+          db,
+          sql:
+            "SELECT size, allocated FROM entry WHERE \(order.filter.sql) ORDER BY \(order.order ?? "rowid")",
+          arguments: StatementArguments(order.filter.arguments))
         while trimsWhile(survivors, remaining), let row = try rows.next() {
           let (size, allocated): (Int64, Int64) = (row[0], row[1])
           (remaining.entries, remaining.bytes) = (remaining.entries - 1, remaining.bytes - size)
@@ -69,14 +73,17 @@ extension Index {
   ) throws -> (entries: [CacheEntry], last: CleanPosition?) {
     let condition = Self.expired(maxAge: maxAge, at: time)
     return try read(orIfMissing: ([], nil)) { db in
-      var request = Self.candidates(condition, expiring: expiring)
-        .select(CacheEntry.databaseSelection + [Column.rowID])
+      var query = Self.candidates(condition, expiring: expiring)
+      query.extra = ["rowid"]
+      query.limit = limit
       if let after {
-        request = request.filter(
-          sql: "(last_access, created, rowid) > (?, ?, ?)",
-          arguments: [after.lastAccess, after.created, after.rowid])
+        query.filter =
+          query.filter
+          && SQLFilter(
+            sql: "(last_access, created, rowid) > (?, ?, ?)",
+            arguments: [after.lastAccess, after.created, after.rowid])
       }
-      let rows = try Row.fetchAll(db, request.limit(limit))
+      let rows = try query.rows(db)
       let entries = try rows.map(CacheEntry.init(row:))
       let last = entries.last.map { entry in
         CleanPosition(
@@ -90,10 +97,7 @@ extension Index {
 
   /// The entries a clean expires (`expiring`) or the others, in a clean's order: least
   /// recently used first, then the oldest stored, then the first inserted.
-  static func candidates(_ condition: SQLExpression, expiring: Bool) -> QueryInterfaceRequest<
-    CacheEntry
-  > {
-    CacheEntry.filter(expiring ? condition : !condition)
-      .order(Columns.lastAccess, Columns.created, Column.rowID)
+  static func candidates(_ condition: SQLFilter, expiring: Bool) -> EntryQuery {
+    EntryQuery(filter: expiring ? condition : !condition, order: "last_access, created, rowid")
   }
 }

@@ -84,25 +84,26 @@ extension Index {
     if cursor == nil { try? mergeUses(briefly: true) }
     let column = Self.column(of: order)
     // The entry's columns, its rowid, then the value it is ordered by (the cursor's).
-    var request = CacheEntry.select(Columns.all + [Column.rowID, column])
-      .filter(Self.condition(filter))
+    var query = EntryQuery(filter: Self.condition(filter), limit: limit, extra: ["rowid", column])
     if let cursor {
       let comparison = reverse ? "<" : ">"
-      request = request.filter(
-        order == .stored
-          ? SQL("rowid \(sql: comparison) \(cursor.rowid)")
-          : SQL("(\(column), rowid) \(sql: comparison) (\(cursor.value), \(cursor.rowid))"))
+      query.filter =
+        query.filter
+        && (order == .stored
+          ? SQLFilter(sql: "rowid \(comparison) ?", arguments: [cursor.rowid])
+          : SQLFilter(
+            sql: "(\(column), rowid) \(comparison) (?, ?)",
+            arguments: [cursor.value, cursor.rowid]))
     }
-    let terms =
-      order == .stored ? [Column.rowID.sqlExpression] : [column, Column.rowID.sqlExpression]
-    let ordering = terms.map { reverse ? $0.desc : $0.asc }
+    let terms = order == .stored ? ["rowid"] : [column, "rowid"]
+    query.order = terms.map { $0 + (reverse ? " DESC" : " ASC") }.joined(separator: ", ")
     // Read by position from the statement (named lookups in copied rows cost more than SQLite).
     let rowidAt = Columns.all.count
     let valueAt = rowidAt + 1
     return try read(orIfMissing: EntryPage(entries: [], next: nil)) { db in
       var entries = [CacheEntry]()
       var next: EntryCursor?
-      let rows = try Row.fetchCursor(db, request.order(ordering).limit(limit))
+      let rows = try query.cursor(db)
       while let row = try rows.next() {
         entries.append(try CacheEntry(row: row))
         if entries.count == limit {
@@ -121,41 +122,43 @@ extension Index {
   }
 
   /// An entry's URL in SQL: its `url`, NULL when it is the key (``StoredForm``).
-  private static let url = SQL("COALESCE(url, key)").sqlExpression
+  private static let url = "COALESCE(url, key)"
 
-  private static func column(of order: EntryOrder) -> SQLExpression {
+  private static func column(of order: EntryOrder) -> String {
     switch order {
-    case .access: Columns.lastAccess.sqlExpression
-    case .size: Columns.size.sqlExpression
-    case .created: Columns.created.sqlExpression
+    case .access: Columns.lastAccess.name
+    case .size: Columns.size.name
+    case .created: Columns.created.name
     case .url: Self.url
-    case .hits: Columns.accessCount.sqlExpression
-    case .stored: Column.rowID.sqlExpression
+    case .hits: Columns.accessCount.name
+    case .stored: "rowid"
     }
   }
 
-  private static func condition(_ filter: EntryFilter) -> SQLExpression {
-    var parts = [SQLExpression]()
-    if let glob = filter.urlGlob { parts.append(SQL("\(Self.url) GLOB \(glob)").sqlExpression) }
-    if !filter.formats.isEmpty { parts.append(filter.formats.contains(Columns.format)) }
-    if let size = filter.largerThan { parts.append(Columns.size > size) }
-    if let size = filter.smallerThan { parts.append(Columns.size < size) }
-    if let time = filter.lastAccessAtOrBefore {
-      parts.append(Columns.lastAccess <= time.timeIntervalSince1970)
+  private static func condition(_ filter: EntryFilter) -> SQLFilter {
+    var parts = [SQLFilter]()
+    if let glob = filter.urlGlob {
+      parts.append(SQLFilter(sql: "\(Self.url) GLOB ?", arguments: [glob]))
     }
-    if let time = filter.lastAccessAfter {
-      parts.append(Columns.lastAccess > time.timeIntervalSince1970)
+    if !filter.formats.isEmpty {
+      let formats = Array(filter.formats)
+      let marks = Array(repeating: "?", count: formats.count).joined(separator: ", ")
+      parts.append(SQLFilter(sql: "format IN (\(marks))", arguments: formats))
     }
-    if let time = filter.createdBefore {
-      parts.append(Columns.created < time.timeIntervalSince1970)
+    if let size = filter.largerThan { parts.append(SQLFilter(sql: "size > ?", arguments: [size])) }
+    if let size = filter.smallerThan { parts.append(SQLFilter(sql: "size < ?", arguments: [size])) }
+    let times: [(Date?, String)] = [
+      (filter.lastAccessAtOrBefore, "last_access <= ?"),
+      (filter.lastAccessAfter, "last_access > ?"),
+      (filter.createdBefore, "created < ?"), (filter.createdAfter, "created > ?"),
+    ]
+    for case (let time?, let sql) in times {
+      parts.append(SQLFilter(sql: sql, arguments: [time.timeIntervalSince1970]))
     }
-    if let time = filter.createdAfter { parts.append(Columns.created > time.timeIntervalSince1970) }
     if let variants = filter.variants {
-      parts.append(
-        SQL("\(Columns.key) \(sql: variants ? "IN" : "NOT IN") (SELECT key FROM variant)")
-          .sqlExpression)
+      parts.append(SQLFilter(sql: "key \(variants ? "IN" : "NOT IN") (SELECT key FROM variant)"))
     }
-    return parts.joined(operator: .and)
+    return parts.reduce(SQLFilter.all, &&)
   }
 }
 

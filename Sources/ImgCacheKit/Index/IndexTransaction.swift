@@ -46,8 +46,9 @@ package struct IndexTransaction {
     -> [CacheEntry]
   {
     try prepareCleanBatch()
-    return try Index.candidates(Index.expired(maxAge: maxAge, at: time), expiring: true)
-      .limit(limit).fetchAll(db)
+    var query = Index.candidates(Index.expired(maxAge: maxAge, at: time), expiring: true)
+    query.limit = limit
+    return try query.entries(db)
   }
 
   /// The `limit` least recently used entries (the oldest stored first among equal uses). The
@@ -55,23 +56,23 @@ package struct IndexTransaction {
   package func leastRecentlyUsed(limit: Int) throws -> [CacheEntry] {
     try prepareCleanBatch()
     // The order of a clean's plan (``Index/candidates(_:expiring:)``): the rowid breaks ties.
-    return try CacheEntry.order(Columns.lastAccess, Columns.created, Column.rowID).limit(limit)
-      .fetchAll(db)
+    return try EntryQuery(order: "last_access, created, rowid", limit: limit).entries(db)
   }
 
   /// The rows whose file is in folder `ab` (`ab/…`): a range of the `entry_digest` index, the
   /// digests whose first byte is `ab` (none for a name that is not two lowercase hexadecimal
   /// digits).
-  private static func inFolder(_ folder: String) -> SQLExpression {
+  private static func inFolder(_ folder: String) -> SQLFilter {
     // Lowercase only, as imgcache names them: a stray `AB/` is foreign, never `ab/`'s rows.
     let lowercase = folder.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     guard folder.utf8.count == 2, lowercase, let bytes = Hex.decode(folder) else {
-      return false.sqlExpression
+      return .none
     }
     // The top byte of `digest` (an integer, big-endian): one folder's values are contiguous.
     let low = UInt64(bytes[0]) << 56
-    return Columns.digest >= Int64(bitPattern: low)
-      && Columns.digest <= Int64(bitPattern: low | 0x00ff_ffff_ffff_ffff)
+    return SQLFilter(
+      sql: "digest >= ? AND digest <= ?",
+      arguments: [Int64(bitPattern: low), Int64(bitPattern: low | 0x00ff_ffff_ffff_ffff)])
   }
 
   /// Where a page of a folder's rows ended: the last row's digest and rowid.
@@ -85,12 +86,14 @@ package struct IndexTransaction {
   package func entries(inFolder folder: String, after: FolderPlace?, limit: Int) throws
     -> (rows: [CacheEntry], last: FolderPlace?)
   {
-    var request = CacheEntry.select(Columns.all + [Column.rowID]).filter(Self.inFolder(folder))
+    var query = EntryQuery(
+      filter: Self.inFolder(folder), order: "digest, rowid", limit: limit, extra: ["rowid"])
     if let after {
-      request = request.filter(
-        sql: "(digest, rowid) > (?, ?)", arguments: [after.digest, after.rowid])
+      query.filter =
+        query.filter
+        && SQLFilter(sql: "(digest, rowid) > (?, ?)", arguments: [after.digest, after.rowid])
     }
-    let rows = try Row.fetchAll(db, request.order(Columns.digest, Column.rowID).limit(limit))
+    let rows = try query.rows(db)
     let entries = try rows.map(CacheEntry.init(row:))
     guard rows.count == limit, let last = entries.last, let row = rows.last else {
       return (entries, nil)
@@ -101,10 +104,10 @@ package struct IndexTransaction {
   /// The files (`ab/<name>`) of the rows of folder `folder`, read from their stored file and
   /// digest (``StoredForm``) without decoding the rest of the row.
   package func files(inFolder folder: String) throws -> Set<String> {
+    let filter = Self.inFolder(folder)
     let rows = try Row.fetchCursor(
-      db,
-      CacheEntry.select(Columns.file, Columns.digest, Columns.digestLow)
-        .filter(Self.inFolder(folder)))
+      db, sql: "SELECT file_ext, digest, digest_low FROM entry WHERE \(filter.sql)",
+      arguments: StatementArguments(filter.arguments))
     var files = Set<String>()
     while let row = try rows.next() {
       let digest = try StoredForm.digest(stored: row, at: 1)
@@ -123,7 +126,10 @@ package struct IndexTransaction {
     var entries = [CacheEntry]()
     for start in stride(from: 0, to: digests.count, by: 500) {
       let chunk = digests[start..<min(start + 500, digests.count)]
-      entries += try CacheEntry.filter(chunk.contains(Columns.digest)).fetchAll(db)
+      let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+      entries += try EntryQuery(
+        filter: SQLFilter(sql: "digest IN (\(marks))", arguments: chunk.map { $0 })
+      ).entries(db)
     }
     return entries.filter { files.contains($0.file) }
   }
@@ -156,7 +162,7 @@ package struct IndexTransaction {
   }
 
   /// Deletes every failure record; returns how many there were.
-  package func deleteAllFailures() throws -> Int { try FailedURL.deleteAll(db) }
+  package func deleteAllFailures() throws -> Int { try Index.deleteFailures(db) }
 
   /// Rows `deleteAllEntries` deletes a statement.
   static let deletionBatch = 10_000
@@ -176,7 +182,7 @@ package struct IndexTransaction {
     {
       try db.execute(sql: "DELETE FROM entry WHERE rowid <= ?", arguments: [last])
     }
-    try CacheEntry.deleteAll(db)
+    try db.execute(sql: "DELETE FROM entry")
     try db.execute(sql: "DELETE FROM partial_download")
     try IndexSchema.increment([.evictionsClear: Int64(totals.entries)], db)
     try IndexSchema.adjustTotals(

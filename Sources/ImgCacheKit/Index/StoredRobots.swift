@@ -19,13 +19,12 @@ public struct StoredRobots: Sendable, Equatable {
 
   /// The table, by origin (`scheme://host[:port]`, lower case).
   static func create(_ db: Database) throws {
-    try db.create(table: "robots") { t in
-      t.primaryKey("origin", .text)
-      t.column("rules", .text).notNull()
-      t.column("unreachable", .text)
-      t.column("expires", .double).notNull()
-    }
-    try db.create(index: "robots_expires", on: "robots", columns: ["expires"])
+    try db.execute(
+      sql: """
+        CREATE TABLE "robots" ("origin" TEXT PRIMARY KEY NOT NULL, "rules" TEXT NOT NULL, \
+        "unreachable" TEXT, "expires" DOUBLE NOT NULL);
+        CREATE INDEX "robots_expires" ON "robots"("expires");
+        """)
   }
 }
 
