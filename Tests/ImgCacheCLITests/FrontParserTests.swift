@@ -33,6 +33,7 @@ struct FrontParserTests {
     ["--color", "never", "fetch", url], ["fetch", "--color=always", url],
     ["query", "--color", "auto", url],
     ["query", "--touch", url], ["query", url, "--touch", "--json"],
+    ["fetch", "-o", "-", url], ["-d", "-", "query", url], ["fetch", "--key", "-", url],
     ["fetch", "--offline", "--json", "-q", "-d", "/tmp/c", "--any", url, other],
   ]
 
