@@ -58,7 +58,9 @@ struct IndexSchemaTests {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     let queue = try DatabaseQueue(path: directory.appendingPathComponent("index.sqlite").path)
-    try IndexSchema.migrator.migrate(queue)
+    try queue.writeWithoutTransaction { db in
+      try IndexSchema.migrator.migrate(try SQLiteConnection(borrowing: db))
+    }
     let rows = try queue.read { db in
       try String.fetchAll(
         db,

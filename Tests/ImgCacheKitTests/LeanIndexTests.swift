@@ -144,7 +144,9 @@ struct LeanIndexTests {
     let sha = String(repeating: "5e", count: 32)
     let variantFile = String(CacheLayout.relativeFile(for: variant).prefix(35)) + ".webp"
     let queue = try DatabaseQueue(path: layout.indexFile.path)
-    try IndexSchema.migrator.migrate(queue, upTo: "v8")
+    try queue.writeWithoutTransaction { db in
+      try IndexSchema.migrator.migrate(try SQLiteConnection(borrowing: db), upTo: "v8")
+    }
     try queue.write { db in
       let insert = """
         INSERT INTO entry (key, url, file, size, allocated, format, width, height, scale,

@@ -13,7 +13,7 @@ import GRDB
 /// never runs `VACUUM`, which may renumber rowids: run `imgcache list` (a merge) before it.
 enum EntryUses {
   /// Creates the table and its trigger (schema v7).
-  static func create(_ db: Database) throws {
+  static func create(_ db: SQLiteConnection) throws {
     try db.execute(
       sql: """
         CREATE TABLE entry_use (

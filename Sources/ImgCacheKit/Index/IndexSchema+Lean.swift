@@ -43,7 +43,7 @@ extension IndexSchema {
 
   /// Rewrites v8's `entry` and `variant` tables in v9's form, each row with its rowid (the uses
   /// recorded in `entry_use` keep their rows), then the totals from the rows.
-  static func makeLean(_ db: Database) throws {
+  static func makeLean(_ db: SQLiteConnection) throws {
     let functions = [
       function("imgcache_v9_digest", 1) { $0[0].map { StoredForm.digest(KeyDigest(key: $0)) } },
       function("imgcache_v9_digest_low", 1) {
@@ -57,8 +57,12 @@ extension IndexSchema {
       function("imgcache_v9_date", 1) { StoredForm.httpDate($0[0]) },
       function("imgcache_v9_sha256", 1) { StoredForm.sha256($0[0]) },
     ]
-    for function in functions { db.add(function: function) }
-    defer { for function in functions { db.remove(function: function) } }
+    for function in functions { try db.add(function) }
+    defer {
+      for function in functions {
+        db.remove(function: function.name, argumentCount: function.argumentCount)
+      }
+    }
     let columns = CacheEntry.Columns.all.map(\.name)
     let copied = columns.map { name -> String in
       switch name {
@@ -103,10 +107,23 @@ extension IndexSchema {
   /// A function of the migration over text arguments (NULL stays NULL where a stored form says
   /// so).
   private static func function(
-    _ name: String, _ count: Int, _ body: @escaping @Sendable ([String?]) -> DatabaseValue?
-  ) -> DatabaseFunction {
-    DatabaseFunction(name, argumentCount: count, pure: true) { values in
-      body(values.map { String.fromDatabaseValue($0) }) ?? .null
+    _ name: String, _ count: Int32, _ body: @escaping @Sendable ([String?]) -> DatabaseValue?
+  ) -> SQLiteFunction {
+    SQLiteFunction(name, argumentCount: count) { values in
+      SQLiteValue(body(values.map { String(sqliteValue: $0) }) ?? .null)
+    }
+  }
+}
+
+extension SQLiteValue {
+  /// GRDB's value as this layer's (while the index's stored forms are still GRDB's values).
+  init(_ value: DatabaseValue) {
+    switch value.storage {
+    case .null: self = .null
+    case .int64(let number): self = .integer(number)
+    case .double(let number): self = .real(number)
+    case .string(let text): self = .text(text)
+    case .blob(let data): self = .blob(data)
     }
   }
 }

@@ -1,28 +1,29 @@
 import FoundationEssentials
 import GRDB
+import GRDBSQLite
 
 /// The index schema and its migrations.
 enum IndexSchema {
   /// Every migration, in order; a new version appends one and never edits an old one.
-  static var migrator: DatabaseMigrator {
-    var migrator = DatabaseMigrator()
+  static var migrator: SQLiteMigrator {
+    var migrator = SQLiteMigrator()
     // The SQL of v1 to v8 is what GRDB's schema builder wrote for them (IndexSchemaTests
     // holds the whole schema to it).
-    migrator.registerMigration("v1") { db in try db.execute(sql: v1) }
-    migrator.registerMigration("v2") { db in
+    migrator.register("v1") { db in try db.execute(sql: v1) }
+    migrator.register("v2") { db in
       // The content hash of each body, computed while it streams in (remote tier, verify).
       // A failure belongs to a request, not to a URL: the fingerprint of the options that can
       // change the outcome is part of the key, so a corrected request is a new attempt.
       // Partial bodies kept for a resumed download (Range + If-Range with a strong validator).
       try db.execute(sql: v2)
     }
-    migrator.registerMigration("v3") { db in
+    migrator.register("v3") { db in
       // Counters by cause (stats): the four of v1 with a clear meaning keep their counts.
       for (old, new) in [
         ("hits", "hits_local"), ("stores", "downloads"), ("bytes_stored", "bytes_downloaded"),
         ("revalidations", "not_modified"),
       ] {
-        try db.execute(sql: "UPDATE counter SET name = ? WHERE name = ?", arguments: [new, old])
+        try db.execute(sql: "UPDATE counter SET name = ? WHERE name = ?", [new, old])
       }
       try db.execute(sql: "DELETE FROM counter WHERE name = 'evictions'")
       // `list --sort size|created` page through these (values change only when stored).
@@ -33,9 +34,9 @@ enum IndexSchema {
           """)
       try db.execute(
         sql: "INSERT OR IGNORE INTO counter (name, value) VALUES (?, ?)",
-        arguments: [Counter.sinceName, Int64(Date().timeIntervalSince1970)])
+        [Counter.sinceName, Int64(Date().timeIntervalSince1970)])
     }
-    migrator.registerMigration("v4") { db in
+    migrator.register("v4") { db in
       // HTTP freshness (RFC 9111): the response's own words, and when it was received.
       try db.execute(
         sql: """
@@ -46,23 +47,23 @@ enum IndexSchema {
           ALTER TABLE "entry" ADD COLUMN "received" DOUBLE;
           """)
     }
-    migrator.registerMigration("v5") { db in
+    migrator.register("v5") { db in
       // The response's status: heuristic freshness is only for heuristically cacheable ones.
       try db.execute(sql: #"ALTER TABLE "entry" ADD COLUMN "status" INTEGER"#)
     }
-    migrator.registerMigration("v6") { db in
+    migrator.register("v6") { db in
       // Whether the body may be shared with other machines (the remote tier): fetched without
       // credentials, cookies or headers of the user's own. Unknown for older entries: not.
       try db.execute(
         sql: #"ALTER TABLE "entry" ADD COLUMN "shareable" BOOLEAN NOT NULL DEFAULT 0"#)
     }
-    migrator.registerMigration("v7") { db in try EntryUses.create(db) }
+    migrator.register("v7") { db in try EntryUses.create(db) }
     // Image variants: which original each variant entry was derived from (VariantLinks).
-    migrator.registerMigration("v8") { db in try VariantLinks.create(db) }
+    migrator.register("v8") { db in try VariantLinks.create(db) }
     // The lean index: entries found by their key's MD5, no field written twice (StoredForm).
-    migrator.registerMigration("v9") { db in try makeLean(db) }
+    migrator.register("v9") { db in try makeLean(db) }
     // robots.txt rules by origin, for `--robots` (StoredRobots).
-    migrator.registerMigration("v10") { db in try StoredRobots.create(db) }
+    migrator.register("v10") { db in try StoredRobots.create(db) }
     return migrator
   }
 
@@ -70,7 +71,8 @@ enum IndexSchema {
   static func migrate(_ pool: DatabasePool) throws {
     let migrator = self.migrator
     let (completed, superseded) = try pool.read { db in
-      (try migrator.hasCompletedMigrations(db), try migrator.hasBeenSuperseded(db))
+      let connection = try SQLiteConnection(borrowing: db)
+      return (try migrator.hasCompleted(connection), try migrator.isSuperseded(connection))
     }
     // An index of a newer schema is never read by rules it does not follow.
     if superseded {
@@ -80,7 +82,9 @@ enum IndexSchema {
           + "use that version, or 'imgcache clear' to start empty")
     }
     if completed { return }
-    try migrator.migrate(pool)
+    try pool.barrierWriteWithoutTransaction { db in
+      try migrator.migrate(try SQLiteConnection(borrowing: db))
+    }
   }
 
   /// Adds `delta` to the running totals; call inside the transaction that changed the entries.
@@ -152,5 +156,16 @@ enum IndexSchema {
     for (name, amount) in amounts where amount != 0 {
       try statement.execute(arguments: [name, amount])
     }
+  }
+}
+
+extension SQLiteConnection {
+  /// The connection of GRDB's `db`, borrowed for the closure it is given to (the index's
+  /// migrations run through this layer while GRDB still opens the index).
+  package convenience init(borrowing db: Database) throws {
+    guard let handle = db.sqliteConnection else {
+      throw SQLiteError(code: SQLITE_MISUSE, message: "the database is closed")
+    }
+    self.init(borrowing: handle, path: db.description)
   }
 }

@@ -18,7 +18,7 @@ public struct StoredRobots: Sendable, Equatable {
   }
 
   /// The table, by origin (`scheme://host[:port]`, lower case).
-  static func create(_ db: Database) throws {
+  static func create(_ db: SQLiteConnection) throws {
     try db.execute(
       sql: """
         CREATE TABLE "robots" ("origin" TEXT PRIMARY KEY NOT NULL, "rules" TEXT NOT NULL, \

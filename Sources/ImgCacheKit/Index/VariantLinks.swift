@@ -44,7 +44,7 @@ public struct VariantSource: Sendable, Equatable {
 /// outlives its variant; an original's deletion leaves its variants (and their links).
 enum VariantLinks {
   /// Creates the table, its index by original and its trigger (schema v8).
-  static func create(_ db: Database) throws {
+  static func create(_ db: SQLiteConnection) throws {
     try db.execute(
       sql: """
         CREATE TABLE variant (

@@ -17,6 +17,8 @@ package final class SQLiteConnection {
   package let path: String
   private var cached = [String: CompiledStatement]()
   private var closed = false
+  /// Whether ``close()`` closes the handle (not when it is borrowed).
+  private let owned: Bool
 
   /// Opens `path` (created when missing, unless `readOnly`); another connection's lock is
   /// waited for up to `busyTimeout` seconds.
@@ -33,9 +35,18 @@ package final class SQLiteConnection {
     }
     handle = opened
     self.path = path
+    owned = true
     sqlite3_extended_result_codes(opened, 1)
     let milliseconds = (busyTimeout * 1_000).rounded()
     sqlite3_busy_timeout(opened, milliseconds < 1 ? 0 : Int32(min(milliseconds, Double(Int32.max))))
+  }
+
+  /// A connection whose handle another owner opened and will close (GRDB's, while the index
+  /// still opens through it): this one only prepares and runs statements on it.
+  package init(borrowing handle: OpaquePointer, path: String) {
+    self.handle = handle
+    self.path = path
+    owned = false
   }
 
   deinit { close() }
@@ -139,6 +150,6 @@ package final class SQLiteConnection {
     guard !closed else { return }
     closed = true
     cached.removeAll()
-    sqlite3_close_v2(handle)
+    if owned { sqlite3_close_v2(handle) }
   }
 }

@@ -38,19 +38,23 @@ package struct SQLiteMigrator: Sendable {
     !(try applied(connection)).isSubset(of: Set(migrations.map(\.identifier)))
   }
 
-  /// Applies the migrations not applied yet, in order, each in an IMMEDIATE transaction with
-  /// its identifier recorded; one that throws is rolled back, and the error goes up.
-  package func migrate(_ connection: SQLiteConnection) throws {
+  /// Applies the migrations not applied yet, in order, up to `last` (all when nil), each in an
+  /// IMMEDIATE transaction with its identifier recorded; one that throws is rolled back, and
+  /// the error goes up.
+  package func migrate(_ connection: SQLiteConnection, upTo last: String? = nil) throws {
     try connection.execute(
       sql: "CREATE TABLE IF NOT EXISTS grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
     var done = try applied(connection)
-    for migration in migrations where !done.contains(migration.identifier) {
-      try connection.transaction(.immediate) {
-        try migration.run(connection)
-        try connection.execute(
-          sql: "INSERT INTO grdb_migrations (identifier) VALUES (?)", [migration.identifier])
+    for migration in migrations {
+      if !done.contains(migration.identifier) {
+        try connection.transaction(.immediate) {
+          try migration.run(connection)
+          try connection.execute(
+            sql: "INSERT INTO grdb_migrations (identifier) VALUES (?)", [migration.identifier])
+        }
+        done.insert(migration.identifier)
       }
-      done.insert(migration.identifier)
+      if migration.identifier == last { return }
     }
   }
 }
