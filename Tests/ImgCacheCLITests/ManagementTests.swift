@@ -64,6 +64,10 @@ struct ManagementTests {
     #expect(env.run(["list", "--format", "jpg2"]).status == 2)
     #expect(env.run(["list", "--larger-than", "big"]).status == 2)
     #expect(env.run(["list", "--created-before", "yesterday"]).status == 2)
+    // A time with anything after it is refused, not read as that day's midnight.
+    for text in ["2000-01-01 12:00", "2000-01-01junk", "2000-01-01T00:00:00Zjunk"] {
+      expectCleanError(env.run(["list", "--created-before", text]), contains: "invalid time")
+    }
   }
 
   @Test("list --urls feeds remove -i -: the documented recipe")

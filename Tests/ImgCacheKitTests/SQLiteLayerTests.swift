@@ -165,7 +165,11 @@ struct SQLiteLayerTests {
       try connection.execute(sql: "NOT SQL")
     }
     #expect(throws: SQLiteError.self) { try failing.migrate(connection) }
+    #expect(throws: SQLiteError.self) { try ours.migrate(connection, upTo: "v0") }
     #expect(try connection.firstRow("SELECT 1 FROM sqlite_master WHERE name = 'd'") == nil)
     #expect(try !failing.hasCompleted(connection))
+    connection.close()
+    let closed = try #require(throws: SQLiteError.self) { try connection.execute(sql: "SELECT 1") }
+    #expect(closed.code == SQLITE_MISUSE)
   }
 }

@@ -77,8 +77,9 @@ struct ListFilters: ParsableArguments {
       Date.ISO8601FormatStyle(), Date.ISO8601FormatStyle(includingFractionalSeconds: true),
       Date.ISO8601FormatStyle().year().month().day(),
     ]
+    // The whole text: a date with anything after it is not a time.
     for form in forms {
-      if let date = try? Date(text, strategy: form) { return date }
+      if let date = text.wholeMatch(of: form)?.output { return date }
     }
     throw CacheError(
       .invalidInput,

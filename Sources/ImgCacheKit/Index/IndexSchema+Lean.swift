@@ -44,19 +44,7 @@ extension IndexSchema {
   /// Rewrites v8's `entry` and `variant` tables in v9's form, each row with its rowid (the uses
   /// recorded in `entry_use` keep their rows), then the totals from the rows.
   static func makeLean(_ db: SQLiteConnection) throws {
-    let functions = [
-      function("imgcache_v9_digest", 1) { $0[0].map { StoredForm.digest(KeyDigest(key: $0)) } },
-      function("imgcache_v9_digest_low", 1) {
-        $0[0].map { StoredForm.digestLow(KeyDigest(key: $0)) }
-      },
-      function("imgcache_v9_file", 2) { arguments in
-        guard let file = arguments[0], let key = arguments[1] else { return nil }
-        return StoredForm.file(file, digest: KeyDigest(key: key)).databaseValue
-      },
-      function("imgcache_v9_content_type", 2) { StoredForm.contentType($0[0], format: $0[1]) },
-      function("imgcache_v9_date", 1) { StoredForm.httpDate($0[0]) },
-      function("imgcache_v9_sha256", 1) { StoredForm.sha256($0[0]) },
-    ]
+    let functions = v9Functions
     for function in functions { try db.add(function) }
     defer {
       for function in functions {
@@ -102,6 +90,23 @@ extension IndexSchema {
         bytes = (SELECT COALESCE(SUM(size), 0) FROM entry),
         allocated = (SELECT COALESCE(SUM(allocated), 0) FROM entry) WHERE id = 1;
         """)
+  }
+
+  /// The conversions v9's copy runs inside SQL, one a stored form (``StoredForm``).
+  private static var v9Functions: [SQLiteFunction] {
+    [
+      function("imgcache_v9_digest", 1) { $0[0].map { StoredForm.digest(KeyDigest(key: $0)) } },
+      function("imgcache_v9_digest_low", 1) {
+        $0[0].map { StoredForm.digestLow(KeyDigest(key: $0)) }
+      },
+      function("imgcache_v9_file", 2) { arguments in
+        guard let file = arguments[0], let key = arguments[1] else { return nil }
+        return StoredForm.file(file, digest: KeyDigest(key: key)).databaseValue
+      },
+      function("imgcache_v9_content_type", 2) { StoredForm.contentType($0[0], format: $0[1]) },
+      function("imgcache_v9_date", 1) { StoredForm.httpDate($0[0]) },
+      function("imgcache_v9_sha256", 1) { StoredForm.sha256($0[0]) },
+    ]
   }
 
   /// A function of the migration over text arguments (NULL stays NULL where a stored form says

@@ -82,8 +82,15 @@ enum IndexSchema {
           + "use that version, or 'imgcache clear' to start empty")
     }
     if completed { return }
-    try pool.barrierWriteWithoutTransaction { db in
-      try migrator.migrate(try SQLiteConnection(borrowing: db))
+    do {
+      try pool.barrierWriteWithoutTransaction { db in
+        try migrator.migrate(try SQLiteConnection(borrowing: db))
+      }
+    } catch let error as SQLiteError {
+      // As GRDB's error, which the index classifies (a corrupt file, a full disk: Index+Corruption).
+      throw DatabaseError(
+        resultCode: ResultCode(rawValue: error.extendedCode), message: error.message,
+        sql: error.sql)
     }
   }
 

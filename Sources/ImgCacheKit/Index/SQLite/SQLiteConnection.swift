@@ -54,6 +54,7 @@ package final class SQLiteConnection {
   /// Runs `sql`, one statement or several separated by `;`, to its end. With `arguments`,
   /// `sql` is one statement.
   package func execute(sql: String, _ arguments: [any SQLiteConvertible] = []) throws {
+    try checkOpen()
     guard arguments.isEmpty else {
       try prepare(sql).execute(arguments)
       return
@@ -75,6 +76,7 @@ package final class SQLiteConnection {
 
   /// `sql` (one statement) prepared anew; finalized when released.
   package func prepare(_ sql: String) throws -> CompiledStatement {
+    try checkOpen()
     var statement: OpaquePointer?
     let code = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
     guard code == SQLITE_OK, let statement else {
@@ -143,6 +145,10 @@ package final class SQLiteConnection {
   /// Frees the memory the connection holds that it can do without (its page cache).
   package func releaseMemory() {
     sqlite3_db_release_memory(handle)
+  }
+
+  private func checkOpen() throws {
+    guard !closed else { throw SQLiteError(code: SQLITE_MISUSE, message: "\(path): closed") }
   }
 
   /// Finalizes the cached statements and closes the connection (again: nothing).

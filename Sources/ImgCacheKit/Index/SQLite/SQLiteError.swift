@@ -10,6 +10,7 @@ package struct SQLiteError: Error, CustomStringConvertible, Sendable {
   /// The SQL that failed, when one did.
   package let sql: String?
 
+  /// The error of extended result `code`, with SQLite's `message` and the failed `sql`.
   package init(code: Int32, message: String? = nil, sql: String? = nil) {
     extendedCode = code
     self.message = message
@@ -19,6 +20,7 @@ package struct SQLiteError: Error, CustomStringConvertible, Sendable {
   /// The primary result code (`SQLITE_BUSY` for every kind of busy).
   package var code: Int32 { extendedCode & 0xFF }
 
+  /// The code, the message and the SQL, on one line.
   package var description: String {
     var text = "SQLite error \(extendedCode)"
     if let message { text += ": \(message)" }

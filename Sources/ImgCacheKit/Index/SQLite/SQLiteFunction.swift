@@ -13,6 +13,7 @@ package struct SQLiteFunction: Sendable {
   /// The function.
   package let body: @Sendable ([SQLiteValue]) -> SQLiteValue
 
+  /// The function `name` of `argumentCount` arguments, computed by `body`.
   package init(
     _ name: String, argumentCount: Int32, deterministic: Bool = true,
     _ body: @escaping @Sendable ([SQLiteValue]) -> SQLiteValue

@@ -1,3 +1,5 @@
+import GRDBSQLite
+
 /// The migrations of a schema, applied in order, each once, each in its own transaction. The
 /// identifiers applied are kept in the table `grdb_migrations` (one `identifier` a row), the
 /// table GRDB kept them in, so an index that GRDB migrated is read as it left it.
@@ -10,6 +12,7 @@ package struct SQLiteMigrator: Sendable {
   /// The migrations, in order.
   package private(set) var migrations = [Migration]()
 
+  /// No migration yet.
   package init() {}
 
   /// Appends `run` under `identifier`: a new version appends one and never edits an old one.
@@ -42,6 +45,9 @@ package struct SQLiteMigrator: Sendable {
   /// IMMEDIATE transaction with its identifier recorded; one that throws is rolled back, and
   /// the error goes up.
   package func migrate(_ connection: SQLiteConnection, upTo last: String? = nil) throws {
+    if let last, !migrations.contains(where: { $0.identifier == last }) {
+      throw SQLiteError(code: SQLITE_MISUSE, message: "no migration \(last)")
+    }
     try connection.execute(
       sql: "CREATE TABLE IF NOT EXISTS grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
     var done = try applied(connection)

@@ -10,6 +10,7 @@ package struct SQLiteOptions: Sendable {
   /// Run on each connection once it is open.
   package var prepare: @Sendable (SQLiteConnection) throws -> Void = { _ in }
 
+  /// A busy timeout of five seconds, read-write, nothing run on opening.
   package init() {}
 }
 
