@@ -50,7 +50,8 @@ func makeCopies(in directory: URL, count: Int, empty: Bool) throws {
   let body = empty ? [] : [UInt8](try Data(contentsOf: URL(fileURLWithPath: data + file)))
   for shard in 0..<256 {
     try FileManager.default.createDirectory(
-      atPath: data + Printf.hex(UInt8(truncatingIfNeeded: shard)), withIntermediateDirectories: true
+      atPath: data + Hex.encode([UInt8(truncatingIfNeeded: shard)]),
+      withIntermediateDirectories: true
     )
   }
   // The files go in two threads beside SQLite's one (two cores; creating a file is most of it).

@@ -41,24 +41,12 @@ let wall: @Sendable () -> Date = { Date() }
 let cache = DiskCache(
   directory: URL(fileURLWithPath: arguments[2]), now: arguments[1] == "populate" ? stepped : wall)
 
-/// A small deterministic generator, so a failing run can be replayed.
-struct SplitMix: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
-
 func randomURL(_ generator: inout SplitMix) -> String {
   "https://stress.example/\(Int.random(in: 0..<200, using: &generator)).png"
 }
 
 func hammer(_ cache: DiskCache, mode: String, count: Int, seed: UInt64) throws -> Int {
-  var generator = SplitMix(state: seed)
+  var generator = SplitMix(seed: seed)
   var busy = 0
   var populated = 0
   for _ in 0..<count {

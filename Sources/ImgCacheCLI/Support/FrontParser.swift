@@ -40,28 +40,20 @@ enum FrontParser {
     -> (any AsyncParsableCommand)?
   {
     var command = ImgCacheCommand.Fetch.unset
-    var global = global
-    var cache = command.fetchFlags
-    while let word = words.next() {
-      if !word.hasPrefix("-") {
-        command.urls.append(word)
-        continue
-      }
-      var known = words.global(word, into: &global)
-      known = known ?? words.flag(word, "--offline", &cache.offline)
-      known = known ?? words.flag(word, "--reload", &cache.reload)
-      known = known ?? words.flag(word, "--refresh", &cache.refresh)
-      known = known ?? words.flag(word, "--retry-failed", &cache.retryFailed)
-      known = known ?? words.flag(word, "--any", &cache.any)
+    var (global, urls) = (global, [String]())
+    let taken = words.rest(urls: &urls, global: &global) { words, word in
+      var known = words.flag(word, "--offline", &command.fetchFlags.offline)
+      known = known ?? words.flag(word, "--reload", &command.fetchFlags.reload)
+      known = known ?? words.flag(word, "--refresh", &command.fetchFlags.refresh)
+      known = known ?? words.flag(word, "--retry-failed", &command.fetchFlags.retryFailed)
+      known = known ?? words.flag(word, "--any", &command.fetchFlags.any)
       known = known ?? words.flag(word, "--link", &command.link)
       known = known ?? words.option(word, ["-o", "--output"], &command.output)
       known = known ?? words.option(word, ["--key"], &command.key)
-      known = known ?? words.option(word, ["-i", "--input"], &command.input)
-      guard known == true else { return nil }
+      return known ?? words.option(word, ["-i", "--input"], &command.input)
     }
-    command.fetchFlags = cache
-    command.global = global
-    command.parent = .unset(global: global)
+    guard taken else { return nil }
+    (command.urls, command.global, command.parent) = (urls, global, .unset(global: global))
     return command
   }
 
@@ -69,18 +61,12 @@ enum FrontParser {
     -> (any AsyncParsableCommand)?
   {
     var command = ImgCacheCommand.Query.unset
-    var global = global
-    while let word = words.next() {
-      if !word.hasPrefix("-") {
-        command.urls.append(word)
-        continue
-      }
-      var known = words.global(word, into: &global)
-      known = known ?? words.flag(word, "--touch", &command.touch)
-      guard known == true else { return nil }
+    var (global, urls) = (global, [String]())
+    let taken = words.rest(urls: &urls, global: &global) { words, word in
+      words.flag(word, "--touch", &command.touch)
     }
-    command.global = global
-    command.parent = .unset(global: global)
+    guard taken else { return nil }
+    (command.urls, command.global, command.parent) = (urls, global, .unset(global: global))
     return command
   }
 }
@@ -110,6 +96,21 @@ struct FrontWords {
       let word = words[position]
       position += 1
       guard global(word, into: &options) == true else { return false }
+    }
+    return true
+  }
+
+  /// The words after the command's name: each URL into `urls`, each global option into
+  /// `global`, any other flag to `own`; false on a word none of them takes.
+  mutating func rest(
+    urls: inout [String], global: inout GlobalOptions, own: (inout FrontWords, String) -> Bool?
+  ) -> Bool {
+    while let word = next() {
+      if !word.hasPrefix("-") {
+        urls.append(word)
+        continue
+      }
+      guard (self.global(word, into: &global) ?? own(&self, word)) == true else { return false }
     }
     return true
   }

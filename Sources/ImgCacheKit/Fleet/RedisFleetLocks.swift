@@ -71,7 +71,7 @@ public final class RedisFleetLocks: FleetLocks {
     client = try FleetRedis.client(queue: queue, remote: remote, role: "locks")
     var bytes = [UInt8](repeating: 0, count: 8)
     for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255) }
-    owner = Printf.hex(bytes) + ":\(getpid())"
+    owner = Hex.encode(bytes) + ":\(getpid())"
   }
 
   /// The lock's name for `key`.

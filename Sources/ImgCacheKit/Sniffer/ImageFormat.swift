@@ -131,27 +131,13 @@ final class FileSource: ByteSource {
   func bytes(at offset: Int, count: Int) -> [UInt8]? {
     guard offset >= 0, count >= 0, offset <= length, count <= length - offset else { return nil }
     if offset < blockStart || offset + count > blockStart + block.count {
-      block = read(at: offset, count: min(max(count, Self.blockSize), length - offset))
+      block = FileIO.bytes(
+        descriptor, at: offset, count: min(max(count, Self.blockSize), length - offset))
       blockStart = offset
       // The file ended early (it shrank since it was opened).
       guard block.count >= count else { return nil }
     }
     let start = offset - blockStart
     return Array(block[start..<(start + count)])
-  }
-
-  /// Up to `count` bytes from `offset`: fewer at the end of the file or on a read error.
-  private func read(at offset: Int, count: Int) -> [UInt8] {
-    var buffer = [UInt8](repeating: 0, count: count)
-    var done = 0
-    while done < count {
-      let n = buffer.withUnsafeMutableBytes { raw in
-        pread(descriptor, raw.baseAddress.map { $0 + done }, count - done, off_t(offset + done))
-      }
-      if n < 0 && errno == EINTR { continue }
-      guard n > 0 else { break }
-      done += n
-    }
-    return Array(buffer[..<done])
   }
 }

@@ -158,7 +158,7 @@ public enum CacheKey {
     var i = 0
     while i < input.count {
       if input[i] == UInt8(ascii: "%"), i + 2 < input.count,
-        let high = hexValue(input[i + 1]), let low = hexValue(input[i + 2])
+        let high = Hex.value(of: input[i + 1]), let low = Hex.value(of: input[i + 2])
       {
         out.append(high << 4 | low)
         i += 3
@@ -168,15 +168,6 @@ public enum CacheKey {
       }
     }
     return out
-  }
-
-  private static func hexValue(_ byte: UInt8) -> UInt8? {
-    switch byte {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-    default: return nil
-    }
   }
 }
 

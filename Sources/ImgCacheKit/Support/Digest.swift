@@ -158,7 +158,9 @@ package final class SHA256Stream: @unchecked Sendable {
 package enum Hex {
   private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 
-  static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+  /// `bytes` in lowercase hex, two digits a byte (`printf`'s `%02x` for each).
+  package static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String
+  where Bytes.Element == UInt8 {
     if let text = bytes.withContiguousStorageIfAvailable({ encode(UnsafeRawBufferPointer($0)) }) {
       return text
     }

@@ -67,17 +67,23 @@ package enum FileIO {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else { return Data() }
     defer { close(descriptor) }
-    var data = Data(count: max(0, limit))
-    var filled = 0
-    while filled < data.count {
-      let count = data.withUnsafeMutableBytes { buffer in
-        read(descriptor, buffer.baseAddress.map { $0 + filled }, buffer.count - filled)
+    return Data(bytes(descriptor, at: 0, count: limit))
+  }
+
+  /// Up to `count` bytes of `descriptor` from `offset` (`pread`, again after an interrupt):
+  /// fewer at the end of the file or on a read error.
+  package static func bytes(_ descriptor: Int32, at offset: Int, count: Int) -> [UInt8] {
+    var buffer = [UInt8](repeating: 0, count: max(0, count))
+    var done = 0
+    while done < buffer.count {
+      let n = buffer.withUnsafeMutableBytes { raw in
+        pread(descriptor, raw.baseAddress.map { $0 + done }, raw.count - done, off_t(offset + done))
       }
-      if count < 0 && errno == EINTR { continue }
-      guard count > 0 else { break }
-      filled += count
+      if n < 0 && errno == EINTR { continue }
+      guard n > 0 else { break }
+      done += n
     }
-    return data.prefix(filled)
+    return Array(buffer[..<done])
   }
 
   /// `name` inside `folder` (`name` alone when `folder` is empty).

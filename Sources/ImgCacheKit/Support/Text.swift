@@ -41,7 +41,7 @@ extension StringProtocol {
 }
 
 /// Numbers printed as C's `printf` prints them, in the C locale (which a Swift program keeps:
-/// it never calls `setlocale`): `String(format:)` without Foundation.
+/// it never calls `setlocale`): `String(format:)` without Foundation (hexadecimal: ``Hex``).
 package enum Printf {
   /// `value` as `%.<digits>f`: fixed point, rounded to `digits` decimals.
   package static func fixed(_ value: Double, digits: Int) -> String {
@@ -51,17 +51,6 @@ package enum Printf {
   /// `value` as `%.<digits>g`: the shorter of fixed and exponent forms, `digits` significant.
   package static func general(_ value: Double, digits: Int) -> String {
     format("%.*g", Int32(clamping: digits), value)
-  }
-
-  /// `byte` as two lowercase hexadecimal digits (`%02x`).
-  package static func hex(_ byte: UInt8) -> String {
-    let digits: [Character] = Array("0123456789abcdef")
-    return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
-  }
-
-  /// `bytes` as lowercase hexadecimal, two digits a byte.
-  package static func hex(_ bytes: some Sequence<UInt8>) -> String {
-    bytes.map(hex).joined()
   }
 
   private static func format(_ pattern: String, _ precision: Int32, _ value: Double) -> String {
@@ -95,20 +84,11 @@ extension StringProtocol {
         bytes.append(byte)
         continue
       }
-      guard let high = iterator.next().flatMap(Self.hexValue),
-        let low = iterator.next().flatMap(Self.hexValue)
+      guard let high = iterator.next().flatMap(Hex.value(of:)),
+        let low = iterator.next().flatMap(Hex.value(of:))
       else { return nil }
       bytes.append(high << 4 | low)
     }
     return String(validating: bytes, as: UTF8.self)
-  }
-
-  private static func hexValue(_ digit: UInt8) -> UInt8? {
-    switch digit {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): return digit - UInt8(ascii: "A") + 10
-    default: return nil
-    }
   }
 }
