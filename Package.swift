@@ -48,10 +48,10 @@ let package = Package(
       path: "Sources/ImgCacheKit/Transport"),
     .target(
       name: "ImgCacheIndex",
-      dependencies: [
-        "ImgCacheSniffer", .product(name: "GRDB", package: "GRDB.swift"),
-        .product(name: "GRDBSQLite", package: "GRDB.swift"),
-      ],
+      // SQLite through its C API (Index/SQLite/), the header and library from GRDB's system
+      // module: GRDB's Swift layer imports Foundation, ICU and all (docs/architecture.md,
+      // Start-up).
+      dependencies: ["ImgCacheSniffer", .product(name: "GRDBSQLite", package: "GRDB.swift")],
       path: "Sources/ImgCacheKit/Index"),
     .target(
       name: "ImgCacheStorage", dependencies: ["ImgCacheIndex"],
@@ -105,7 +105,10 @@ let package = Package(
       name: "ImgCacheTestSupport", dependencies: ["ImgCacheKit"], path: "Tests/ImgCacheTestSupport"),
     .testTarget(
       name: "ImgCacheKitTests",
-      dependencies: ["ImgCacheKit", "ImgCacheTestSupport", "imgcache-stress", "imgcache-fuzz"]),
+      dependencies: [
+        "ImgCacheKit", "ImgCacheTestSupport", "imgcache-stress", "imgcache-fuzz",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
     .testTarget(
       name: "ImgCacheCLITests",
       dependencies: ["ImgCacheCLI", "ImgCacheKit", "ImgCacheTestSupport", "imgcache"]),

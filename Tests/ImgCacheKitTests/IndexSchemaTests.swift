@@ -59,7 +59,8 @@ struct IndexSchemaTests {
     defer { try? FileManager.default.removeItem(at: directory) }
     let queue = try DatabaseQueue(path: directory.appendingPathComponent("index.sqlite").path)
     try queue.writeWithoutTransaction { db in
-      try IndexSchema.migrator.migrate(try SQLiteConnection(borrowing: db))
+      try IndexSchema.migrator.migrate(
+        try SQLiteConnection(borrowing: #require(db.sqliteConnection), path: "index"))
     }
     let rows = try queue.read { db in
       try String.fetchAll(

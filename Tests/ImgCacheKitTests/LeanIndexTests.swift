@@ -14,13 +14,11 @@ struct LeanIndexTests {
   let directory = TemporaryDirectory()
 
   /// Writes `value` through a real table and reads it back as a row.
-  private func roundTrip(_ value: DatabaseValue) throws -> Row {
-    let queue = try DatabaseQueue()
-    return try queue.write { db in
-      try db.execute(sql: "CREATE TABLE t (v)")
-      try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [value])
-      return try #require(try Row.fetchOne(db, sql: "SELECT v FROM t"))
-    }
+  private func roundTrip(_ value: SQLiteValue) throws -> SQLiteRow {
+    let db = try SQLiteConnection(path: ":memory:", busyTimeout: 1)
+    try db.execute(sql: "CREATE TABLE t (v)")
+    try db.execute(sql: "INSERT INTO t VALUES (?)", [value])
+    return try #require(try db.firstRow("SELECT v FROM t"))
   }
 
   @Test("each stored form gives back exactly what was written, derivable or not")
@@ -30,7 +28,7 @@ struct LeanIndexTests {
     let own = CacheLayout.relativeFile(for: key)
     #expect(StoredForm.url(key, key: key) == .null)
     #expect(StoredForm.url(stored: nil, key: key) == key)
-    #expect(StoredForm.url(key + "#f", key: key) == (key + "#f").databaseValue)
+    #expect(StoredForm.url(key + "#f", key: key) == (key + "#f").sqliteValue)
     let stem = String(own.prefix(35))
     for (file, stored) in [
       (own, "png"), (stem + ".webp", "webp"), (stem, ""), ("zz/elsewhere.png", "zz/elsewhere.png"),
@@ -40,12 +38,12 @@ struct LeanIndexTests {
       #expect(StoredForm.file(stored: stored, digest: digest) == file, "\(file)")
     }
     for (type, format, stored) in [
-      ("image/png", "png", DatabaseValue.null), (nil, "png", "".databaseValue),
-      ("image/jpg", "png", "image/jpg".databaseValue), (nil, nil, .null),
-      ("text/html", nil, "text/html".databaseValue),
-    ] as [(String?, String?, DatabaseValue)] {
+      ("image/png", "png", SQLiteValue.null), (nil, "png", "".sqliteValue),
+      ("image/jpg", "png", "image/jpg".sqliteValue), (nil, nil, .null),
+      ("text/html", nil, "text/html".sqliteValue),
+    ] as [(String?, String?, SQLiteValue)] {
       #expect(StoredForm.contentType(type, format: format) == stored)
-      let read = String.fromDatabaseValue(stored)
+      let read = String(sqliteValue: stored)
       #expect(StoredForm.contentType(stored: read, format: format) == type)
     }
     let canonical = "Sun, 06 Nov 1994 08:49:37 GMT"
@@ -55,7 +53,7 @@ struct LeanIndexTests {
       "Mon, 01 Jan 0001 00:00:00 GMT", "Fri, 31 Dec 9999 23:59:59 GMT",
     ] {
       let stored = StoredForm.httpDate(text)
-      let isNumber = if case .int64 = stored.storage { true } else { false }
+      let isNumber = if case .integer = stored { true } else { false }
       #expect(
         isNumber
           == [canonical, "Mon, 01 Jan 0001 00:00:00 GMT", "Fri, 31 Dec 9999 23:59:59 GMT"].contains(
@@ -65,15 +63,12 @@ struct LeanIndexTests {
     let sha = String(repeating: "0f", count: 32)
     for (hex, bytes) in [(sha, true), (sha.uppercased(), false), ("0f0f", false)] {
       let stored = StoredForm.sha256(hex)
-      #expect((stored.storage == Data(repeating: 0x0f, count: 32).databaseValue.storage) == bytes)
+      #expect((stored == Data(repeating: 0x0f, count: 32).sqliteValue) == bytes)
       #expect(try StoredForm.sha256(stored: try roundTrip(stored), at: 0) == hex)
     }
     let halves = try #require(
-      try DatabaseQueue().read { db in
-        try Row.fetchOne(
-          db, sql: "SELECT ?, ?",
-          arguments: [StoredForm.digest(digest), StoredForm.digestLow(digest)])
-      })
+      try SQLiteConnection(path: ":memory:", busyTimeout: 1).firstRow(
+        "SELECT ?, ?", [StoredForm.digest(digest), StoredForm.digestLow(digest)]))
     #expect(try StoredForm.digest(stored: halves, at: 0) == digest)
     #expect(digest.hex.hasPrefix(String(UInt64(bitPattern: digest.high), radix: 16).leftPadded))
     #expect(
@@ -145,7 +140,8 @@ struct LeanIndexTests {
     let variantFile = String(CacheLayout.relativeFile(for: variant).prefix(35)) + ".webp"
     let queue = try DatabaseQueue(path: layout.indexFile.path)
     try queue.writeWithoutTransaction { db in
-      try IndexSchema.migrator.migrate(try SQLiteConnection(borrowing: db), upTo: "v8")
+      try IndexSchema.migrator.migrate(
+        try SQLiteConnection(borrowing: #require(db.sqliteConnection), path: "index"), upTo: "v8")
     }
     try queue.write { db in
       let insert = """

@@ -50,10 +50,10 @@ struct MultiProcessTests {
       #expect(stdout.hasPrefix("ok"))
     }
     let cache = DiskCache(directory: directory.url)
-    let rows = try DatabaseQueue(path: cache.layout.indexFile.path).read { db in
-      try Row.fetchAll(db, sql: "SELECT \(CacheEntry.selectList) FROM entry")
-        .map(CacheEntry.init(row:))
-    }
+    let rows = try SQLiteConnection(
+      path: cache.layout.indexFile.path, readOnly: true, busyTimeout: 5
+    )
+    .rows("SELECT \(CacheEntry.selectList) FROM entry").map(CacheEntry.init(row:))
     #expect(!rows.isEmpty)
     var files = Set<String>()
     for folder in DirectoryListing.names(in: cache.layout.dataDirectory.path) {

@@ -61,6 +61,34 @@ struct SQLiteLayerTests {
     #expect(syntax.code == SQLITE_ERROR && syntax.message?.contains("syntax") == true)
   }
 
+  @Test("a cursor left early holds no statement open; values, first values, a row's count")
+  func cursors() throws {
+    let (directory, path) = try database()
+    defer { withExtendedLifetime(directory) {} }
+    let connection = try SQLiteConnection(path: path, busyTimeout: 1)
+    try connection.execute(sql: "CREATE TABLE t (v); INSERT INTO t VALUES (1), (2), (3)")
+    do {
+      let rows = try connection.cursor("SELECT v FROM t ORDER BY v")
+      let first: Int? = try rows.next()?.value(0)
+      #expect(first == 1)
+    }
+    // A statement still stepping would lock the table: SQLITE_LOCKED.
+    try connection.execute(sql: "DROP TABLE t")
+    try connection.execute(sql: "CREATE TABLE t (v); INSERT INTO t VALUES (1), (NULL), ('x')")
+    let rows = try connection.cursor("SELECT v FROM t ORDER BY rowid")
+    var seen = 0
+    while try rows.next() != nil { seen += 1 }
+    let after = try rows.next()
+    #expect(seen == 3 && after == nil)
+    #expect(try connection.firstValue("SELECT v FROM t WHERE rowid = 2", as: Int.self) == nil)
+    #expect(try connection.firstValue("SELECT v FROM t WHERE rowid = 9", as: Int.self) == nil)
+    #expect(throws: SQLiteError.self) { try connection.values("SELECT v FROM t", as: Int.self) }
+    #expect(try connection.values("SELECT v FROM t WHERE rowid = 1", as: Int.self) == [1])
+    let insert = try connection.prepare("INSERT INTO t VALUES (?)")
+    let short = try #require(throws: SQLiteError.self) { try insert.bind(values: []) }
+    #expect(short.code == SQLITE_RANGE)
+  }
+
   @Test("a transaction commits when its body returns and rolls back when it throws")
   func transactions() throws {
     let (directory, path) = try database()

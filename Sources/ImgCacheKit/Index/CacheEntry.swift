@@ -1,5 +1,4 @@
 import FoundationEssentials
-import GRDB
 
 /// One row of the index: a cached body and its metadata.
 ///
@@ -123,14 +122,14 @@ public struct CacheEntry: Sendable, Equatable {
       && (lhs.box === rhs.box || lhs.box.fields == rhs.box.fields)
   }
 
-  /// The columns of the `entry` table (``EntryColumn``), as GRDB's query interface takes them.
+  /// The columns of the `entry` table (``EntryColumn``), in the table's order.
   public typealias Columns = EntryColumn
 
   /// ``Columns/all`` as an SQL select list, for raw queries of entries.
   package static let selectList = Columns.all.map(\.name).joined(separator: ", ")
 
   /// Decodes a row of ``selectList`` by position (``init(columns:)``).
-  package init(row: Row) throws { try self.init(columns: row) }
+  package init(row: SQLiteRow) throws { try self.init(columns: row) }
 
   /// Decodes the columns of ``selectList`` by position: by hand and without name
   /// look-ups, several times faster than `Decodable` or `row[column]` on the hit path. The
@@ -187,36 +186,36 @@ public struct CacheEntry: Sendable, Equatable {
 
   /// The database values, in the order of ``EntryColumn/allCases`` (the table's), in their
   /// stored forms (``StoredForm``).
-  var values: [DatabaseValue] { EntryColumn.all.map(storedValue(of:)) }
+  var values: [SQLiteValue] { EntryColumn.all.map(storedValue(of:)) }
 
   /// The value `column` keeps, in its stored form: each made by its own type's conversion (no
   /// existential box a value, which cost a store ≈800 instructions a column).
-  private func storedValue(of column: EntryColumn) -> DatabaseValue {
+  private func storedValue(of column: EntryColumn) -> SQLiteValue {
     switch column {
-    case .key: key.databaseValue
+    case .key: key.sqliteValue
     case .url: StoredForm.url(url, key: key)
-    case .file: box.fields.file.databaseValue
-    case .size: size.databaseValue
-    case .allocated: allocated.databaseValue
-    case .format: format.databaseValue
-    case .width: width.databaseValue
-    case .height: height.databaseValue
-    case .scale: scale.databaseValue
+    case .file: box.fields.file.sqliteValue
+    case .size: size.sqliteValue
+    case .allocated: allocated.sqliteValue
+    case .format: format.sqliteValue
+    case .width: width.sqliteValue
+    case .height: height.sqliteValue
+    case .scale: scale.sqliteValue
     case .contentType: StoredForm.contentType(contentType, format: format)
-    case .etag: etag.databaseValue
+    case .etag: etag.sqliteValue
     case .lastModified: StoredForm.httpDate(lastModified)
-    case .created: created.timeIntervalSince1970.databaseValue
-    case .lastAccess: lastAccess.timeIntervalSince1970.databaseValue
-    case .expiry: (expiry?.timeIntervalSince1970).databaseValue
-    case .accessCount: accessCount.databaseValue
-    case .sha256: box.fields.sha256?.databaseValue ?? .null
-    case .cacheControl: freshness.cacheControl.databaseValue
+    case .created: created.timeIntervalSince1970.sqliteValue
+    case .lastAccess: lastAccess.timeIntervalSince1970.sqliteValue
+    case .expiry: (expiry?.timeIntervalSince1970).sqliteValue
+    case .accessCount: accessCount.sqliteValue
+    case .sha256: box.fields.sha256?.sqliteValue ?? .null
+    case .cacheControl: freshness.cacheControl.sqliteValue
     case .expires: StoredForm.httpDate(freshness.expires)
     case .date: StoredForm.httpDate(freshness.date)
-    case .age: freshness.age.databaseValue
-    case .received: (freshness.received?.timeIntervalSince1970).databaseValue
-    case .status: freshness.status.databaseValue
-    case .shareable: shareable.databaseValue
+    case .age: freshness.age.sqliteValue
+    case .received: (freshness.received?.timeIntervalSince1970).sqliteValue
+    case .status: freshness.status.sqliteValue
+    case .shareable: shareable.sqliteValue
     case .digest: StoredForm.digest(digest)
     case .digestLow: StoredForm.digestLow(digest)
     }

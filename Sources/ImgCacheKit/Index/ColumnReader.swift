@@ -1,67 +1,58 @@
 import FoundationEssentials
-import GRDB
 import GRDBSQLite
 
-/// Something whose columns are read by position: a GRDB `Row`, or the current row of a
-/// statement read straight from SQLite (``StatementColumns``). ``CacheEntry/init(columns:)``
-/// decodes either, written once.
+/// Something whose columns are read by position: a row copied out (``SQLiteRow``), or the
+/// current row of a stepped statement read straight from SQLite (``CompiledStatement``), which
+/// builds no row (names and all) for the 24 columns of an entry on the hit path.
+/// ``CacheEntry/init(columns:)`` decodes either, written once.
 protocol ColumnReader {
   /// The value of column `index`; throws when it does not convert to `Value` (NULL into a
   /// non-optional, text into a number).
-  func value<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ index: Int) throws
-    -> Value
+  func value<Value: SQLiteConvertible>(_ index: Int) throws -> Value
   /// Column `index` when it holds an integer; nil when it holds anything else.
   func integer(_ index: Int) -> Int64?
   /// `body` called with the bytes of column `index` when it holds a BLOB; nil otherwise.
   func withBlob<T>(_ index: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T?
 }
 
-extension Row: ColumnReader {
+extension SQLiteRow: ColumnReader {
   func integer(_ index: Int) -> Int64? {
-    let value: DatabaseValue = self[index]
-    if case .int64(let number) = value.storage { return number }
-    return nil
+    guard values.indices.contains(index), case .integer(let number) = values[index] else {
+      return nil
+    }
+    return number
   }
 
   func withBlob<T>(_ index: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T? {
-    let value: DatabaseValue = self[index]
-    guard case .blob(let data) = value.storage else { return nil }
+    guard values.indices.contains(index), case .blob(let data) = values[index] else { return nil }
     return data.withUnsafeBytes(body)
-  }
-
-  func value<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ index: Int) throws
-    -> Value
-  {
-    try decode(Value.self, atIndex: index)
   }
 }
 
-/// The current row of a stepped statement, read by position without building a `Row`: GRDB's
-/// `Row` maps every column's lower-cased name when it is made, about 30,000 instructions for
-/// the 24 columns of an entry — more than the rest of a one-key lookup (`fetch -i`).
-struct StatementColumns: ColumnReader {
-  let statement: SQLiteStatement
-
-  func value<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ index: Int) throws
-    -> Value
-  {
-    guard let value = Value.fromStatement(statement, atUncheckedIndex: CInt(index)) else {
-      throw DatabaseError(
-        resultCode: .SQLITE_MISMATCH, message: "column \(index) does not hold a \(Value.self)")
-    }
-    return value
-  }
-
+extension CompiledStatement: ColumnReader {
   func integer(_ index: Int) -> Int64? {
-    guard sqlite3_column_type(statement, CInt(index)) == SQLITE_INTEGER else { return nil }
-    return sqlite3_column_int64(statement, CInt(index))
+    guard let column = Int32(exactly: index), sqlite3_column_type(handle, column) == SQLITE_INTEGER
+    else { return nil }
+    return sqlite3_column_int64(handle, column)
   }
 
   func withBlob<T>(_ index: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T? {
-    guard sqlite3_column_type(statement, CInt(index)) == SQLITE_BLOB else { return nil }
+    guard let column = Int32(exactly: index), sqlite3_column_type(handle, column) == SQLITE_BLOB
+    else { return nil }
     // The bytes first, then their count (SQLite's rule for reading a column).
-    let bytes = sqlite3_column_blob(statement, CInt(index))
-    let count = Int(sqlite3_column_bytes(statement, CInt(index)))
+    let bytes = sqlite3_column_blob(handle, column)
+    let count = Int(sqlite3_column_bytes(handle, column))
     return body(UnsafeRawBufferPointer(start: bytes, count: bytes == nil ? 0 : count))
+  }
+}
+
+extension CompiledStatement {
+  /// Binds the indexed half of `digest` (``KeyDigest/high``) to parameter `index` (from 1).
+  func bind(_ digest: KeyDigest, at index: Int32) throws { try bind(digest.high, at: index) }
+
+  /// Whether `table` has any row (`SELECT EXISTS`): the check before a query or a statement
+  /// that most batches need not run.
+  static func anyRow(in table: String, _ db: SQLiteConnection) throws -> Bool {
+    try db.cachedStatement("SELECT EXISTS (SELECT 1 FROM \(table))").firstInteger() == 1
   }
 }

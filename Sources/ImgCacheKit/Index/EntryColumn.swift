@@ -1,5 +1,3 @@
-import GRDB
-
 /// The columns of the `entry` table, in the table's order: the one list that names them. A
 /// column's raw value is its position in a row of ``CacheEntry/selectList``, so the
 /// positional decode (``CacheEntry/init(columns:)``) and the stored values
@@ -56,7 +54,7 @@ public enum EntryColumn: Int, CaseIterable, Sendable {
 
 extension ColumnReader {
   /// The value of `column` in a row of ``CacheEntry/selectList``.
-  func value<Value: DatabaseValueConvertible & StatementColumnConvertible>(
+  func value<Value: SQLiteConvertible>(
     _ column: EntryColumn
   ) throws -> Value {
     try value(column.rawValue)

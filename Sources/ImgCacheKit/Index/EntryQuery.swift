@@ -1,12 +1,10 @@
-import GRDB
-
 /// A condition on rows as SQL text and its arguments, in order: what the index's queries of
 /// entries filter by, written as SQL (not a query builder's), joined with `&&`, `||`, `!`.
 struct SQLFilter {
   /// The condition, with a `?` for each argument.
   var sql: String
   /// The arguments, in order.
-  var arguments: [(any DatabaseValueConvertible)?] = []
+  var arguments: [any SQLiteConvertible] = []
 
   /// No row.
   static var none: SQLFilter { SQLFilter(sql: "0") }
@@ -44,18 +42,18 @@ struct EntryQuery {
     return text
   }
 
-  /// The rows, as GRDB gives them.
-  func rows(_ db: Database) throws -> [Row] {
-    try Row.fetchAll(db, sql: sql, arguments: StatementArguments(filter.arguments))
+  /// The rows, copied out.
+  func rows(_ db: SQLiteConnection) throws -> [SQLiteRow] {
+    try db.rows(sql, filter.arguments)
   }
 
   /// The rows, one at a time.
-  func cursor(_ db: Database) throws -> RowCursor {
-    try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(filter.arguments))
+  func cursor(_ db: SQLiteConnection) throws -> RowCursor {
+    try db.cursor(sql, filter.arguments)
   }
 
   /// The entries.
-  func entries(_ db: Database) throws -> [CacheEntry] {
+  func entries(_ db: SQLiteConnection) throws -> [CacheEntry] {
     try rows(db).map(CacheEntry.init(row:))
   }
 }

@@ -1,5 +1,3 @@
-import GRDB
-
 /// The uses of entries (last access, use count) recorded without rewriting their rows
 /// (docs/design.md, On disk): a hit adds to a narrow table, `entry_use`, one row per entry used
 /// since the last merge. The uses are merged into `entry` by the write transactions that read
@@ -54,11 +52,11 @@ enum EntryUses {
   /// finding a partner for a given key takes 2^64 tries — count each other's uses, and only
   /// each other's.
   static func record(
-    _ uses: some Collection<(key: String, value: PendingWrites.Use)>, _ db: Database
+    _ uses: some Collection<(key: String, value: PendingWrites.Use)>, _ db: SQLiteConnection
   ) throws {
     let size = PaddedBatch.size(for: uses.count)
     let statement = try db.cachedStatement(
-      sql: "WITH used(digest, time, count) AS (VALUES "
+      "WITH used(digest, time, count) AS (VALUES "
         + PaddedBatch.list(of: "(?, ?, ?)", count: size)
           + """
           ) INSERT INTO entry_use (entry_rowid, last_access, access_count)
@@ -68,7 +66,7 @@ enum EntryUses {
           last_access = max(last_access, excluded.last_access),
           access_count = access_count + excluded.access_count
           """)
-    let direct = DirectStatement(statement)
+    let direct = statement
     var parameter: Int32 = 1
     for (_, use) in uses {
       try direct.bind(use.digest, at: parameter)
@@ -77,29 +75,29 @@ enum EntryUses {
       parameter += 3
     }
     while parameter <= 3 * size {
-      try direct.bindNull(at: parameter)
+      try direct.bind(.null, at: parameter)
       parameter += 1
     }
     try direct.run()
   }
 
   /// Whether any use waits in the table.
-  static func anyRecorded(_ db: Database) throws -> Bool {
-    try DirectStatement.anyRow(in: "entry_use", db)
+  static func anyRecorded(_ db: SQLiteConnection) throws -> Bool {
+    try CompiledStatement.anyRow(in: "entry_use", db)
   }
 
   /// Folds every recorded use into its entry's row and empties the table, in the caller's
   /// write transaction. Cheap when the table is empty.
-  static func merge(_ db: Database) throws {
+  static func merge(_ db: SQLiteConnection) throws {
     // `+`: walk the uses and find each entry by its rowid, never walk the entries.
     try db.cachedStatement(
-      sql: """
-        UPDATE entry SET last_access = max(entry.last_access, entry_use.last_access),
-        access_count = entry.access_count + entry_use.access_count
-        FROM entry_use WHERE entry.rowid = +entry_use.entry_rowid
-        """
+      """
+      UPDATE entry SET last_access = max(entry.last_access, entry_use.last_access),
+      access_count = entry.access_count + entry_use.access_count
+      FROM entry_use WHERE entry.rowid = +entry_use.entry_rowid
+      """
     ).execute()
-    try db.cachedStatement(sql: "DELETE FROM entry_use").execute()
+    try db.cachedStatement("DELETE FROM entry_use").execute()
   }
 
   /// The query of the rows (their uses folded in) of `count` keys, `count` a padded size
@@ -131,35 +129,34 @@ enum EntryUses {
   static let failuresColumn = CacheEntry.Columns.all.count
 
   /// The row of `key` with its recorded use folded in (see ``mergedSelectList``).
-  static func entry(forKey key: String, _ db: Database) throws -> CacheEntry? {
+  static func entry(forKey key: String, _ db: SQLiteConnection) throws -> CacheEntry? {
     let statement = try db.cachedStatement(
-      sql: "SELECT \(mergedSelectList) FROM \(joined) WHERE \(IndexSchema.byKey)")
-    return try Row.fetchOne(
-      statement, arguments: [StoredForm.digest(KeyDigest(key: key)), key]
-    ).map(CacheEntry.init(row:))
+      "SELECT \(mergedSelectList) FROM \(joined) WHERE \(IndexSchema.byKey)")
+    return try statement.firstRow([StoredForm.digest(KeyDigest(key: key)), key])
+      .map(CacheEntry.init(row:))
   }
 
   /// The row of `key` with its use folded in, the use deleted: for a write transaction that
   /// rewrites the row with these values.
-  static func take(key: String, _ db: Database) throws -> CacheEntry? {
+  static func take(key: String, _ db: SQLiteConnection) throws -> CacheEntry? {
     guard let entry = try entry(forKey: key, db) else { return nil }
     try forget(key: key, db)
     return entry
   }
 
   /// Deletes the recorded use of `key`'s entry, in a write transaction that rewrites its row.
-  static func forget(key: String, _ db: Database) throws {
+  static func forget(key: String, _ db: SQLiteConnection) throws {
     try db.cachedStatement(
-      sql: """
-        DELETE FROM entry_use WHERE entry_rowid = (SELECT rowid FROM entry WHERE \(IndexSchema.byKey))
-        """
-    ).execute(arguments: [StoredForm.digest(KeyDigest(key: key)), key])
+      """
+      DELETE FROM entry_use WHERE entry_rowid = (SELECT rowid FROM entry WHERE \(IndexSchema.byKey))
+      """
+    ).execute([StoredForm.digest(KeyDigest(key: key)), key])
   }
 
   /// Deletes the recorded use of the entry of `rowid`, in a write transaction that rewrites
   /// its row (a store, which has just read the rowid: no second look-up by key).
-  static func forget(rowid: Int64, _ db: Database) throws {
-    try db.cachedStatement(sql: "DELETE FROM entry_use WHERE entry_rowid = ?")
-      .execute(arguments: [rowid])
+  static func forget(rowid: Int64, _ db: SQLiteConnection) throws {
+    try db.cachedStatement("DELETE FROM entry_use WHERE entry_rowid = ?")
+      .execute([rowid])
   }
 }

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import GRDB
 
 /// A request that failed permanently (SDWebImage's failed-URL blacklist, persisted with a TTL).
 ///
@@ -54,7 +53,7 @@ extension FailedURL {
   }
 
   /// The record's values, in the order of ``selection``.
-  var values: [(any DatabaseValueConvertible)?] {
+  var values: [any SQLiteConvertible] {
     [
       url, fingerprint, reason, kind, httpStatus, count, firstFailure.timeIntervalSince1970,
       lastFailure.timeIntervalSince1970,
@@ -66,9 +65,9 @@ extension FailedURL {
 extension Index {
   /// The records `sql` selects (``FailedURL/selection`` first) with `arguments`.
   private static func records(
-    _ db: Database, _ sql: String, _ arguments: StatementArguments = []
+    _ db: SQLiteConnection, _ sql: String, _ arguments: [any SQLiteConvertible] = []
   ) throws -> [FailedURL] {
-    try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map(FailedURL.init(row:))
+    try db.rows(sql, arguments).map(FailedURL.init(row:))
   }
 
   /// Records a permanent failure of the request (`url`, `fingerprint`) at `time`.
@@ -90,9 +89,9 @@ extension Index {
       record.count += 1
       record.lastFailure = time
       try db.cachedStatement(
-        sql: "INSERT OR REPLACE INTO failed_request (\(FailedURL.selection)) "
+        "INSERT OR REPLACE INTO failed_request (\(FailedURL.selection)) "
           + "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-      ).execute(arguments: StatementArguments(record.values))
+      ).execute(record.values)
     }
   }
 
@@ -100,7 +99,7 @@ extension Index {
   package func failures(urls: [String], after cutoff: Date) throws -> [String: [FailedURL]] {
     guard !urls.isEmpty else { return [:] }
     return try peek(orIfMissing: [:]) { db in
-      guard try DirectStatement.anyRow(in: "failed_request", db) else { return [:] }
+      guard try CompiledStatement.anyRow(in: "failed_request", db) else { return [:] }
       var records = [String: [FailedURL]]()
       for url in Set(urls) {
         let found = try Self.records(
@@ -127,14 +126,12 @@ extension Index {
   /// Forgets every failure record of `url`, whatever the request.
   package func forgetFailures(url: String) throws {
     let known = try read(orIfMissing: false) { db in
-      try DirectStatement(
-        db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM failed_request WHERE url = ?)"),
-        binding: url
-      ).firstInteger() == 1
+      try db.firstValue("SELECT EXISTS (SELECT 1 FROM failed_request WHERE url = ?)", [url])
+        == true
     }
     guard known else { return }
     try write { db in
-      try db.execute(sql: "DELETE FROM failed_request WHERE url = ?", arguments: [url])
+      try db.execute(sql: "DELETE FROM failed_request WHERE url = ?", [url])
     }
   }
 
@@ -152,9 +149,8 @@ extension Index {
   }
 
   /// How many failure records there are, read in `db`.
-  static func countFailures(_ db: Database) throws -> Int {
-    let count = try DirectStatement(db.cachedStatement(sql: "SELECT COUNT(*) FROM failed_request"))
-      .firstInteger()
+  static func countFailures(_ db: SQLiteConnection) throws -> Int {
+    let count = try db.cachedStatement("SELECT COUNT(*) FROM failed_request").firstInteger()
     return Int(clamping: count ?? 0)
   }
 
@@ -164,7 +160,7 @@ extension Index {
   }
 
   /// Deletes every failure record in `db`; returns how many there were.
-  static func deleteFailures(_ db: Database) throws -> Int {
+  static func deleteFailures(_ db: SQLiteConnection) throws -> Int {
     let count = try countFailures(db)
     try db.execute(sql: "DELETE FROM failed_request")
     return count

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import GRDB
 
 /// The queries of a `clean` dry run. A real `clean` and `clear` run in ``IndexTransaction``s
 /// that storage orders: each batch in its own short write transaction, the files of the rows
@@ -37,25 +36,22 @@ extension Index {
     try mergeUses()
     return try read(orIfMissing: (.zero, .zero, .zero)) { db in
       let all = try IndexSchema.totals(db)
-      let sums = try Row.fetchOne(
-        db,
-        sql: "SELECT COUNT(rowid), COALESCE(SUM(size), 0), COALESCE(SUM(allocated), 0) "
-          + "FROM entry WHERE \(condition.sql)", arguments: StatementArguments(condition.arguments))
-      let expired = CacheTotals(
-        entries: sums?[0] ?? 0, bytes: sums?[1] ?? 0, allocated: sums?[2] ?? 0)
+      let sums = try db.firstRow(
+        "SELECT COUNT(rowid), COALESCE(SUM(size), 0), COALESCE(SUM(allocated), 0) "
+          + "FROM entry WHERE \(condition.sql)", condition.arguments)
+      let expired = try CacheTotals(
+        entries: sums?.value(0) ?? 0, bytes: sums?.value(1) ?? 0, allocated: sums?.value(2) ?? 0)
       let survivors = CacheTotals(
         entries: all.entries - expired.entries, bytes: all.bytes - expired.bytes,
         allocated: all.allocated - expired.allocated)
       var (remaining, trimmed) = (survivors, CacheTotals.zero)
       if trimsWhile(survivors, remaining) {
         let order = Self.candidates(condition, expiring: false)
-        let rows = try Row.fetchCursor(
-          db,
-          sql:
-            "SELECT size, allocated FROM entry WHERE \(order.filter.sql) ORDER BY \(order.order ?? "rowid")",
-          arguments: StatementArguments(order.filter.arguments))
+        let rows = try db.cursor(
+          "SELECT size, allocated FROM entry WHERE \(order.filter.sql) ORDER BY \(order.order ?? "rowid")",
+          order.filter.arguments)
         while trimsWhile(survivors, remaining), let row = try rows.next() {
-          let (size, allocated): (Int64, Int64) = (row[0], row[1])
+          let (size, allocated): (Int64, Int64) = (try row.value(0), try row.value(1))
           (remaining.entries, remaining.bytes) = (remaining.entries - 1, remaining.bytes - size)
           remaining.allocated -= allocated
           (trimmed.entries, trimmed.bytes) = (trimmed.entries + 1, trimmed.bytes + size)
@@ -85,11 +81,11 @@ extension Index {
       }
       let rows = try query.rows(db)
       let entries = try rows.map(CacheEntry.init(row:))
-      let last = entries.last.map { entry in
+      let last = try entries.last.map { entry in
         CleanPosition(
           lastAccess: entry.lastAccess.timeIntervalSince1970,
           created: entry.created.timeIntervalSince1970,
-          rowid: rows[rows.count - 1][CacheEntry.Columns.all.count])
+          rowid: try rows[rows.count - 1].value(CacheEntry.Columns.all.count))
       }
       return (entries, last)
     }

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import GRDB
+import GRDBSQLite
 import Glibc
 
 /// A damaged index: how its errors read, and moving it aside (`clear`).
@@ -19,28 +19,28 @@ extension Index {
 
   /// The SQLite error under `error`, however deeply wrapped (``CacheError/underlying``,
   /// ``FullDisk/cause``): the one error the checks below read.
-  static func databaseError(in error: any Error) -> DatabaseError? {
+  static func databaseError(in error: any Error) -> SQLiteError? {
     var current: (any Error)? = error
     while let error = current {
-      if let database = error as? DatabaseError { return database }
+      if let database = error as? SQLiteError { return database }
       current = (error as? CacheError)?.underlying ?? (error as? FullDisk)?.cause
     }
     return nil
   }
 
   /// The SQLite error under `error` that says the file is damaged.
-  static func corruption(in error: any Error) -> DatabaseError? {
+  static func corruption(in error: any Error) -> SQLiteError? {
     guard let database = databaseError(in: error),
-      database.resultCode == .SQLITE_CORRUPT || database.resultCode == .SQLITE_NOTADB
+      database.code == SQLITE_CORRUPT || database.code == SQLITE_NOTADB
     else { return nil }
     return database
   }
 
   /// The SQLite error under `error` that says the disk is full: `SQLITE_FULL`, shared memory
   /// that could not grow, or a mapping ``IndexRoom`` refused for lack of room.
-  static func fullDisk(in error: any Error) -> DatabaseError? {
+  static func fullDisk(in error: any Error) -> SQLiteError? {
     guard let database = databaseError(in: error),
-      database.resultCode == .SQLITE_FULL || sharedMemoryRefused(in: database)
+      database.code == SQLITE_FULL || sharedMemoryRefused(in: database)
     else { return nil }
     return database
   }

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import GRDB
 
 /// Queries on the `entry` table and the running totals. The writes that change entries
 /// together with their files run in an ``IndexTransaction`` that storage orders.
@@ -39,18 +38,16 @@ extension Index {
         var entries = [CacheEntry]()
         var failures: Bool?
         for (size, padded) in PaddedBatch.chunks(of: keys) {
-          let statement = DirectStatement(
-            try self.statement(.entriesByKey(size: size), db) {
-              EntryUses.selectByKeys(count: size)
-            })
+          let statement = try self.statement(.entriesByKey(size: size), db) {
+            EntryUses.selectByKeys(count: size)
+          }
           let asked = AskedKeys(padded)
           for (index, digest) in asked.digests.enumerated() {
             try statement.bind(digest, at: Int32(index + 1))
           }
           try statement.run { row in
-            let columns = StatementColumns(statement: row)
-            let entry = try CacheEntry(columns: columns)
-            failures = try columns.value(EntryUses.failuresColumn) as Bool
+            let entry = try CacheEntry(columns: row)
+            failures = try row.value(EntryUses.failuresColumn) as Bool
             // Found by its digest: a row of another key that shares it is no hit.
             if asked.contains(entry) { entries.append(entry) }
           }
@@ -83,7 +80,7 @@ extension Index {
       entry.accessCount += 1
       try IndexSchema.rewrite(entry, db)
       try IndexSchema.increment([.notModified: 1], db)
-      try db.execute(sql: "DELETE FROM failed_request WHERE url = ?", arguments: [entry.url])
+      try db.execute(sql: "DELETE FROM failed_request WHERE url = ?", [entry.url])
       return entry
     }
   }

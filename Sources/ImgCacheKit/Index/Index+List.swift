@@ -1,5 +1,4 @@
 import FoundationEssentials
-import GRDB
 
 /// Which entries `list` shows. Every condition is optional; all given must hold.
 public struct EntryFilter: Sendable, Equatable {
@@ -53,7 +52,7 @@ public enum EntryOrder: String, Sendable, CaseIterable {
 
 /// Where a listing stopped: the last row's sort value and rowid (opaque to callers).
 public struct EntryCursor: Sendable {
-  fileprivate let value: DatabaseValue
+  fileprivate let value: SQLiteValue
   fileprivate let rowid: Int64
 }
 
@@ -105,10 +104,9 @@ extension Index {
       var next: EntryCursor?
       let rows = try query.cursor(db)
       while let row = try rows.next() {
-        entries.append(try CacheEntry(row: row))
+        entries.append(try CacheEntry(columns: row))
         if entries.count == limit {
-          let value: DatabaseValue = row[valueAt]
-          next = EntryCursor(value: value, rowid: row[rowidAt])
+          next = EntryCursor(value: row.value(at: Int32(valueAt)), rowid: try row.value(rowidAt))
         }
       }
       var links = [String: String]()
@@ -187,42 +185,44 @@ extension Index {
       var groups = [String: CacheTotals]()
       switch breakdown {
       case .format:
-        let rows = try Row.fetchCursor(
-          db,
-          sql: """
-            SELECT COALESCE(format, 'none'), COUNT(*), SUM(size), SUM(allocated)
-            FROM entry GROUP BY format
-            """)
-        while let row = try rows.next() {
-          groups[row[0]] = CacheTotals(entries: row[1], bytes: row[2], allocated: row[3])
-        }
+        try Self.groups(
+          """
+          SELECT COALESCE(format, 'none'), COUNT(*), SUM(size), SUM(allocated)
+          FROM entry GROUP BY format
+          """, into: &groups, db)
       case .variant:
         // Originals together; each variant spec (a size, a format) in a group of its own.
-        let rows = try Row.fetchCursor(
-          db,
-          sql: """
-            SELECT COALESCE(variant.spec, 'original'), COUNT(*), SUM(size), SUM(allocated)
-            FROM entry LEFT JOIN variant ON variant.key = entry.key
-            GROUP BY variant.spec
-            """)
-        while let row = try rows.next() {
-          groups[row[0]] = CacheTotals(entries: row[1], bytes: row[2], allocated: row[3])
-        }
+        try Self.groups(
+          """
+          SELECT COALESCE(variant.spec, 'original'), COUNT(*), SUM(size), SUM(allocated)
+          FROM entry LEFT JOIN variant ON variant.key = entry.key
+          GROUP BY variant.spec
+          """, into: &groups, db)
       case .host:
-        let rows = try Row.fetchCursor(
-          db, sql: "SELECT COALESCE(url, key), size, allocated FROM entry")
+        let rows = try db.cursor("SELECT COALESCE(url, key), size, allocated FROM entry")
         while let row = try rows.next() {
-          let host = URLText.host(of: row[0])
+          let host = URLText.host(of: try row.value(0))
           var totals = groups[host] ?? .zero
           totals.entries += 1
-          totals.bytes += row[1]
-          totals.allocated += row[2]
+          totals.bytes += try row.value(1) as Int64
+          totals.allocated += try row.value(2) as Int64
           groups[host] = totals
         }
       }
       return groups.map { SizeGroup(name: $0.key, totals: $0.value) }.sorted {
         ($0.totals.allocated, $1.name) > ($1.totals.allocated, $0.name)
       }
+    }
+  }
+
+  /// Reads the groups `sql` gives (name, count, bytes, allocated bytes) into `groups`.
+  private static func groups(
+    _ sql: String, into groups: inout [String: CacheTotals], _ db: SQLiteConnection
+  ) throws {
+    let rows = try db.cursor(sql)
+    while let row = try rows.next() {
+      groups[try row.value(0)] = CacheTotals(
+        entries: try row.value(1), bytes: try row.value(2), allocated: try row.value(3))
     }
   }
 }

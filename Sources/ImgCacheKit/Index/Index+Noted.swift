@@ -1,6 +1,6 @@
 import Dispatch
 import FoundationEssentials
-import GRDB
+import GRDBSQLite
 import Synchronization
 
 /// What waits in memory for the index (``PendingWrites``): counts, and the uses of entries,
@@ -71,7 +71,8 @@ extension Index {
   /// (opening one may itself wait), else through the pool. Another process's lock held past
   /// `budget` leaves what is noted waiting, and is no error.
   func writeNotedBriefly(
-    waitingAtMost budget: Int = usesBusyBudget, then body: (Database) throws -> Void = { _ in }
+    waitingAtMost budget: Int = usesBusyBudget,
+    then body: (SQLiteConnection) throws -> Void = { _ in }
   ) throws {
     switch writeNotedDirectly(waitingAtMost: budget, then: body) {
     case .written, .busy: return
@@ -137,7 +138,7 @@ extension Index {
     // emptied: reads that overlap it read again (``foldingUnwrittenUses(_:fold:)``). On the
     // direct connection it is settled before the connection serves the next lookup, so its
     // lookups never overlap it.
-    let write = { (db: Database) throws in
+    let write = { (db: SQLiteConnection) throws in
       try pending.write(db)
       self.noted.withLock { $0.commits += 1 }
     }
@@ -145,7 +146,7 @@ extension Index {
       do {
         try Self.writeUses(through: direct, write, committed: { settle() })
         return
-      } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+      } catch let error as SQLiteError where error.code == SQLITE_BUSY {
         // Another process writes: these wait for a later write, and the lookups go on.
         throw error
       } catch {}
@@ -159,25 +160,24 @@ extension Index {
   /// when it is open, waiting at most `budget` milliseconds for another process's write lock.
   /// Writes nothing noted: the caller passes what it takes.
   func writeBriefly(
-    waitingAtMost budget: Int = usesBusyBudget, _ body: (Database) throws -> Void
+    waitingAtMost budget: Int = usesBusyBudget, _ body: (SQLiteConnection) throws -> Void
   ) throws {
-    // Opening a pool may itself wait for the lock (GRDB sets WAL mode up with a write): only
-    // one already open is used.
+    // Opening a pool may itself wait for the lock (setting WAL mode up writes): only one
+    // already open is used.
     guard let pool = connections.withLock({ $0.pool }) else {
       throw CacheError(.busy, "the index has no connection open for writing")
     }
-    try pool.writeWithoutTransaction { db in
+    try pool.write { db in
       try Self.waitingBriefly(db, budget) {
-        try db.inTransaction(.immediate) {
-          try body(db)
-          return .commit
-        }
+        try db.transaction(.immediate) { try body(db) }
       }
     }
   }
 
   /// Runs `body` with the connection's busy timeout lowered to `budget` milliseconds.
-  static func waitingBriefly(_ db: Database, _ budget: Int, _ body: () throws -> Void) throws {
+  static func waitingBriefly(_ db: SQLiteConnection, _ budget: Int, _ body: () throws -> Void)
+    throws
+  {
     try db.execute(sql: "PRAGMA busy_timeout = \(budget)")
     defer { _ = try? db.execute(sql: "PRAGMA busy_timeout = \(Int(busyTimeout) * 1000)") }
     try body()
@@ -202,7 +202,8 @@ extension Index {
   /// migrated it, and the caller writes through that pool; when this process read nothing,
   /// what is noted is dropped and the next process that writes migrates it).
   func writeNotedDirectly(
-    waitingAtMost budget: Int = usesBusyBudget, then body: (Database) throws -> Void = { _ in }
+    waitingAtMost budget: Int = usesBusyBudget,
+    then body: (SQLiteConnection) throws -> Void = { _ in }
   ) -> DirectWrite {
     // A process whose lookups found no index (created since) opens the direct connection here.
     guard connections.withLock({ $0.pool == nil }), let direct = directQueue() else {
@@ -216,7 +217,7 @@ extension Index {
         }
       }
       return .written
-    } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+    } catch let error as SQLiteError where error.code == SQLITE_BUSY {
       return .busy
     } catch {
       return .unavailable
@@ -227,17 +228,14 @@ extension Index {
   /// (not the pool's), then `committed`, before the connection serves anything else. Waits
   /// at most `budget` milliseconds for the write lock: the connection's lookups wait meanwhile.
   static func writeUses(
-    through connection: DatabaseQueue, waitingAtMost budget: Int = usesBusyBudget,
-    _ body: (Database) throws -> Void,
+    through connection: SQLiteQueue, waitingAtMost budget: Int = usesBusyBudget,
+    _ body: (SQLiteConnection) throws -> Void,
     committed: () -> Void = {}
   ) throws {
-    try connection.writeWithoutTransaction { db in
+    try connection.access { db in
       try db.execute(sql: Self.synchronousNormal)
       try waitingBriefly(db, budget) {
-        try db.inTransaction(.immediate) {
-          try body(db)
-          return .commit
-        }
+        try db.transaction(.immediate) { try body(db) }
       }
       committed()
     }

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import GRDB
 
 /// The queries of `verify`. Every check of rows against files runs in a write transaction (the
 /// folders' in an ``IndexTransaction`` that storage orders), so a process storing at the same
@@ -12,15 +11,15 @@ extension Index {
     try writeIfExists(orIfMissing: (CacheTotals.zero, CacheTotals.zero)) { db in
       let recorded = try IndexSchema.totals(db)
       guard
-        let row = try Row.fetchOne(
-          db,
-          sql: "SELECT COUNT(*), COALESCE(SUM(size), 0), COALESCE(SUM(allocated), 0) FROM entry")
+        let row = try db.firstRow(
+          "SELECT COUNT(*), COALESCE(SUM(size), 0), COALESCE(SUM(allocated), 0) FROM entry")
       else { return (recorded, recorded) }
-      let actual = CacheTotals(entries: row[0], bytes: row[1], allocated: row[2])
+      let actual = CacheTotals(
+        entries: try row.value(0), bytes: try row.value(1), allocated: try row.value(2))
       if repair && actual != recorded {
         try db.execute(
           sql: "UPDATE totals SET entries = ?, bytes = ?, allocated = ? WHERE id = 1",
-          arguments: [actual.entries, actual.bytes, actual.allocated])
+          [actual.entries, actual.bytes, actual.allocated])
       }
       return (recorded, actual)
     }
@@ -34,7 +33,7 @@ extension Index {
           UPDATE entry SET sha256 = ?
           WHERE \(IndexSchema.byKey) AND file_ext = ? AND size = ? AND sha256 IS NULL
           """,
-        arguments: [
+        [
           StoredForm.sha256(sha256), StoredForm.digest(entry.digest), entry.key,
           StoredForm.file(entry.file, digest: entry.digest), entry.size,
         ])

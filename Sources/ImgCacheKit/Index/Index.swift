@@ -1,6 +1,5 @@
 import Dispatch
 import FoundationEssentials
-import GRDB
 import Glibc
 import Synchronization
 
@@ -29,8 +28,8 @@ package final class Index: Sendable {
   let prepared = Mutex(PreparedStatements())
 
   struct Connections {
-    var pool: DatabasePool?
-    var direct: DatabaseQueue?
+    var pool: SQLitePool?
+    var direct: SQLiteQueue?
   }
 
   /// The index at `path`; `createDirectories` makes the cache's folders before the first write.
@@ -67,7 +66,7 @@ package final class Index: Sendable {
 
   /// How long a connection waits for another process's lock: a store waits this long for a
   /// long write of another process (a clean) rather than lose its download.
-  static let busyTimeout: TimeInterval = 60
+  static let busyTimeout: Double = 60
 
   /// How long a write of uses and counts alone waits for another process's write lock, in
   /// milliseconds (docs/design.md, Processes): a hit never waits for a writer longer than
@@ -76,19 +75,18 @@ package final class Index: Sendable {
   static let usesBusyBudget = 200
 
   /// The writable pool, opened (and the cache created) on first use.
-  package func writer() throws -> DatabasePool {
+  package func writer() throws -> SQLitePool {
     if let pool = connections.withLock({ $0.pool }) { return pool }
     do {
       try createDirectories()
       _ = IndexRoom.installed
-      var config = GRDB.Configuration()
-      config.busyMode = .timeout(Self.busyTimeout)
-      config.prepareDatabase { db in try db.execute(sql: Self.synchronousNormal) }
-      config.label = "imgcache.index"
+      var options = SQLiteOptions()
+      options.busyTimeout = Self.busyTimeout
+      options.prepare = { db in try db.execute(sql: Self.synchronousNormal) }
       // Opening sets WAL mode and may migrate: threads and processes take turns on an flock
       // (a file lock, released by the kernel if the holder dies), never on an in-process lock.
       let turn = try FileLock(waitingFor: path + ".migrate-lock")
-      let opened = try DatabasePool(path: path, configuration: config)
+      let opened = try SQLitePool(path: path, options: options, label: "imgcache.index")
       try IndexSchema.migrate(opened)
       withExtendedLifetime(turn) {}
       // Two threads may have opened one each; the first stored wins, the other is dropped.
@@ -103,7 +101,7 @@ package final class Index: Sendable {
   }
 
   /// Runs `body` in a read transaction; returns `empty` when the cache does not exist.
-  func read<T>(orIfMissing empty: T, _ body: (Database) throws -> T) throws -> T {
+  func read<T>(orIfMissing empty: T, _ body: (SQLiteConnection) throws -> T) throws -> T {
     do {
       return try makingRoomForSharedMemory(writing: false, body) {
         if let pool = connections.withLock({ $0.pool }) { return try pool.read(body) }
@@ -127,14 +125,14 @@ package final class Index: Sendable {
   /// the latest commit. The hit path's read, several times cheaper than ``read(orIfMissing:_:)``
   /// (no BEGIN/COMMIT, no read-only toggling, no reader pool), on the direct connection even
   /// after this process has written. Returns `empty` when the cache does not exist.
-  func peek<T>(orIfMissing empty: T, _ body: (Database) throws -> T) throws -> T {
+  func peek<T>(orIfMissing empty: T, _ body: (SQLiteConnection) throws -> T) throws -> T {
     do {
       return try makingRoomForSharedMemory(writing: false, body) {
         let opened = connections.withLock { $0.direct }
         if opened == nil && access(path, F_OK) != 0 { return empty }
         // As in ``read(orIfMissing:_:)``: an older index is migrated by the pool, then read.
         if let direct = opened ?? directQueue(),
-          case .success(let value) = Result(catching: { try direct.inDatabase(body) })
+          case .success(let value) = Result(catching: { try direct.access(body) })
         {
           return value
         }
@@ -150,13 +148,14 @@ package final class Index: Sendable {
   /// When the transaction fails, `undo` runs before it is rolled back, while the write lock is
   /// still held: file work done inside it (a body renamed into `data/`) is undone before
   /// another process may look.
-  func write<T>(undoing undo: @escaping () -> Void = {}, _ body: (Database) throws -> T) throws
+  func write<T>(undoing undo: @escaping () -> Void = {}, _ body: (SQLiteConnection) throws -> T)
+    throws
     -> T
   {
     do {
       return try withNoted { pending in
         try withoutActuallyEscaping(body) { body in
-          let run = { (db: Database) throws -> T in
+          let run = { (db: SQLiteConnection) throws -> T in
             try db.execute(sql: "BEGIN IMMEDIATE")
             do {
               // The waiting uses first: a clean in this transaction merges them (EntryUses).
@@ -171,7 +170,7 @@ package final class Index: Sendable {
             }
           }
           return try makingRoomForSharedMemory(writing: true, run) {
-            try writer().writeWithoutTransaction(run)
+            try writer().write(run)
           }
         }
       }
@@ -193,7 +192,7 @@ package final class Index: Sendable {
   }
 
   /// Runs `body` in a write transaction when the cache exists; returns `empty` when it does not.
-  func writeIfExists<T>(orIfMissing empty: T, _ body: (Database) throws -> T) throws -> T {
+  func writeIfExists<T>(orIfMissing empty: T, _ body: (SQLiteConnection) throws -> T) throws -> T {
     guard exists else { return empty }
     return try write(body)
   }
@@ -211,21 +210,21 @@ package final class Index: Sendable {
     if !empty && exists { try? writeNotedBriefly(waitingAtMost: budget) }
     let (pool, direct) = takeConnections()
     // The direct connection first: the pool's last connection can then remove the WAL.
-    try? direct?.close()
+    direct?.close()
     if let pool {
       // PASSIVE never waits for other processes; closing the last connection removes the WAL
-      // and its -shm, but only when that connection can write: the pool closes its writer
-      // before its (read-only) readers, so the readers go first here.
-      _ = try? pool.writeWithoutTransaction { try $0.checkpoint(.passive) }
+      // and its -shm, but only when that connection can write: the pool closes its
+      // (read-only) readers before its writer.
+      _ = try? pool.write { try $0.checkpoint() }
       pool.releaseMemory()
-      try? pool.close()
+      pool.close()
     }
   }
 
   /// Takes this process's connections out of their slots (the next use opens them again),
   /// the direct connection's statements finalized first, outside the lock: one left would
   /// keep it open. The caller closes them.
-  func takeConnections() -> (pool: DatabasePool?, direct: DatabaseQueue?) {
+  func takeConnections() -> (pool: SQLitePool?, direct: SQLiteQueue?) {
     let taken = connections.withLock { state in
       defer { state = Connections() }
       return (state.pool, state.direct)
@@ -240,15 +239,16 @@ package final class Index: Sendable {
 
   /// The direct connection of a process that has not written, opened once: read-write (read
   /// only when the file is), without the pool's WAL set-up or migration check.
-  func directQueue() -> DatabaseQueue? {
+  func directQueue() -> SQLiteQueue? {
     if let direct = connections.withLock({ $0.direct }) { return direct }
     _ = IndexRoom.installed
-    var config = GRDB.Configuration()
-    config.busyMode = .timeout(Self.busyTimeout)
-    config.label = "imgcache.index.direct"
-    config.prepareDatabase { db in try db.execute(sql: Index.largePageCache) }
-    guard let opened = try? DatabaseQueue(path: path, configuration: config) else { return nil }
-    let database = opened.inDatabase { ObjectIdentifier($0) }
+    var options = SQLiteOptions()
+    options.busyTimeout = Self.busyTimeout
+    options.prepare = { db in try db.execute(sql: Index.largePageCache) }
+    guard
+      let opened = try? SQLiteQueue(path: path, options: options, label: "imgcache.index.direct")
+    else { return nil }
+    let database = opened.access { ObjectIdentifier($0) }
     let (direct, stored) = connections.withLock { state in
       if let direct = state.direct { return (direct, false) }
       state.direct = opened

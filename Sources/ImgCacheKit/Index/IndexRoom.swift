@@ -1,5 +1,4 @@
 import FoundationEssentials
-import GRDB
 import GRDBSQLite
 import Glibc
 import Synchronization

@@ -1,5 +1,3 @@
-import GRDB
-
 /// Schema v9, the lean index (docs/design.md, On disk): an entry is found by the MD5 of its key
 /// (its first 8 bytes, `digest`, an integer under an index; then the key is compared) instead
 /// of by its key (a second copy of every key in `sqlite_autoindex_entry_1`) and its file (a
@@ -101,7 +99,7 @@ extension IndexSchema {
       },
       function("imgcache_v9_file", 2) { arguments in
         guard let file = arguments[0], let key = arguments[1] else { return nil }
-        return StoredForm.file(file, digest: KeyDigest(key: key)).databaseValue
+        return StoredForm.file(file, digest: KeyDigest(key: key)).sqliteValue
       },
       function("imgcache_v9_content_type", 2) { StoredForm.contentType($0[0], format: $0[1]) },
       function("imgcache_v9_date", 1) { StoredForm.httpDate($0[0]) },
@@ -112,23 +110,10 @@ extension IndexSchema {
   /// A function of the migration over text arguments (NULL stays NULL where a stored form says
   /// so).
   private static func function(
-    _ name: String, _ count: Int32, _ body: @escaping @Sendable ([String?]) -> DatabaseValue?
+    _ name: String, _ count: Int32, _ body: @escaping @Sendable ([String?]) -> SQLiteValue?
   ) -> SQLiteFunction {
     SQLiteFunction(name, argumentCount: count) { values in
-      SQLiteValue(body(values.map { String(sqliteValue: $0) }) ?? .null)
-    }
-  }
-}
-
-extension SQLiteValue {
-  /// GRDB's value as this layer's (while the index's stored forms are still GRDB's values).
-  init(_ value: DatabaseValue) {
-    switch value.storage {
-    case .null: self = .null
-    case .int64(let number): self = .integer(number)
-    case .double(let number): self = .real(number)
-    case .string(let text): self = .text(text)
-    case .blob(let data): self = .blob(data)
+      body(values.map { String(sqliteValue: $0) }) ?? .null
     }
   }
 }

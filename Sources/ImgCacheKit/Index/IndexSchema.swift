@@ -1,5 +1,4 @@
 import FoundationEssentials
-import GRDB
 import GRDBSQLite
 
 /// The index schema and its migrations.
@@ -68,49 +67,37 @@ enum IndexSchema {
   }
 
   /// Brings the index up to date; the caller holds the opening lock (see ``Index/writer()``).
-  static func migrate(_ pool: DatabasePool) throws {
+  static func migrate(_ pool: SQLitePool) throws {
     let migrator = self.migrator
-    let (completed, superseded) = try pool.read { db in
-      let connection = try SQLiteConnection(borrowing: db)
-      return (try migrator.hasCompleted(connection), try migrator.isSuperseded(connection))
-    }
-    // An index of a newer schema is never read by rules it does not follow.
-    if superseded {
-      throw CacheError(
-        .localIO,
-        "it was written by a newer imgcache (its schema is unknown to this one): "
-          + "use that version, or 'imgcache clear' to start empty")
-    }
-    if completed { return }
-    do {
-      try pool.barrierWriteWithoutTransaction { db in
-        try migrator.migrate(try SQLiteConnection(borrowing: db))
+    try pool.write { db in
+      // An index of a newer schema is never read by rules it does not follow.
+      if try migrator.isSuperseded(db) {
+        throw CacheError(
+          .localIO,
+          "it was written by a newer imgcache (its schema is unknown to this one): "
+            + "use that version, or 'imgcache clear' to start empty")
       }
-    } catch let error as SQLiteError {
-      // As GRDB's error, which the index classifies (a corrupt file, a full disk: Index+Corruption).
-      throw DatabaseError(
-        resultCode: ResultCode(rawValue: error.extendedCode), message: error.message,
-        sql: error.sql)
+      if try migrator.hasCompleted(db) { return }
+      try migrator.migrate(db)
     }
   }
 
   /// Adds `delta` to the running totals; call inside the transaction that changed the entries.
-  static func adjustTotals(_ db: Database, by delta: CacheTotals) throws {
+  static func adjustTotals(_ db: SQLiteConnection, by delta: CacheTotals) throws {
     try db.cachedStatement(
-      sql: """
-        UPDATE totals SET entries = entries + ?, bytes = bytes + ?, allocated = allocated + ?
-        WHERE id = 1
-        """
-    ).execute(arguments: [delta.entries, delta.bytes, delta.allocated])
+      """
+      UPDATE totals SET entries = entries + ?, bytes = bytes + ?, allocated = allocated + ?
+      WHERE id = 1
+      """
+    ).execute([delta.entries, delta.bytes, delta.allocated])
   }
 
   /// Reads the running totals.
-  static func totals(_ db: Database) throws -> CacheTotals {
-    guard
-      let row = try Row.fetchOne(
-        db, sql: "SELECT entries, bytes, allocated FROM totals WHERE id = 1")
+  static func totals(_ db: SQLiteConnection) throws -> CacheTotals {
+    guard let row = try db.firstRow("SELECT entries, bytes, allocated FROM totals WHERE id = 1")
     else { return .zero }
-    return CacheTotals(entries: row[0], bytes: row[1], allocated: row[2])
+    return CacheTotals(
+      entries: try row.value(0), bytes: try row.value(1), allocated: try row.value(2))
   }
 
   /// The condition that finds an entry by its key: bound to its digest (the index), then its key.
@@ -118,9 +105,10 @@ enum IndexSchema {
 
   /// Writes every column of `entry`'s row (its stored forms, ``StoredForm``), which exists: the
   /// totals do not change.
-  static func rewrite(_ entry: CacheEntry, _ db: Database) throws {
-    let statement = DirectStatement(try db.cachedStatement(sql: rewriteSQL))
-    try statement.bind(entry.values + [StoredForm.digest(entry.digest), entry.key.databaseValue])
+  static func rewrite(_ entry: CacheEntry, _ db: SQLiteConnection) throws {
+    let statement = try db.cachedStatement(rewriteSQL)
+    try statement.bind(
+      values: entry.values + [StoredForm.digest(entry.digest), entry.key.sqliteValue])
     try statement.run()
   }
 
@@ -134,12 +122,12 @@ enum IndexSchema {
   }
 
   /// Deletes `entries` from the index and adjusts the totals.
-  static func delete(_ entries: [CacheEntry], _ db: Database) throws {
+  static func delete(_ entries: [CacheEntry], _ db: SQLiteConnection) throws {
     guard !entries.isEmpty else { return }
     var delta = CacheTotals.zero
-    let statement = try db.cachedStatement(sql: "DELETE FROM entry WHERE \(byKey)")
+    let statement = try db.cachedStatement("DELETE FROM entry WHERE \(byKey)")
     for entry in entries {
-      try statement.execute(arguments: [StoredForm.digest(entry.digest), entry.key])
+      try statement.execute([StoredForm.digest(entry.digest), entry.key])
       delta.entries -= 1
       delta.bytes -= entry.size
       delta.allocated -= entry.allocated
@@ -148,31 +136,20 @@ enum IndexSchema {
   }
 
   /// Adds `amounts` to the persistent counters (for `stats`).
-  static func increment(_ amounts: [Counter: Int64], _ db: Database) throws {
+  static func increment(_ amounts: [Counter: Int64], _ db: SQLiteConnection) throws {
     try increment(named: Dictionary(uniqueKeysWithValues: amounts.map { ($0.rawValue, $1) }), db)
   }
 
   /// Adds `amounts` to the counters of these names.
-  static func increment(named amounts: [String: Int64], _ db: Database) throws {
+  static func increment(named amounts: [String: Int64], _ db: SQLiteConnection) throws {
     guard !amounts.isEmpty else { return }
     let statement = try db.cachedStatement(
-      sql: """
-        INSERT INTO counter (name, value) VALUES (?, ?)
-        ON CONFLICT(name) DO UPDATE SET value = value + excluded.value
-        """)
+      """
+      INSERT INTO counter (name, value) VALUES (?, ?)
+      ON CONFLICT(name) DO UPDATE SET value = value + excluded.value
+      """)
     for (name, amount) in amounts where amount != 0 {
-      try statement.execute(arguments: [name, amount])
+      try statement.execute([name, amount])
     }
-  }
-}
-
-extension SQLiteConnection {
-  /// The connection of GRDB's `db`, borrowed for the closure it is given to (the index's
-  /// migrations run through this layer while GRDB still opens the index).
-  package convenience init(borrowing db: Database) throws {
-    guard let handle = db.sqliteConnection else {
-      throw SQLiteError(code: SQLITE_MISUSE, message: "the database is closed")
-    }
-    self.init(borrowing: handle, path: db.description)
   }
 }

@@ -1,5 +1,3 @@
-import GRDB
-
 /// A batch of stores in one transaction (``IndexTransaction/storeBatch(counting:)``): its
 /// statements prepared once per transaction, and the totals and counts its stores add, written
 /// by ``finish()``. Storage places each body in `data/` and then calls ``store(_:link:)``, so
@@ -10,27 +8,29 @@ import GRDB
 package struct StoreBatch {
   private typealias Columns = CacheEntry.Columns
 
-  private let db: Database
+  private let db: SQLiteConnection
   private let counters: (stored: Counter, bytes: Counter)
-  private let previous: Statement
-  private let insert: Statement
-  private let update: Statement
+  private let previous: CompiledStatement
+  private let insert: CompiledStatement
+  private let update: CompiledStatement
   /// Deletes a stored URL's failure records; nil when there is none in the table.
-  private let forget: Statement?
+  private let forget: CompiledStatement?
   /// Deletes a stored key's partial-download record; nil when there is none in the table.
-  private let complete: Statement?
+  private let complete: CompiledStatement?
   private var delta = CacheTotals.zero
   private var stored: Int64 = 0
   private var bytes: Int64 = 0
 
   /// Prepares the statements of a batch in `db`'s transaction (one query each for the failure
   /// and partial-download tables: whether they hold any row).
-  fileprivate init(_ db: Database, counting counters: (stored: Counter, bytes: Counter)) throws {
+  fileprivate init(_ db: SQLiteConnection, counting counters: (stored: Counter, bytes: Counter))
+    throws
+  {
     self.db = db
     self.counters = counters
-    previous = try db.cachedStatement(sql: Self.previousSQL)
-    insert = try db.cachedStatement(sql: Self.insertSQL)
-    update = try db.cachedStatement(sql: Self.updateSQL)
+    previous = try db.cachedStatement(Self.previousSQL)
+    insert = try db.cachedStatement(Self.insertSQL)
+    update = try db.cachedStatement(Self.updateSQL)
     // Most stores have no failure record or partial body to forget: two statements per body
     // saved by asking once whether there is any.
     forget = try Self.statement(
@@ -45,28 +45,24 @@ package struct StoreBatch {
   /// key's partial-download record are forgotten. Returns the entry as stored.
   package mutating func store(_ entry: CacheEntry, link: VariantLink?) throws -> CacheEntry {
     var entry = entry
-    let lookup = DirectStatement(previous)
-    try lookup.bind(entry.digest, at: 1)
-    try lookup.bind(entry.key, at: 2)
+    try previous.bind(entry.digest, at: 1)
+    try previous.bind(entry.key, at: 2)
     var old: (size: Int64, allocated: Int64, uses: Int64, rowid: Int64)?
-    try lookup.run { row in
-      let columns = StatementColumns(statement: row)
-      old = (try columns.value(0), try columns.value(1), try columns.value(2), try columns.value(3))
+    try previous.run { row in
+      old = (try row.value(0), try row.value(1), try row.value(2), try row.value(3))
     }
     if let old {
       entry.accessCount = Int(clamping: old.uses)
       try EntryUses.forget(rowid: old.rowid, db)
-      let statement = DirectStatement(update)
-      try statement.bind(entry.values + [old.rowid.databaseValue])
-      try statement.run()
+      try update.bind(values: entry.values + [old.rowid.sqliteValue])
+      try update.run()
     } else {
-      let statement = DirectStatement(insert)
-      try statement.bind(entry.values)
-      try statement.run()
+      try insert.bind(values: entry.values)
+      try insert.run()
     }
     if let link { try VariantLinks.record(link, db) }
-    try forget?.execute(arguments: [entry.url])
-    try complete?.execute(arguments: [entry.key])
+    try forget?.execute([entry.url])
+    try complete?.execute([entry.key])
     delta.entries += old == nil ? 1 : 0
     delta.bytes += entry.size - (old?.size ?? 0)
     delta.allocated += entry.allocated - (old?.allocated ?? 0)
@@ -100,10 +96,10 @@ package struct StoreBatch {
   private static let updateSQL = IndexSchema.updateEveryColumn(where: "rowid = ?")
 
   /// The statement `sql` when `table` has any row (in the caller's transaction), else nil.
-  private static func statement(ifAnyIn table: String, _ sql: String, _ db: Database) throws
-    -> Statement?
+  private static func statement(ifAnyIn table: String, _ sql: String, _ db: SQLiteConnection) throws
+    -> CompiledStatement?
   {
-    try DirectStatement.anyRow(in: table, db) ? try db.cachedStatement(sql: sql) : nil
+    try CompiledStatement.anyRow(in: table, db) ? try db.cachedStatement(sql) : nil
   }
 }
 

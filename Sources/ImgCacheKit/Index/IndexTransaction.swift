@@ -1,5 +1,4 @@
 import FoundationEssentials
-import GRDB
 
 /// One transaction of the index, handed to storage (docs/architecture.md, Layers): `Index`
 /// opens it, `DiskCache` orders its file work (a rename into `data/`, unlinks, a folder listed,
@@ -14,7 +13,7 @@ package struct IndexTransaction {
   private typealias Columns = CacheEntry.Columns
 
   /// The connection, inside its transaction: for the index's own files, never for storage.
-  let db: Database
+  let db: SQLiteConnection
 
   /// The page cache of a clean's transactions, in KiB: a batch dirties pages all over the table
   /// and its indexes, and with SQLite's default (2 MiB) they spill to the WAL before commit and
@@ -98,16 +97,15 @@ package struct IndexTransaction {
     guard rows.count == limit, let last = entries.last, let row = rows.last else {
       return (entries, nil)
     }
-    return (entries, FolderPlace(digest: last.digest.high, rowid: row[Columns.all.count]))
+    return (entries, FolderPlace(digest: last.digest.high, rowid: try row.value(Columns.all.count)))
   }
 
   /// The files (`ab/<name>`) of the rows of folder `folder`, read from their stored file and
   /// digest (``StoredForm``) without decoding the rest of the row.
   package func files(inFolder folder: String) throws -> Set<String> {
     let filter = Self.inFolder(folder)
-    let rows = try Row.fetchCursor(
-      db, sql: "SELECT file_ext, digest, digest_low FROM entry WHERE \(filter.sql)",
-      arguments: StatementArguments(filter.arguments))
+    let rows = try db.cursor(
+      "SELECT file_ext, digest, digest_low FROM entry WHERE \(filter.sql)", filter.arguments)
     var files = Set<String>()
     while let row = try rows.next() {
       let digest = try StoredForm.digest(stored: row, at: 1)
@@ -152,9 +150,9 @@ package struct IndexTransaction {
   package func recordSizes(_ resized: [(entry: CacheEntry, size: Int64, allocated: Int64)]) throws {
     var delta = CacheTotals.zero
     let update = try db.cachedStatement(
-      sql: "UPDATE entry SET size = ?, allocated = ? WHERE \(IndexSchema.byKey)")
+      "UPDATE entry SET size = ?, allocated = ? WHERE \(IndexSchema.byKey)")
     for (entry, size, allocated) in resized {
-      try update.execute(arguments: [size, allocated, StoredForm.digest(entry.digest), entry.key])
+      try update.execute([size, allocated, StoredForm.digest(entry.digest), entry.key])
       delta.bytes += size - entry.size
       delta.allocated += allocated - entry.allocated
     }
@@ -176,11 +174,11 @@ package struct IndexTransaction {
     // A batch of rowids at a time: one DELETE of every row (the table has triggers, so SQLite
     // deletes in two passes) gathers all their rowids in memory first: 149 MiB of peak RSS to
     // clear 5,000,000 entries, where this holds a batch's.
-    while let last = try Int64.fetchOne(
-      db, sql: "SELECT rowid FROM entry ORDER BY rowid LIMIT 1 OFFSET ?",
-      arguments: [Self.deletionBatch - 1])
+    while let last = try db.firstValue(
+      "SELECT rowid FROM entry ORDER BY rowid LIMIT 1 OFFSET ?", [Self.deletionBatch - 1],
+      as: Int64.self)
     {
-      try db.execute(sql: "DELETE FROM entry WHERE rowid <= ?", arguments: [last])
+      try db.execute(sql: "DELETE FROM entry WHERE rowid <= ?", [last])
     }
     try db.execute(sql: "DELETE FROM entry")
     try db.execute(sql: "DELETE FROM partial_download")

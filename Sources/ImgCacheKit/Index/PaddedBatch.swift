@@ -1,5 +1,3 @@
-import GRDB
-
 /// Statements over a batch of values (`key IN (?, …)`, `VALUES (?, ?, ?), …`) padded to a
 /// power of two, so that nine cached statements serve every batch of up to 256.
 enum PaddedBatch {
@@ -51,14 +49,5 @@ enum PaddedBatch {
       list += group
     }
     return list
-  }
-}
-
-extension StatementArguments {
-  /// `strings` as positional arguments. GRDB's `init(_:)` over a sequence of strings maps
-  /// them through a key path instantiated at run time on every call (≈17,000 instructions
-  /// with the metadata it looks up: a tenth of a `fetch -i` hit); this maps with a closure.
-  init(strings: [String]) {
-    self.init(strings.map { Optional($0 as any DatabaseValueConvertible) })
   }
 }

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import GRDB
 
 /// A body interrupted part way (Ctrl-C, SIGTERM, a timeout, a reset, SIGKILL), kept in
 /// `tmp/resume-<md5 of key>` so that the next fetch asks only for the rest: `Range: bytes=N-`
@@ -50,7 +49,7 @@ extension Index {
             (url, key, file, bytes, etag, last_modified, content_length, updated)
           VALUES (?, ?, ?, 0, ?, NULL, ?, ?)
           """,
-        arguments: [
+        [
           partial.url, partial.key, partial.file, partial.validator, partial.contentLength,
           partial.updated.timeIntervalSince1970,
         ])
@@ -61,14 +60,14 @@ extension Index {
   package func partial(forKey key: String) throws -> PartialDownload? {
     try read(orIfMissing: nil) { db in
       guard
-        let row = try Row.fetchOne(
-          db, sql: "SELECT * FROM partial_download WHERE key = ? ORDER BY updated DESC LIMIT 1",
-          arguments: [key]),
-        let validator: String = row["etag"]
+        let row = try db.firstRow(
+          "SELECT url, key, file, etag, content_length, updated FROM partial_download "
+            + "WHERE key = ? ORDER BY updated DESC LIMIT 1", [key]),
+        let validator: String = try row.value(3)
       else { return nil }
       return PartialDownload(
-        url: row["url"], key: row["key"], file: row["file"], validator: validator,
-        contentLength: row["content_length"], updated: Date(timeIntervalSince1970: row["updated"]))
+        url: try row.value(0), key: try row.value(1), file: try row.value(2), validator: validator,
+        contentLength: try row.value(4), updated: Date(timeIntervalSince1970: try row.value(5)))
     }
   }
 
@@ -76,8 +75,8 @@ extension Index {
   package func deletePartials(keys: [String]) throws {
     guard !keys.isEmpty else { return }
     try writeIfExists(orIfMissing: ()) { db in
-      let statement = try db.cachedStatement(sql: "DELETE FROM partial_download WHERE key = ?")
-      for key in keys { try statement.execute(arguments: [key]) }
+      let statement = try db.cachedStatement("DELETE FROM partial_download WHERE key = ?")
+      for key in keys { try statement.execute([key]) }
     }
   }
 
@@ -85,8 +84,8 @@ extension Index {
   package func deletePartials(files: [String]) throws {
     guard !files.isEmpty else { return }
     try writeIfExists(orIfMissing: ()) { db in
-      let statement = try db.cachedStatement(sql: "DELETE FROM partial_download WHERE file = ?")
-      for file in files { try statement.execute(arguments: [file]) }
+      let statement = try db.cachedStatement("DELETE FROM partial_download WHERE file = ?")
+      for file in files { try statement.execute([file]) }
     }
   }
 }

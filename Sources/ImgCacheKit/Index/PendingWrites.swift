@@ -1,5 +1,4 @@
 import FoundationEssentials
-import GRDB
 
 /// Changes that wait in memory for the index's next write transaction: counts that have no
 /// write of their own (lookups, misses, refusals) and the uses of entries (last access, use
@@ -114,7 +113,7 @@ struct PendingWrites {
 
   /// Writes everything in `db`'s transaction: the uses into `entry_use` (``EntryUses``), a use
   /// of an entry removed meanwhile dropped.
-  func write(_ db: Database) throws {
+  func write(_ db: SQLiteConnection) throws {
     var pending = uses[...]
     while !pending.isEmpty {
       let chunk = pending.prefix(PaddedBatch.limit)

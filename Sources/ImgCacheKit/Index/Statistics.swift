@@ -1,5 +1,4 @@
 import FoundationEssentials
-import GRDB
 
 /// The persistent counters of `stats`, kept in the `counter` table. A counter that counts a
 /// change of the index is added in that change's transaction; one that counts something with
@@ -145,9 +144,9 @@ extension Index {
   package func statistics() throws -> CacheStatistics {
     try read(orIfMissing: CacheStatistics(counts: [:])) { db in
       var statistics = CacheStatistics(counts: [:])
-      for row in try Row.fetchAll(db, sql: "SELECT name, value FROM counter") {
-        let name: String = row[0]
-        let value: Int64 = row[1]
+      for row in try db.rows("SELECT name, value FROM counter") {
+        let name: String = try row.value(0)
+        let value: Int64 = try row.value(1)
         switch name {
         case Counter.sinceName: statistics.since = Date(timeIntervalSince1970: Double(value))
         case Counter.zeroedName: statistics.zeroed = Date(timeIntervalSince1970: Double(value))
@@ -174,7 +173,7 @@ extension Index {
       let moment = Int64(time.timeIntervalSince1970)
       for name in [Counter.sinceName, Counter.zeroedName] {
         try db.execute(
-          sql: "INSERT INTO counter (name, value) VALUES (?, ?)", arguments: [name, moment])
+          sql: "INSERT INTO counter (name, value) VALUES (?, ?)", [name, moment])
       }
     }
   }

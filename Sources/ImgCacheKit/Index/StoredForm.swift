@@ -1,5 +1,5 @@
 import FoundationEssentials
-import GRDB
+import GRDBSQLite
 
 /// How an entry's fields are written in its row from schema v9 (docs/design.md, On disk): what
 /// the row can give back is not written twice, so the index of a million entries is half the
@@ -21,8 +21,8 @@ import GRDB
 /// - `digest`, `digest_low`: the key's MD5 (``KeyDigest``) in two integers, the first 8 bytes
 ///   (indexed) and the last 8, big-endian.
 enum StoredForm {
-  static func url(_ url: String, key: String) -> DatabaseValue {
-    url == key ? .null : url.databaseValue
+  static func url(_ url: String, key: String) -> SQLiteValue {
+    url == key ? .null : url.sqliteValue
   }
 
   static func url(stored: String?, key: String) -> String { stored ?? key }
@@ -65,11 +65,11 @@ enum StoredForm {
   /// `ab/<32 hex digits>`: the name of a key's file but its extension.
   static func stem(_ digest: KeyDigest) -> String { file(stored: "", digest: digest) }
 
-  static func contentType(_ type: String?, format: String?) -> DatabaseValue {
+  static func contentType(_ type: String?, format: String?) -> SQLiteValue {
     guard let mime = format.flatMap(ImageFormat.init(rawValue:))?.mimeType else {
-      return type.databaseValue
+      return type.sqliteValue
     }
-    return type == mime ? .null : (type ?? "").databaseValue
+    return type == mime ? .null : (type ?? "").sqliteValue
   }
 
   static func contentType(stored: String?, format: String?) -> String? {
@@ -77,24 +77,23 @@ enum StoredForm {
     return stored.isEmpty ? nil : stored
   }
 
-  static func httpDate(_ text: String?) -> DatabaseValue {
+  static func httpDate(_ text: String?) -> SQLiteValue {
     guard let text else { return .null }
-    return HTTPDate.canonicalSeconds(of: text).map { $0.databaseValue } ?? text.databaseValue
+    return HTTPDate.canonicalSeconds(of: text).map { $0.sqliteValue } ?? text.sqliteValue
   }
 
   static func httpDate(stored row: some ColumnReader, at index: Int) throws -> String? {
     if let seconds = row.integer(index) {
       guard let text = HTTPDate.imfFixdate(seconds: seconds) else {
-        throw DatabaseError(
-          resultCode: .SQLITE_MISMATCH, message: "column \(index) is no date: \(seconds)")
+        throw SQLiteError(code: SQLITE_MISMATCH, message: "column \(index) is no date: \(seconds)")
       }
       return text
     }
     return try row.value(index)
   }
 
-  static func sha256(_ hex: String?) -> DatabaseValue {
-    hex.map { StoredSHA256($0).databaseValue } ?? .null
+  static func sha256(_ hex: String?) -> SQLiteValue {
+    hex.map { StoredSHA256($0).sqliteValue } ?? .null
   }
 
   static func sha256(stored row: some ColumnReader, at index: Int) throws -> String? {
@@ -102,9 +101,9 @@ enum StoredForm {
   }
 
   /// The indexed half of a digest (`digest`); ``digestLow(_:)`` is the other (`digest_low`).
-  static func digest(_ digest: KeyDigest) -> DatabaseValue { digest.high.databaseValue }
+  static func digest(_ digest: KeyDigest) -> SQLiteValue { digest.high.sqliteValue }
 
-  static func digestLow(_ digest: KeyDigest) -> DatabaseValue { digest.low.databaseValue }
+  static func digestLow(_ digest: KeyDigest) -> SQLiteValue { digest.low.sqliteValue }
 
   /// The digest in columns `index` (`digest`) and `index + 1` (`digest_low`).
   static func digest(stored row: some ColumnReader, at index: Int) throws -> KeyDigest {
@@ -160,11 +159,11 @@ struct StoredSHA256: Equatable, Sendable {
     }
   }
 
-  var databaseValue: DatabaseValue {
+  var sqliteValue: SQLiteValue {
     switch storage {
-    case .text(let text): return text.databaseValue
+    case .text(let text): return text.sqliteValue
     case .bytes(let a, let b, let c, let d):
-      return withUnsafeBytes(of: (a, b, c, d)) { Data($0) }.databaseValue
+      return withUnsafeBytes(of: (a, b, c, d)) { Data($0) }.sqliteValue
     }
   }
 }

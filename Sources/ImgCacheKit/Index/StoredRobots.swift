@@ -1,5 +1,4 @@
 import FoundationEssentials
-import GRDB
 
 /// A host's robots.txt as the index keeps it for every process of the cache
 /// (docs/design.md, Politeness): the rules for `imgcache`, and until when they hold.
@@ -33,15 +32,17 @@ extension Index {
   package func robots(origin: String, at time: Date) throws -> StoredRobots? {
     try peek(orIfMissing: nil) { db in
       guard
-        let row = try Row.fetchOne(
-          db, sql: "SELECT rules, unreachable, expires FROM robots WHERE origin = ?",
-          arguments: [origin])
+        let row = try db.firstRow(
+          "SELECT rules, unreachable, expires FROM robots WHERE origin = ?", [origin]),
+        row.values.count == 3
       else { return nil }
-      let expires = Date(timeIntervalSince1970: row["expires"] as Double? ?? 0)
-      guard expires > time, let text = row["rules"] as String?,
+      // A value of another type is a damaged row: expired, or no reason.
+      let expires = Date(timeIntervalSince1970: Double(sqliteValue: row.values[2]) ?? 0)
+      guard expires > time, let text = String(sqliteValue: row.values[0]),
         let rules = RobotsRules(encoded: text)
       else { return nil }
-      return StoredRobots(rules: rules, unreachable: row["unreachable"], expires: expires)
+      return StoredRobots(
+        rules: rules, unreachable: String(sqliteValue: row.values[1]), expires: expires)
     }
   }
 
@@ -50,13 +51,13 @@ extension Index {
   package func record(robots: StoredRobots, origin: String, at time: Date) throws {
     try write { db in
       try db.execute(
-        sql: "DELETE FROM robots WHERE expires <= ?", arguments: [time.timeIntervalSince1970])
+        sql: "DELETE FROM robots WHERE expires <= ?", [time.timeIntervalSince1970])
       try db.execute(
         sql: """
           INSERT OR REPLACE INTO robots (origin, rules, unreachable, expires)
           VALUES (?, ?, ?, ?)
           """,
-        arguments: [
+        [
           origin, robots.rules.encoded, robots.unreachable, robots.expires.timeIntervalSince1970,
         ])
     }

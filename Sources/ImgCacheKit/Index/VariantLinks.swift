@@ -1,5 +1,3 @@
-import GRDB
-
 /// What links a variant's entry to its original (docs/design.md, Variants): the variant is an
 /// entry like any other (its key the original's key + `#` + the canonical spec), and this row
 /// says which original it was derived from, with which spec, from which body.
@@ -65,13 +63,13 @@ enum VariantLinks {
     """
 
   /// Records `link` (replacing an older one of the same variant), in the caller's transaction.
-  static func record(_ link: VariantLink, _ db: Database) throws {
+  static func record(_ link: VariantLink, _ db: SQLiteConnection) throws {
     try db.cachedStatement(
-      sql: """
-        INSERT OR REPLACE INTO variant (key, original, original_digest, spec, source_sha256)
-        VALUES (?, ?, ?, ?, ?)
-        """
-    ).execute(arguments: [
+      """
+      INSERT OR REPLACE INTO variant (key, original, original_digest, spec, source_sha256)
+      VALUES (?, ?, ?, ?, ?)
+      """
+    ).execute([
       link.key, link.original, StoredForm.digest(KeyDigest(key: link.original)), link.spec,
       StoredForm.sha256(link.sourceSHA256),
     ])
@@ -79,16 +77,18 @@ enum VariantLinks {
 
   /// The links of those `keys` that are variants: one query a batch of keys, none when
   /// there is no variant at all (`list` asks for every page).
-  static func links(forKeys keys: [String], _ db: Database) throws -> [String: VariantLink] {
+  static func links(forKeys keys: [String], _ db: SQLiteConnection) throws -> [String: VariantLink]
+  {
     var links = [String: VariantLink]()
-    guard !keys.isEmpty, try DirectStatement.anyRow(in: "variant", db) else { return links }
+    guard !keys.isEmpty, try CompiledStatement.anyRow(in: "variant", db) else { return links }
     for (size, padded) in PaddedBatch.chunks(of: keys) {
       let statement = try db.cachedStatement(
-        sql: "SELECT key, original, spec, source_sha256 FROM variant WHERE key IN ("
+        "SELECT key, original, spec, source_sha256 FROM variant WHERE key IN ("
           + PaddedBatch.list(of: "?", count: size) + ")")
-      for row in try Row.fetchAll(statement, arguments: StatementArguments(strings: padded)) {
-        links[row[0]] = VariantLink(
-          key: row[0], original: row[1], spec: row[2],
+      for row in try statement.rows(padded) {
+        let key: String = try row.value(0)
+        links[key] = VariantLink(
+          key: key, original: try row.value(1), spec: try row.value(2),
           sourceSHA256: try StoredForm.sha256(stored: row, at: 3))
       }
     }
@@ -107,27 +107,24 @@ enum VariantLinks {
   }
 
   /// The keys of every variant of `original`.
-  static func keys(ofOriginal original: String, _ db: Database) throws -> [String] {
-    try String.fetchAll(
-      db.cachedStatement(sql: "SELECT key FROM variant WHERE original = ?"),
-      arguments: [original])
+  static func keys(ofOriginal original: String, _ db: SQLiteConnection) throws -> [String] {
+    try db.values("SELECT key FROM variant WHERE original = ?", [original])
   }
 }
 
 extension Index {
   /// Those of `keys` whose variant is out of date (``VariantLinks/outdatedSQL(count:)``): one
-  /// query a batch, prepared once on the direct connection and bound without GRDB's boxing
-  /// (a warm variant hit runs it for every key: 16,000 instructions a key through GRDB's
-  /// cached statement and `String.fetchAll`).
-  func outdatedVariants(_ keys: [String], _ db: Database) throws -> Set<String> {
+  /// query a batch, prepared once on the direct connection, each key bound by position (a
+  /// warm variant hit runs it for every key: 16,000 instructions a key through GRDB's cached
+  /// statement and `String.fetchAll`, when GRDB opened the index).
+  func outdatedVariants(_ keys: [String], _ db: SQLiteConnection) throws -> Set<String> {
     var outdated = Set<String>()
     for (size, padded) in PaddedBatch.chunks(of: keys) {
-      let statement = DirectStatement(
-        try self.statement(.outdatedVariants(size: size), db) {
-          VariantLinks.outdatedSQL(count: size)
-        })
+      let statement = try self.statement(.outdatedVariants(size: size), db) {
+        VariantLinks.outdatedSQL(count: size)
+      }
       for (index, key) in padded.enumerated() { try statement.bind(key, at: Int32(index + 1)) }
-      try statement.run { row in outdated.insert(try StatementColumns(statement: row).value(0)) }
+      try statement.run { row in outdated.insert(try row.value(0)) }
     }
     return outdated
   }
@@ -138,11 +135,9 @@ extension Index {
     try write { db in
       // Only of entries there are: a link never points from a missing row.
       let exists = try db.cachedStatement(
-        sql: "SELECT EXISTS (SELECT 1 FROM entry WHERE \(IndexSchema.byKey))")
+        "SELECT EXISTS (SELECT 1 FROM entry WHERE \(IndexSchema.byKey))")
       for link in links
-      where try Bool.fetchOne(
-        exists, arguments: [StoredForm.digest(KeyDigest(key: link.key)), link.key]) == true
-      {
+      where try exists.firstValue([StoredForm.digest(KeyDigest(key: link.key)), link.key]) == true {
         try VariantLinks.record(link, db)
       }
     }
@@ -154,16 +149,16 @@ extension Index {
     guard !keys.isEmpty else { return [:] }
     return try read(orIfMissing: [:]) { db in
       let statement = try db.cachedStatement(
-        sql: """
-          SELECT variant.source_sha256, entry.width, entry.height FROM variant
-          JOIN entry ON entry.digest = variant.original_digest AND entry.key = variant.original
-          WHERE variant.key = ? AND entry.sha256 = variant.source_sha256
-          """)
+        """
+        SELECT variant.source_sha256, entry.width, entry.height FROM variant
+        JOIN entry ON entry.digest = variant.original_digest AND entry.key = variant.original
+        WHERE variant.key = ? AND entry.sha256 = variant.source_sha256
+        """)
       var sources = [String: VariantSource]()
       for key in keys {
-        guard let row = try Row.fetchOne(statement, arguments: [key]),
-          let sha256 = try StoredForm.sha256(stored: row, at: 0), let width: Int = row[1],
-          let height: Int = row[2]
+        guard let row = try statement.firstRow([key]),
+          let sha256 = try StoredForm.sha256(stored: row, at: 0), let width: Int = try row.value(1),
+          let height: Int = try row.value(2)
         else { continue }
         sources[key] = VariantSource(sha256: sha256, width: width, height: height)
       }

@@ -86,10 +86,78 @@ package final class CompiledStatement {
     }
   }
 
+  /// Binds `values` to the parameters from 1 on; their count must be the parameters' (no
+  /// parameter keeps the previous row's value). A row's worth without boxing each value.
+  package func bind(values: [SQLiteValue]) throws {
+    guard values.count == parameterCount else {
+      throw SQLiteError(
+        code: SQLITE_RANGE, message: "\(values.count) values for \(parameterCount) parameters",
+        sql: sql)
+    }
+    for (offset, value) in values.enumerated() { try bind(value, at: Int32(offset + 1)) }
+  }
+
+  /// Binds `value` to parameter `index` (from 1).
+  package func bind(_ value: some SQLiteConvertible, at index: Int32) throws {
+    try bind(value.sqliteValue, at: index)
+  }
+
   /// Binds `arguments` and runs the statement to its end.
   package func execute(_ arguments: [any SQLiteConvertible] = []) throws {
     try bind(arguments)
     try run()
+  }
+
+  /// Every row the statement gives with `arguments`.
+  package func rows(_ arguments: [any SQLiteConvertible] = []) throws -> [SQLiteRow] {
+    try bind(arguments)
+    var rows = [SQLiteRow]()
+    try run { rows.append($0.currentRow()) }
+    return rows
+  }
+
+  /// The first row the statement gives with `arguments`, if any.
+  package func firstRow(_ arguments: [any SQLiteConvertible] = []) throws -> SQLiteRow? {
+    try bind(arguments)
+    var first: SQLiteRow?
+    try run { if first == nil { first = $0.currentRow() } }
+    return first
+  }
+
+  /// The first column of every row, as `Value`; throws on a value that does not convert.
+  package func values<Value: SQLiteConvertible>(
+    _ arguments: [any SQLiteConvertible] = [], as type: Value.Type = Value.self
+  ) throws -> [Value] {
+    try bind(arguments)
+    var values = [Value]()
+    try run { values.append(try $0.value(0)) }
+    return values
+  }
+
+  /// The first column of the first row as `Value`: nil when there is no row or it holds NULL.
+  package func firstValue<Value: SQLiteConvertible>(
+    _ arguments: [any SQLiteConvertible] = [], as type: Value.Type = Value.self
+  ) throws -> Value? {
+    try bind(arguments)
+    var first: Value??
+    try run { if first == nil { first = .some(try $0.value(0)) } }
+    return first ?? nil
+  }
+
+  /// The rows of the statement bound to `arguments`, stepped one at a time (``RowCursor``).
+  package func cursor(_ arguments: [any SQLiteConvertible] = []) throws -> RowCursor {
+    try bind(arguments)
+    return RowCursor(self)
+  }
+
+  /// Runs the statement and returns the first column of its first row as an integer (nil
+  /// when there is no row): a count or an `EXISTS`.
+  package func firstInteger() throws -> Int64? {
+    var value: Int64?
+    try run { row in
+      if value == nil { value = sqlite3_column_int64(row.handle, 0) }
+    }
+    return value
   }
 
   /// Column `index` of the current row.
@@ -110,14 +178,51 @@ package final class CompiledStatement {
     }
   }
 
+  /// Column `index` of the current row as `Value`; throws when it does not convert (NULL into
+  /// a non-optional, text into a number).
+  package func value<Value: SQLiteConvertible>(_ index: Int) throws -> Value {
+    guard let column = Int32(exactly: index), let value = Value(sqliteValue: value(at: column))
+    else {
+      throw SQLiteError(
+        code: SQLITE_MISMATCH, message: "column \(index) does not hold a \(Value.self)", sql: sql)
+    }
+    return value
+  }
+
   /// Every column of the current row.
   package func currentRow() -> SQLiteRow {
     SQLiteRow(
       values: (0..<sqlite3_column_count(handle)).map { value(at: $0) }, names: columnNames)
   }
 
-  private func check(_ code: Int32) throws {
+  /// Throws the connection's error unless `code` is `SQLITE_OK`.
+  func check(_ code: Int32) throws {
     guard code != SQLITE_OK else { return }
     throw SQLiteError.last(code, sqlite3_db_handle(handle), sql: sql)
+  }
+}
+
+/// The rows of a bound statement, one at a time: ``next()`` positions the statement on the
+/// next row (read it as a ``ColumnReader``). The statement is reset when the cursor ends or is
+/// released, so one left early holds no read lock.
+package final class RowCursor {
+  private let statement: CompiledStatement
+  private var done = false
+
+  init(_ statement: CompiledStatement) { self.statement = statement }
+
+  deinit { sqlite3_reset(statement.handle) }
+
+  /// The statement on its next row, or nil after the last.
+  package func next() throws -> CompiledStatement? {
+    guard !done else { return nil }
+    let code = sqlite3_step(statement.handle)
+    if code == SQLITE_ROW { return statement }
+    done = true
+    sqlite3_reset(statement.handle)
+    guard code == SQLITE_DONE else {
+      throw SQLiteError.last(code, sqlite3_db_handle(statement.handle), sql: statement.sql)
+    }
+    return nil
   }
 }

@@ -37,12 +37,14 @@ package final class SQLiteConnection {
     self.path = path
     owned = true
     sqlite3_extended_result_codes(opened, 1)
+    // A double-quoted name that names nothing is an error, never a string (as GRDB had it).
+    _disableDoubleQuotedStringLiterals(opened)
     let milliseconds = (busyTimeout * 1_000).rounded()
     sqlite3_busy_timeout(opened, milliseconds < 1 ? 0 : Int32(min(milliseconds, Double(Int32.max))))
   }
 
-  /// A connection whose handle another owner opened and will close (GRDB's, while the index
-  /// still opens through it): this one only prepares and runs statements on it.
+  /// A connection whose handle another owner opened and will close (a test's GRDB connection,
+  /// say): this one only prepares and runs statements on it.
   package init(borrowing handle: OpaquePointer, path: String) {
     self.handle = handle
     self.path = path
@@ -98,22 +100,36 @@ package final class SQLiteConnection {
   package func rows(_ sql: String, _ arguments: [any SQLiteConvertible] = []) throws
     -> [SQLiteRow]
   {
-    let statement = try cachedStatement(sql)
-    try statement.bind(arguments)
-    var rows = [SQLiteRow]()
-    try statement.run { rows.append($0.currentRow()) }
-    return rows
+    try cachedStatement(sql).rows(arguments)
   }
 
   /// The first row `sql` gives with `arguments`, if any.
   package func firstRow(_ sql: String, _ arguments: [any SQLiteConvertible] = []) throws
     -> SQLiteRow?
   {
-    let statement = try cachedStatement(sql)
-    try statement.bind(arguments)
-    var first: SQLiteRow?
-    try statement.run { if first == nil { first = $0.currentRow() } }
-    return first
+    try cachedStatement(sql).firstRow(arguments)
+  }
+
+  /// The first column of the first row `sql` gives, as `Value`: nil when there is no row or
+  /// it holds NULL.
+  package func firstValue<Value: SQLiteConvertible>(
+    _ sql: String, _ arguments: [any SQLiteConvertible] = [], as type: Value.Type = Value.self
+  ) throws -> Value? {
+    try cachedStatement(sql).firstValue(arguments)
+  }
+
+  /// The first column of every row `sql` gives, as `Value`.
+  package func values<Value: SQLiteConvertible>(
+    _ sql: String, _ arguments: [any SQLiteConvertible] = [], as type: Value.Type = Value.self
+  ) throws -> [Value] {
+    try cachedStatement(sql).values(arguments)
+  }
+
+  /// The rows `sql` gives with `arguments`, one at a time.
+  package func cursor(_ sql: String, _ arguments: [any SQLiteConvertible] = []) throws
+    -> RowCursor
+  {
+    try cachedStatement(sql).cursor(arguments)
   }
 
   /// Whether a transaction is open.

@@ -17,14 +17,23 @@ package struct SQLiteError: Error, CustomStringConvertible, Sendable {
     self.sql = sql
   }
 
+  /// `SQLITE_IOERR_SHMSIZE`: shared memory could not grow (a macro Swift does not import).
+  package static let sharedMemorySize = SQLITE_IOERR | (19 << 8)
+  /// `SQLITE_IOERR_SHMMAP`: shared memory could not be mapped.
+  package static let sharedMemoryMap = SQLITE_IOERR | (21 << 8)
+
   /// The primary result code (`SQLITE_BUSY` for every kind of busy).
   package var code: Int32 { extendedCode & 0xFF }
 
-  /// The code, the message and the SQL, on one line.
+  /// The primary code, the message and the SQL (its ends trimmed), as GRDB wrote them when it
+  /// opened the index: messages read the same as before.
   package var description: String {
-    var text = "SQLite error \(extendedCode)"
+    var text = "SQLite error \(code)"
     if let message { text += ": \(message)" }
-    if let sql { text += " - while executing `\(sql)`" }
+    if let sql {
+      let trimmed = sql.trimming { $0 == ";" || $0 == " " || (0x09...0x0D).contains($0.value) }
+      text += " - while executing `\(trimmed)`"
+    }
     return text
   }
 
