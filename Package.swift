@@ -90,11 +90,16 @@ let package = Package(
       ]),
     // Linked by lld (the toolchain's) with packed relative relocations (DT_RELR, glibc 2.36):
     // the binary's 89,000 relative relocations take 17 KB instead of 2 MB, and a start-up
-    // reads and applies them faster (docs/architecture.md, Layers). Still a PIE.
+    // reads and applies them faster (docs/architecture.md, Layers). Still a PIE. Nothing
+    // exported: `-static-stdlib` asks for `-export-dynamic`, which put 8,000 symbols (760 KB)
+    // in the dynamic table that nothing looks up.
     .executableTarget(
       name: "imgcache", dependencies: ["ImgCacheCLI"],
       linkerSettings: [
-        .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"])
+        .unsafeFlags([
+          "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker",
+          "--no-export-dynamic",
+        ])
       ]),
     .executableTarget(
       name: "imgcache-stress",

@@ -38,10 +38,15 @@ public struct PolicyKey: Sendable, Hashable, CustomStringConvertible {
   }
 }
 
+// Each helper takes the key's path as an autoclosure, evaluated only when the key is applied
+// or rendered: a key path literal is instantiated at run time (about 20,000 instructions), and
+// building every key's eagerly cost each command 620,000 (a twentieth of a hit), though most
+// runs set none.
 extension PolicyKey {
   /// A key whose value `parse` reads (nil: not one) and `render` writes back.
   static func parsed<Value>(
-    _ name: String, _ summary: String, _ path: WritableKeyPath<Configuration, Value> & Sendable,
+    _ name: String, _ summary: String,
+    _ path: @autoclosure @escaping @Sendable () -> WritableKeyPath<Configuration, Value>,
     expected: String, parse: @escaping @Sendable (String) -> Value?,
     render: @escaping @Sendable (Value) -> String
   ) -> PolicyKey {
@@ -49,22 +54,24 @@ extension PolicyKey {
       name: name, summary: summary, expected: expected,
       apply: { config, text in
         guard let value = parse(text) else { return false }
-        config[keyPath: path] = value
+        config[keyPath: path()] = value
         return true
-      }, render: { render($0[keyPath: path]) })
+      }, render: { render($0[keyPath: path()]) })
   }
 
   static func size(
-    _ name: String, _ summary: String, _ path: WritableKeyPath<Configuration, Int64> & Sendable
+    _ name: String, _ summary: String,
+    _ path: @autoclosure @escaping @Sendable () -> WritableKeyPath<Configuration, Int64>
   ) -> PolicyKey {
     parsed(
-      name, summary, path, expected: "a size like 500K, 20M, 1.5G", parse: PolicyValue.size,
+      name, summary, path(), expected: "a size like 500K, 20M, 1.5G", parse: PolicyValue.size,
       render: PolicyValue.text(size:))
   }
 
   static func duration(
     _ name: String, _ summary: String,
-    _ path: WritableKeyPath<Configuration, TimeInterval> & Sendable, positive: Bool = false,
+    _ path: @autoclosure @escaping @Sendable () -> WritableKeyPath<Configuration, TimeInterval>,
+    positive: Bool = false,
     negativeIsNever: Bool = false
   ) -> PolicyKey {
     let expected = "a duration with a unit like 90s, 30m, 12h, 7d, 2w, at most 100 years"
@@ -73,76 +80,80 @@ extension PolicyKey {
       expected: positive ? "a positive duration (\(expected))" : expected,
       apply: { config, text in
         if negativeIsNever && (text == "never" || text == "-1") {
-          config[keyPath: path] = -1
+          config[keyPath: path()] = -1
           return true
         }
         guard let value = PolicyValue.duration(text), value >= 0 || negativeIsNever,
           value > 0 || !positive
         else { return false }
-        config[keyPath: path] = value
+        config[keyPath: path()] = value
         return true
-      }, render: { PolicyValue.text(duration: $0[keyPath: path]) })
+      }, render: { PolicyValue.text(duration: $0[keyPath: path()]) })
   }
 
   static func rate(
-    _ name: String, _ summary: String, _ path: WritableKeyPath<Configuration, Double> & Sendable
+    _ name: String, _ summary: String,
+    _ path: @autoclosure @escaping @Sendable () -> WritableKeyPath<Configuration, Double>
   ) -> PolicyKey {
     parsed(
-      name, summary, path, expected: "a rate like 10/s, 600/m or 3600/h, or 0 (none)",
+      name, summary, path(), expected: "a rate like 10/s, 600/m or 3600/h, or 0 (none)",
       parse: PolicyValue.rate, render: PolicyValue.text(rate:))
   }
 
   static func integer(
-    _ name: String, _ summary: String, _ path: WritableKeyPath<Configuration, Int> & Sendable,
+    _ name: String, _ summary: String,
+    _ path: @autoclosure @escaping @Sendable () -> WritableKeyPath<Configuration, Int>,
     minimum: Int, maximum: Int
   ) -> PolicyKey {
     PolicyKey(
       name: name, summary: summary, expected: "a whole number from \(minimum) to \(maximum)",
       apply: { config, text in
         guard let value = Int(text), value >= minimum, value <= maximum else { return false }
-        config[keyPath: path] = value
+        config[keyPath: path()] = value
         return true
-      }, render: { "\($0[keyPath: path])" })
+      }, render: { "\($0[keyPath: path()])" })
   }
 
   static func boolean(
-    _ name: String, _ summary: String, _ path: WritableKeyPath<Configuration, Bool> & Sendable
+    _ name: String, _ summary: String,
+    _ path: @autoclosure @escaping @Sendable () -> WritableKeyPath<Configuration, Bool>
   ) -> PolicyKey {
     PolicyKey(
       name: name, summary: summary, expected: "true or false",
       apply: { config, text in
         switch text.lowercased() {
-        case "1", "true", "yes", "on": config[keyPath: path] = true
-        case "0", "false", "no", "off": config[keyPath: path] = false
+        case "1", "true", "yes", "on": config[keyPath: path()] = true
+        case "0", "false", "no", "off": config[keyPath: path()] = false
         default: return false
         }
         return true
-      }, render: { "\($0[keyPath: path])" })
+      }, render: { "\($0[keyPath: path()])" })
   }
 
   static func text(
     _ name: String, _ summary: String,
-    _ path: WritableKeyPath<Configuration, String?> & Sendable
+    _ path: @autoclosure @escaping @Sendable () -> WritableKeyPath<Configuration, String?>
   ) -> PolicyKey {
     PolicyKey(
       name: name, summary: summary, expected: "a value without control characters",
       apply: { config, text in
         guard !text.containsControlCharacters else { return false }
-        config[keyPath: path] = text.isEmpty ? nil : text
+        config[keyPath: path()] = text.isEmpty ? nil : text
         return true
-      }, render: { $0[keyPath: path] ?? "" })
+      }, render: { $0[keyPath: path()] ?? "" })
   }
 
   static func choice<Value: RawRepresentable & CaseIterable & Sendable>(
-    _ name: String, _ summary: String, _ path: WritableKeyPath<Configuration, Value> & Sendable
+    _ name: String, _ summary: String,
+    _ path: @autoclosure @escaping @Sendable () -> WritableKeyPath<Configuration, Value>
   ) -> PolicyKey where Value.RawValue == String {
     PolicyKey(
       name: name, summary: summary,
       expected: Value.allCases.map(\.rawValue).joined(separator: " or "),
       apply: { config, text in
         guard let value = Value(rawValue: text.lowercased()) else { return false }
-        config[keyPath: path] = value
+        config[keyPath: path()] = value
         return true
-      }, render: { $0[keyPath: path].rawValue })
+      }, render: { $0[keyPath: path()].rawValue })
   }
 }
