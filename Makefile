@@ -7,7 +7,7 @@ DOCS_DATE := 2026-01-01
 
 # Debian packages the build, the tests and the demo need.
 DEB_PACKAGES := pkg-config curl libsqlite3-dev libssl-dev libcurl4-openssl-dev libhiredis-dev libvips-dev openssl \
-  python3 nginx-light imagemagick webp libheif-examples libavif-bin libjxl-tools redis-server e2fsprogs
+  python3 nginx-light imagemagick webp libheif-examples libavif-bin libjxl-tools redis-server e2fsprogs prometheus
 # PyPI: the S3 server the remote-tier tests run (moto, with its server extras).
 PIP_PACKAGES := moto[server]
 
@@ -24,8 +24,13 @@ deps:
 	fi
 	@python3 -c 'import moto.server, flask_cors' 2>/dev/null || { echo "make: installing $(PIP_PACKAGES) from PyPI"; \
 	  python3 -m pip install -q '$(PIP_PACKAGES)'; }
-	@# Debian starts a redis-server service on install; the tests start their own.
-	@if command -v systemctl >/dev/null && systemctl is-active -q redis-server 2>/dev/null; then systemctl stop redis-server; fi
+	@# OpenMetrics is checked by the reference parser (promtool reads only the 0.0.4 text format).
+	@python3 -c 'import prometheus_client.openmetrics.parser' 2>/dev/null || { \
+	  echo "make: installing prometheus-client from PyPI"; python3 -m pip install -q prometheus-client; }
+	@# Debian starts a redis-server (and a prometheus) service on install; the tests start their
+	@# own servers and only run promtool.
+	@for s in redis-server prometheus; do \
+	  if command -v systemctl >/dev/null && systemctl is-active -q $$s 2>/dev/null; then systemctl stop $$s; fi; done
 
 build: deps
 	$(SWIFT) build

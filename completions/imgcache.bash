@@ -668,7 +668,7 @@ _imgcache_stats() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json -z --zero --version -h --help)
     repeating_options=()
-    non_repeating_options=(-d --dir --config --color)
+    non_repeating_options=(-d --dir --config --color --format --textfile)
     __imgcache_offer_flags_options 0
 
     # Offer option value completions
@@ -683,6 +683,13 @@ _imgcache_stats() {
         ;;
     '--color')
         __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--format')
+        __imgcache_add_completions -W 'text'$'\n''json'$'\n''openmetrics'$'\n''prometheus'
+        return
+        ;;
+    '--textfile')
         return
         ;;
     esac

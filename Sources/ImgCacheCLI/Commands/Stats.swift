@@ -11,14 +11,36 @@ extension ImgCacheCommand {
       discussion: """
         Counters are kept in the index by every process (fetch, prefetch, clean, remove, \
         clear) and survive restarts; --zero starts them again (the sizes stay) and records \
-        when. A query is not a lookup unless --touch. Example:
+        when. A query is not a lookup unless --touch. --format openmetrics or prometheus \
+        prints them for Prometheus (every counter, the sizes, the hit ratio; the cache \
+        directory as the label `cache`); --textfile DIR writes the prometheus form into DIR \
+        for node_exporter's textfile collector (a temporary file renamed: a scrape never \
+        reads half of it). Examples:
           imgcache stats --json | jq .hit_ratio
+          imgcache stats --format openmetrics
+          */5 * * * * imgcache stats --textfile /var/lib/prometheus/node-exporter
         """)
 
     @OptionGroup var global: GlobalOptions
     @ParentCommand var parent: ImgCacheCommand
     @Flag(name: [.customShort("z"), .long], help: "Zero the counters (not the sizes).")
     var zero = false
+    @Option(help: "Output: text, json, openmetrics or prometheus (text 0.0.4).")
+    var format: StatsFormat?
+    @Option(
+      help: ArgumentHelp(
+        "Write the metrics (prometheus form) to DIR/imgcache-<digest of the cache's path>.prom.",
+        valueName: "dir"))
+    var textfile: String?
+
+    func validate() throws {
+      if global.json, let format, format != .json {
+        throw ValidationError("--json and --format \(format.rawValue) disagree: give one")
+      }
+      if zero && (format != nil || textfile != nil) {
+        throw ValidationError("--zero prints nothing: drop --format and --textfile")
+      }
+    }
 
     func run(in context: CommandContext) async throws -> Int32 {
       if zero {
@@ -28,14 +50,28 @@ extension ImgCacheCommand {
       }
       let statistics = try context.cache.statistics()
       let totals = try context.cache.totals()
-      if context.json {
-        context.emit(StatsRecord(statistics, totals: totals))
-      } else {
+      if let textfile {
+        let path = try context.cache.writeMetrics(statistics, totals: totals, into: textfile)
+        context.console.detail("metrics written to \(path)")
+        if format == nil && !context.json { return ExitStatus.ok }
+      }
+      switch format ?? (context.json ? .json : .text) {
+      case .json: context.emit(StatsRecord(statistics, totals: totals))
+      case .text:
         for line in StatsTable.lines(statistics, totals: totals) { context.console.data(line) }
+      case .openmetrics, .prometheus:
+        let exposition: Exposition = format == .openmetrics ? .openMetrics : .prometheus
+        let text = context.cache.metricsText(statistics, totals: totals, as: exposition)
+        context.console.data(text, terminator: "")
       }
       return ExitStatus.ok
     }
   }
+}
+
+/// The forms `stats` prints.
+enum StatsFormat: String, ExpressibleByArgument, CaseIterable {
+  case text, json, openmetrics, prometheus
 }
 
 /// `stats --json`.
@@ -56,7 +92,7 @@ struct StatsRecord: Codable {
     remotes = statistics.remotes.keys.sorted().map { backend in
       RemoteCountersRecord(backend: backend, counts: statistics.remotes[backend] ?? [:])
     }
-    hitRatio = StatsTable.hitRatio(statistics)
+    hitRatio = statistics.hitRatio
     since = statistics.since
     zeroed = statistics.zeroed
     self.totals = TotalsRecord(totals)
@@ -90,13 +126,6 @@ struct RemoteCountersRecord: Codable {
 
 /// The `stats` table.
 enum StatsTable {
-  /// Hits over lookups, when there were lookups.
-  static func hitRatio(_ s: CacheStatistics) -> Double? {
-    let lookups = s[.lookups]
-    guard lookups > 0 else { return nil }
-    return Double(s[.hitsLocal] + s[.hitsReadOnly] + s[.remoteHits]) / Double(lookups)
-  }
-
   static func lines(_ s: CacheStatistics, totals: CacheTotals) -> [String] {
     func row(_ label: String, _ value: String, _ extra: String = "") -> String {
       let padded = label.fitted(to: 28)

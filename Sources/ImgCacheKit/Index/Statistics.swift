@@ -137,6 +137,15 @@ public struct CacheStatistics: Sendable, Equatable {
 
   /// The value of `counter`.
   public subscript(counter: Counter) -> Int64 { counts[counter] ?? 0 }
+
+  /// Hits (every tier) over lookups, when there were lookups.
+  public var hitRatio: Double? {
+    let lookups = self[.lookups]
+    guard lookups > 0 else { return nil }
+    // In doubles: counts read from a file never overflow a sum.
+    let hits = Double(self[.hitsLocal]) + Double(self[.hitsReadOnly]) + Double(self[.remoteHits])
+    return hits / Double(lookups)
+  }
 }
 
 extension Index {

@@ -1,0 +1,84 @@
+import Foundation
+import ImgCacheKit
+import ImgCacheTestSupport
+import Testing
+
+/// `stats --format openmetrics|prometheus` and `--textfile` (docs/design.md, Metrics), checked
+/// by the real readers: `promtool check metrics` (Prometheus's linter, 0.0.4 text) and the
+/// OpenMetrics parser of the Python client (promtool reads no OpenMetrics).
+@Suite("imgcache stats for Prometheus: promtool, the OpenMetrics parser, the textfile", .serialized)
+struct MetricsCLITests {
+  let env = CLIEnvironment()
+  let servers = TestServers.shared
+
+  /// `promtool check metrics` on `text`: its status and what it said.
+  private func promtool(_ text: String) -> ProcessOutput {
+    run("/usr/bin/promtool", ["check", "metrics"], input: text)
+  }
+
+  /// The OpenMetrics parser on `text`: each sample as `name{labels} value` (labels sorted), or
+  /// the parser's error.
+  private func parseOpenMetrics(_ text: String) -> ProcessOutput {
+    let script = """
+      import sys
+      from prometheus_client.openmetrics.parser import text_string_to_metric_families
+      for family in text_string_to_metric_families(sys.stdin.read()):
+          for s in family.samples:
+              labels = ",".join(f'{k}={v}' for k, v in sorted(s.labels.items()))
+              print(f"{family.type} {s.name}{{{labels}}} {s.value}")
+      """
+    return run("/usr/bin/env", ["python3", "-c", script], input: text)
+  }
+
+  @Test("both formats pass their readers, every counter of stats --json among the samples")
+  func formats() throws {
+    let png = servers.nginx("base.png")
+    #expect(env.run(["fetch", png]).status == 0)
+    #expect(env.run(["fetch", png]).status == 0)
+    #expect(env.run(["fetch", servers.fault("/status/404?m=1")]).status == 8)
+    let prometheus = env.run(["stats", "--format", "prometheus"])
+    #expect(prometheus.status == 0 && prometheus.stderr.isEmpty)
+    let lint = promtool(prometheus.stdout)
+    #expect(lint.status == 0 && lint.stdout.isEmpty && lint.stderr.isEmpty, "\(lint)")
+    let open = env.run(["stats", "--format", "openmetrics"])
+    #expect(open.status == 0 && open.stdout.hasSuffix("# EOF\n"))
+    let parsed = parseOpenMetrics(open.stdout)
+    #expect(parsed.status == 0, "\(parsed.stderr)")
+    let cache = "cache=\(env.cacheDirectory)"
+    let samples = Set(parsed.stdout.split(separator: "\n").map(String.init))
+    for expected in [
+      "counter imgcache_lookups_total{\(cache)} 3",
+      "counter imgcache_hits_total{\(cache),tier=local} 1",
+      "counter imgcache_failures_total{\(cache),class=http} 1",
+      "counter imgcache_downloads_total{\(cache)} 1", "gauge imgcache_entries{\(cache)} 1",
+    ] {
+      #expect(samples.contains(expected), "\(expected)")
+    }
+    // Every counter's value among the counter samples: the JSON's and the exposition's agree.
+    let counted = samples.filter { $0.hasPrefix("counter ") && !$0.contains("backend") }
+    #expect(counted.count == Counter.allCases.count)
+    let values = counted.compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }
+    let counters = try env.counters().values.compactMap { $0 as? Int }
+    #expect(values.map { Int($0) }.sorted() == counters.sorted())
+  }
+
+  @Test("--textfile: one whole file for node_exporter, named by the cache, nothing else left")
+  func textfile() throws {
+    #expect(env.run(["fetch", servers.nginx("base.gif")]).status == 0)
+    let directory = env.root.path + "/textfile"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let written = env.run(["stats", "--textfile", directory])
+    #expect(written.status == 0 && written.stdout.isEmpty, "\(written)")
+    let names = try FileManager.default.contentsOfDirectory(atPath: directory)
+    #expect(names.count == 1 && names[0].hasPrefix("imgcache-") && names[0].hasSuffix(".prom"))
+    let text = try String(contentsOfFile: directory + "/" + names[0], encoding: .utf8)
+    #expect(promtool(text).status == 0 && text.contains("imgcache_downloads_total{cache="))
+    #expect(env.run(["stats", "--textfile", directory]).status == 0)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == names)
+    let missing = env.run(["stats", "--textfile", directory + "/none"])
+    #expect(missing.status != 0 && missing.stderr.split(separator: "\n").count == 1)
+    #expect(missing.stderr.contains(directory + "/none"), "\(missing.stderr)")
+    let clash = env.run(["--json", "stats", "--format", "openmetrics"])
+    #expect(clash.status == 2 && clash.stderr.contains("--json"), "\(clash.stderr)")
+  }
+}

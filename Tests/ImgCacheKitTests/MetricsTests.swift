@@ -1,0 +1,91 @@
+import Foundation
+import ImgCacheTestSupport
+import Testing
+
+@testable import ImgCacheIndex
+@testable import ImgCacheKit
+@testable import ImgCacheStorage
+@testable import ImgCacheSupport
+
+/// The metrics of `stats` (docs/design.md, Metrics): every counter in exactly one family, and
+/// both text formats written as their specifications say.
+@Suite("Metrics: every counter once, OpenMetrics and Prometheus text")
+struct MetricsTests {
+  /// Every counter set to a value of its own, remote backends included.
+  private func statistics() -> CacheStatistics {
+    var counts = [Counter: Int64]()
+    for (index, counter) in Counter.allCases.enumerated() { counts[counter] = Int64(1_000 + index) }
+    var statistics = CacheStatistics(counts: counts)
+    statistics.since = Date(timeIntervalSince1970: 1_700_000_000.5)
+    statistics.remotes = ["redis://b:6379": [Counter.remoteHits: 7, Counter.remoteBytesUp: 9]]
+    return statistics
+  }
+
+  @Test("every counter is one sample of one family, its value its own; the sizes are gauges")
+  func everyCounterOnce() throws {
+    let totals = CacheTotals(entries: 3, bytes: 40, allocated: 48)
+    let families = CacheMetrics.families(statistics(), totals: totals)
+    let names = families.map(\.name)
+    #expect(Set(names).count == names.count, "a family named twice")
+    let counted = families.filter { $0.kind == .counter && !$0.name.contains("backend") }
+    let values = counted.flatMap(\.samples).map(\.value)
+    #expect(values.count == Counter.allCases.count)
+    for (index, counter) in Counter.allCases.enumerated() {
+      #expect(values.filter { $0 == .integer(Int64(1_000 + index)) }.count == 1, "\(counter)")
+    }
+    let backend = try #require(families.first { $0.name == "imgcache_remote_backend_operations" })
+    #expect(backend.samples.count == 6)
+    #expect(backend.samples.contains { $0.value == .integer(7) && $0.labels[1].value == "hits" })
+    let gauges = Dictionary(
+      uniqueKeysWithValues: families.filter { $0.kind == .gauge }.map { ($0.name, $0.samples) })
+    #expect(gauges["imgcache_entries"]?.first?.value == .integer(3))
+    #expect(gauges["imgcache_allocated_bytes"]?.first?.value == .integer(48))
+    #expect(gauges["imgcache_counters_zeroed_timestamp_seconds"]?.isEmpty == true)
+    for family in families {
+      #expect(family.name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") })
+      #expect(family.unit.map { family.name.hasSuffix("_" + $0) } ?? true, "\(family.name)")
+    }
+  }
+
+  @Test("OpenMetrics: TYPE, UNIT and HELP by family, _total samples, escapes, # EOF")
+  func openMetrics() {
+    let family = MetricFamily(
+      "imgcache_served_bytes", .counter, help: "a \\ b\nc \"d\"", unit: "bytes",
+      samples: [MetricSample(.integer(5), labels: [("tier", "x\"y\\z\nw")])])
+    let text = Exposition.openMetrics.text([family], common: [("cache", "/c")])
+    #expect(
+      text == """
+        # HELP imgcache_served_bytes a \\\\ b\\nc \\"d\\"
+        # TYPE imgcache_served_bytes counter
+        # UNIT imgcache_served_bytes bytes
+        imgcache_served_bytes_total{cache="/c",tier="x\\"y\\\\z\\nw"} 5
+        # EOF
+
+        """)
+  }
+
+  @Test("Prometheus 0.0.4: families named as their samples, no UNIT, no EOF; values")
+  func prometheus() {
+    let families = [
+      MetricFamily(
+        "imgcache_lookups", .counter, help: "say \"hi\"", samples: [MetricSample(.integer(2))]),
+      MetricFamily("imgcache_hit_ratio", .gauge, help: "r", samples: [MetricSample(.real(0.25))]),
+      MetricFamily("imgcache_empty", .gauge, help: "none", samples: []),
+    ]
+    #expect(
+      Exposition.prometheus.text(families) == """
+        # HELP imgcache_lookups_total say "hi"
+        # TYPE imgcache_lookups_total counter
+        imgcache_lookups_total 2
+        # HELP imgcache_hit_ratio r
+        # TYPE imgcache_hit_ratio gauge
+        imgcache_hit_ratio 0.25
+
+        """)
+    #expect(
+      Exposition.number(.real(.nan)) == "NaN" && Exposition.number(.real(-.infinity)) == "-Inf")
+    #expect(
+      Exposition.number(.real(1e-5)) == "1e-05"
+        && Exposition.number(.integer(.min)) == "\(Int64.min)")
+  }
+}
