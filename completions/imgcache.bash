@@ -1141,7 +1141,7 @@ _imgcache_job_status() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(-d --dir --config --color --queue)
+    non_repeating_options=(-d --dir --config --color --queue --format)
     __imgcache_offer_flags_options 1
 
     # Offer option value completions
@@ -1159,6 +1159,10 @@ _imgcache_job_status() {
         return
         ;;
     '--queue')
+        return
+        ;;
+    '--format')
+        __imgcache_add_completions -W 'text'$'\n''json'$'\n''openmetrics'$'\n''prometheus'
         return
         ;;
     esac

@@ -81,4 +81,34 @@ struct MetricsCLITests {
     let clash = env.run(["--json", "stats", "--format", "openmetrics"])
     #expect(clash.status == 2 && clash.stderr.contains("--json"), "\(clash.stderr)")
   }
+
+  @Test("job status for Prometheus: shards by state, URLs by outcome, failures by class")
+  func jobStatus() throws {
+    let fleet = JobFleet()
+    let urls =
+      servers.distinctImages(6).map { servers.fault($0) } + [servers.fault("/status/404?j=1")]
+    try fleet.submit("metered", urls, ["--shard-size", "4"])
+    let (status, said) = try fleet.worker("metered").finish()
+    #expect(status >= 0, "the worker ends once the job is done: \(said)")
+    let prometheus = fleet.job(CLIEnvironment(), ["status", "metered", "--format", "prometheus"])
+    #expect(prometheus.status == 0, "\(prometheus.stderr)")
+    let lint = promtool(prometheus.stdout)
+    #expect(lint.status == 0 && lint.stdout.isEmpty && lint.stderr.isEmpty, "\(lint)")
+    let open = fleet.job(CLIEnvironment(), ["status", "metered", "--format", "openmetrics"])
+    let parsed = parseOpenMetrics(open.stdout)
+    #expect(parsed.status == 0, "\(parsed.stderr)")
+    let samples = Set(parsed.stdout.split(separator: "\n").map(String.init))
+    for expected in [
+      "gauge imgcache_job_shards{job=metered,state=done} 2",
+      "gauge imgcache_job_shards{job=metered,state=pending} 0",
+      "gauge imgcache_job_urls{job=metered} 7",
+      "counter imgcache_job_urls_finished_total{job=metered,outcome=stored} 6",
+      "counter imgcache_job_failures_total{class=http_4xx,job=metered} 1",
+      "gauge imgcache_job_open{job=metered} 1",
+    ] {
+      #expect(samples.contains(expected), "\(expected) in \(parsed.stdout)")
+    }
+    let clash = fleet.job(CLIEnvironment(), ["status", "metered", "--json", "--format", "text"])
+    #expect(clash.status == 2)
+  }
 }

@@ -2,6 +2,7 @@ import Foundation
 import ImgCacheTestSupport
 import Testing
 
+@testable import ImgCacheFleet
 @testable import ImgCacheIndex
 @testable import ImgCacheKit
 @testable import ImgCacheStorage
@@ -87,5 +88,26 @@ struct MetricsTests {
     #expect(
       Exposition.number(.real(1e-5)) == "1e-05"
         && Exposition.number(.integer(.min)) == "\(Int64.min)")
+  }
+
+  @Test("a job's failure classes from Redis: unknown ones counted as other, sums saturate")
+  func jobFailures() throws {
+    var counts = ShardCounts()
+    counts.urls = 10
+    counts.failed = ["http_4xx": 2, "bogus\nclass": 3, "x": Int.max, "network": 1]
+    let status = JobStatus(
+      state: "open", urls: 20, shards: 2, shardSize: 10, done: 1, dead: 0,
+      inProgress: ["w1": .max, "w2": 5], pending: 0, counts: counts, submitted: nil,
+      started: Date(timeIntervalSince1970: 100), workers: [:], takeovers: [:],
+      options: JobOptions())
+    let families = JobMetrics.families(status, at: Date(timeIntervalSince1970: 110))
+    let failures = try #require(families.first { $0.name == "imgcache_job_failures" })
+    #expect(failures.samples.map { $0.labels[0].value } == ["http_4xx", "network", "other"])
+    #expect(failures.samples.last?.value == .integer(Int64(Int.max)))
+    let shards = try #require(families.first { $0.name == "imgcache_job_shards" })
+    #expect(shards.samples.contains { $0.value == .integer(.max) })
+    let eta = try #require(families.first { $0.name == "imgcache_job_eta_seconds" })
+    #expect(eta.samples == [MetricSample(.real(10))])
+    #expect(Exposition.prometheus.text(families).contains("imgcache_job_urls_per_second 1.0"))
   }
 }

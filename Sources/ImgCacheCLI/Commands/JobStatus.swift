@@ -9,13 +9,20 @@ struct JobStatusCommand: CacheCommand {
     abstract: "Show a job's shards done, pending, in progress (by worker) and dead, and its URLs.",
     discussion: """
       Pending: not yet taken, given back, or held by a worker silent for three job_lease. \
-      Exits 0. Example:
+      --format openmetrics or prometheus prints it for Prometheus (shards by state, URLs by \
+      outcome, failures by class, rate, time left, workers, takeovers; the job's name as the \
+      label `job`). Exits 0. Examples:
         imgcache job status photos --json
+        imgcache job status photos --format openmetrics
       """)
 
   @OptionGroup var global: GlobalOptions
   @ParentCommand var parent: ImgCacheCommand
   @OptionGroup var job: JobQueueOptions
+  @Option(help: "Output: text, json, openmetrics or prometheus (text 0.0.4).")
+  var format: ReportFormat?
+
+  func validate() throws { _ = try ReportFormat.resolve(format, json: global.json) }
 
   func run(in context: CommandContext) async throws -> Int32 {
     let queue = try job.queue(context)
@@ -23,8 +30,15 @@ struct JobStatusCommand: CacheCommand {
     let recorded = (try? queue.options())?.policy["job_lease"].flatMap(PolicyValue.duration)
     let seconds = max(recorded ?? context.configuration.fleet.lease, FleetPolicy.shortestLease)
     let status = try queue.status(lease: .milliseconds(Checked.milliseconds(seconds)))
-    let record = JobStatusRecord(job: job.name, status)
-    if context.json {
+    let now = Date()
+    let form = try ReportFormat.resolve(format, json: context.json)
+    if let exposition = form.exposition {
+      let families = JobMetrics.families(status, at: now)
+      context.console.data(exposition.text(families, common: [("job", job.name)]), terminator: "")
+      return ExitStatus.ok
+    }
+    let record = JobStatusRecord(job: job.name, status, at: now)
+    if form == .json {
       context.emit(record)
       return ExitStatus.ok
     }
@@ -81,7 +95,7 @@ struct JobStatusRecord: Encodable {
   @Nullable var etaSeconds: Double?
   var options: JobOptions
 
-  init(job: String, _ status: JobStatus) {
+  init(job: String, _ status: JobStatus, at now: Date) {
     self.job = job
     (state, urls, shards, shardSize) = (status.state, status.urls, status.shards, status.shardSize)
     (done, pending, dead) = (status.done, status.pending, status.dead)
@@ -98,15 +112,8 @@ struct JobStatusRecord: Encodable {
       WorkerShards(worker: $0.key, shards: $0.value)
     }
     options = status.options
-    if let started = status.started, status.counts.urls > 0 {
-      let elapsed = Date().timeIntervalSince(started)
-      if elapsed > 0 {
-        let rate = Double(status.counts.urls) / elapsed
-        urlsPerSecond = rate
-        let left = Double(status.urls) - Double(status.counts.urls)
-        etaSeconds = left > 0 && status.state == "open" ? left / rate : nil
-      }
-    }
+    urlsPerSecond = status.urlsPerSecond(at: now)
+    etaSeconds = status.etaSeconds(at: now)
   }
 }
 

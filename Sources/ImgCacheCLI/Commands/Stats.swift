@@ -26,7 +26,7 @@ extension ImgCacheCommand {
     @Flag(name: [.customShort("z"), .long], help: "Zero the counters (not the sizes).")
     var zero = false
     @Option(help: "Output: text, json, openmetrics or prometheus (text 0.0.4).")
-    var format: StatsFormat?
+    var format: ReportFormat?
     @Option(
       help: ArgumentHelp(
         "Write the metrics (prometheus form) to DIR/imgcache-<digest of the cache's path>.prom.",
@@ -34,9 +34,7 @@ extension ImgCacheCommand {
     var textfile: String?
 
     func validate() throws {
-      if global.json, let format, format != .json {
-        throw ValidationError("--json and --format \(format.rawValue) disagree: give one")
-      }
+      _ = try ReportFormat.resolve(format, json: global.json)
       if zero && (format != nil || textfile != nil) {
         throw ValidationError("--zero prints nothing: drop --format and --textfile")
       }
@@ -55,23 +53,18 @@ extension ImgCacheCommand {
         context.console.detail("metrics written to \(path)")
         if format == nil && !context.json { return ExitStatus.ok }
       }
-      switch format ?? (context.json ? .json : .text) {
-      case .json: context.emit(StatsRecord(statistics, totals: totals))
-      case .text:
+      let form = try ReportFormat.resolve(format, json: context.json)
+      if let exposition = form.exposition {
+        context.console.data(
+          context.cache.metricsText(statistics, totals: totals, as: exposition), terminator: "")
+      } else if form == .json {
+        context.emit(StatsRecord(statistics, totals: totals))
+      } else {
         for line in StatsTable.lines(statistics, totals: totals) { context.console.data(line) }
-      case .openmetrics, .prometheus:
-        let exposition: Exposition = format == .openmetrics ? .openMetrics : .prometheus
-        let text = context.cache.metricsText(statistics, totals: totals, as: exposition)
-        context.console.data(text, terminator: "")
       }
       return ExitStatus.ok
     }
   }
-}
-
-/// The forms `stats` prints.
-enum StatsFormat: String, ExpressibleByArgument, CaseIterable {
-  case text, json, openmetrics, prometheus
 }
 
 /// `stats --json`.

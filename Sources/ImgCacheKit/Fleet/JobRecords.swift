@@ -122,14 +122,6 @@ public struct ShardCounts: Codable, Sendable, Equatable {
   }
 }
 
-extension Int {
-  /// `self + other`, or `Int.max` on overflow.
-  fileprivate func addingSaturating(_ other: Int) -> Int {
-    let (sum, overflow) = addingReportingOverflow(other)
-    return overflow ? .max : sum
-  }
-}
-
 /// Where a job stands, as `job status` shows it.
 public struct JobStatus: Sendable {
   /// `open` or `cancelled`.

@@ -85,3 +85,13 @@ extension String {
     unicodeScalars.contains { $0.isControlOrLineBreak }
   }
 }
+
+extension FixedWidthInteger {
+  /// `self + other`, or the bound it passed on overflow: counts read from outside add up
+  /// without a trap.
+  package func addingSaturating(_ other: Self) -> Self {
+    let (sum, overflow) = addingReportingOverflow(other)
+    guard overflow else { return sum }
+    return other > 0 ? .max : .min
+  }
+}
