@@ -7,7 +7,8 @@ DOCS_DATE := 2026-01-01
 
 # Debian packages the build, the tests and the demo need.
 DEB_PACKAGES := pkg-config curl libsqlite3-dev libssl-dev libcurl4-openssl-dev libhiredis-dev libvips-dev openssl \
-  python3 nginx-light imagemagick webp libheif-examples libavif-bin libjxl-tools redis-server e2fsprogs prometheus
+  python3 nginx-light imagemagick webp libheif-examples libavif-bin libjxl-tools redis-server e2fsprogs prometheus \
+  prometheus-node-exporter
 # PyPI: the S3 server the remote-tier tests run (moto, with its server extras).
 PIP_PACKAGES := moto[server]
 
@@ -27,9 +28,9 @@ deps:
 	@# OpenMetrics is checked by the reference parser (promtool reads only the 0.0.4 text format).
 	@python3 -c 'import prometheus_client.openmetrics.parser' 2>/dev/null || { \
 	  echo "make: installing prometheus-client from PyPI"; python3 -m pip install -q prometheus-client; }
-	@# Debian starts a redis-server (and a prometheus) service on install; the tests start their
-	@# own servers and only run promtool.
-	@for s in redis-server prometheus; do \
+	@# Debian starts redis-server, prometheus and node-exporter services on install; the tests
+	@# start their own on 127.0.0.1.
+	@for s in redis-server prometheus prometheus-node-exporter; do \
 	  if command -v systemctl >/dev/null && systemctl is-active -q $$s 2>/dev/null; then systemctl stop $$s; fi; done
 
 build: deps

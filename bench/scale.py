@@ -125,6 +125,14 @@ def scale_bench(bench):
             du = bench.timed(["du", "-sb", data])
             record("size", n, bench.timed([bench.BIN, "size"], env=env), ("du -sb", du[0]), group)
             record("stats", n, bench.timed([bench.BIN, "stats"], env=env), ("du -sb", du[0]), group)
+            # A scrape: the metrics against the JSON they carry (both read the counters and the
+            # running totals only).
+            as_json = bench.median_run(lambda: None, [bench.BIN, "stats", "--json"], runs=10, env=env)
+            scrape = bench.median_run(
+                lambda: None, [bench.BIN, "stats", "--format", "openmetrics"], runs=10, env=env)
+            bench.rows.append((group, "stats --format openmetrics (median of 10)",
+                               f"{scrape[0] * 1000:.1f} ms", f"{scrape[1] / 1024:.1f} MiB",
+                               f"{scrape[0] / as_json[0]:.2f} x stats --json ({as_json[0] * 1000:.1f} ms)"))
             record("query (hit)", n, bench.timed([bench.BIN, "query", f"{template}&n={n // 2}"], env=env),
                    None, group)
             empty_runs, into_runs = [], []

@@ -165,7 +165,7 @@ _imgcache() {
     local -a repeating_flags=()
     local -a non_repeating_flags=(--quiet -q --verbose -v --json --version -h --help)
     local -a repeating_options=()
-    local -a non_repeating_options=(-d --dir --config --color)
+    local -a non_repeating_options=(-d --dir --config --color --stats-log)
     __imgcache_offer_flags_options 0
 
     # Offer option value completions
@@ -180,6 +180,10 @@ _imgcache() {
         ;;
     '--color')
         __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--stats-log')
+        __imgcache_add_completions -f
         return
         ;;
     esac
@@ -204,7 +208,7 @@ _imgcache_fetch() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --offline --reload --refresh --retry-failed --any --no-remote --robots --no-robots --netrc -k --insecure --enlarge --keep-metadata --no-rotate --animated --discard-original --link --version -h --help)
     repeating_options=(--ro-dir -H --header --resolve)
-    non_repeating_options=(-d --dir --config --color --key-filter --freshness --stale-if-error --remote -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry --rate --rate-per-host -A --user-agent --failed-ttl --resize --gravity --format --quality --variant --output -o --key --input -i)
+    non_repeating_options=(-d --dir --config --color --stats-log --key-filter --freshness --stale-if-error --remote -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry --rate --rate-per-host -A --user-agent --failed-ttl --resize --gravity --format --quality --variant --output -o --key --input -i)
     __imgcache_offer_flags_options -1
 
     # Offer option value completions
@@ -219,6 +223,10 @@ _imgcache_fetch() {
         ;;
     '--color')
         __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--stats-log')
+        __imgcache_add_completions -f
         return
         ;;
     '--key-filter')
@@ -314,7 +322,7 @@ _imgcache_prefetch() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --offline --reload --refresh --retry-failed --any --no-remote --robots --no-robots --netrc -k --insecure --enlarge --keep-metadata --no-rotate --animated --discard-original --version -h --help)
     repeating_options=(--ro-dir -H --header --resolve)
-    non_repeating_options=(-d --dir --config --color --key-filter --freshness --stale-if-error --remote -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry --rate --rate-per-host -A --user-agent --failed-ttl --resize --gravity --format --quality --variant --input -i --jobs -j --order --max-per-host --save-failed --shard)
+    non_repeating_options=(-d --dir --config --color --stats-log --key-filter --freshness --stale-if-error --remote -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry --rate --rate-per-host -A --user-agent --failed-ttl --resize --gravity --format --quality --variant --input -i --jobs -j --order --max-per-host --save-failed --shard)
     __imgcache_offer_flags_options -1
 
     # Offer option value completions
@@ -329,6 +337,10 @@ _imgcache_prefetch() {
         ;;
     '--color')
         __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--stats-log')
+        __imgcache_add_completions -f
         return
         ;;
     '--key-filter')
@@ -433,7 +445,7 @@ _imgcache_query() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --touch --enlarge --keep-metadata --no-rotate --animated --version -h --help)
     repeating_options=(--ro-dir)
-    non_repeating_options=(-d --dir --config --color --key-filter --resize --gravity --format --quality --variant)
+    non_repeating_options=(-d --dir --config --color --stats-log --key-filter --resize --gravity --format --quality --variant)
     __imgcache_offer_flags_options -1
 
     # Offer option value completions
@@ -448,6 +460,10 @@ _imgcache_query() {
         ;;
     '--color')
         __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--stats-log')
+        __imgcache_add_completions -f
         return
         ;;
     '--key-filter')
@@ -479,7 +495,7 @@ _imgcache_remove() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --force -f --dry-run --enlarge --keep-metadata --no-rotate --animated --version -h --help)
     repeating_options=()
-    non_repeating_options=(-d --dir --config --color --input -i --key-filter --resize --gravity --format --quality --variant)
+    non_repeating_options=(-d --dir --config --color --stats-log --input -i --key-filter --resize --gravity --format --quality --variant)
     __imgcache_offer_flags_options -1
 
     # Offer option value completions
@@ -494,6 +510,10 @@ _imgcache_remove() {
         ;;
     '--color')
         __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--stats-log')
+        __imgcache_add_completions -f
         return
         ;;
     '--input'|'-i')
@@ -525,7 +545,7 @@ _imgcache_clean() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --dry-run --version -h --help)
     repeating_options=()
-    non_repeating_options=(-d --dir --config --color --max-age --max-size --max-entries --target)
+    non_repeating_options=(-d --dir --config --color --stats-log --max-age --max-size --max-entries --target)
     __imgcache_offer_flags_options 0
 
     # Offer option value completions
@@ -540,6 +560,10 @@ _imgcache_clean() {
         ;;
     '--color')
         __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--stats-log')
+        __imgcache_add_completions -f
         return
         ;;
     '--max-age')
@@ -561,7 +585,7 @@ _imgcache_size() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json -b --bytes --version -h --help)
     repeating_options=()
-    non_repeating_options=(-d --dir --config --color --by)
+    non_repeating_options=(-d --dir --config --color --stats-log --by)
     __imgcache_offer_flags_options 0
 
     # Offer option value completions
@@ -576,6 +600,10 @@ _imgcache_size() {
         ;;
     '--color')
         __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--stats-log')
+        __imgcache_add_completions -f
         return
         ;;
     '--by')
@@ -589,7 +617,7 @@ _imgcache_clear() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --failed --dry-run --version -h --help)
     repeating_options=()
-    non_repeating_options=(-d --dir --config --color)
+    non_repeating_options=(-d --dir --config --color --stats-log)
     __imgcache_offer_flags_options 0
 
     # Offer option value completions
@@ -604,6 +632,10 @@ _imgcache_clear() {
         ;;
     '--color')
         __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--stats-log')
+        __imgcache_add_completions -f
         return
         ;;
     esac
@@ -613,7 +645,7 @@ _imgcache_list() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --variants --originals --failed -r --reverse --urls --paths -0 --print0 --version -h --help)
     repeating_options=()
-    non_repeating_options=(-d --dir --config --color --url-glob --format --larger-than --smaller-than --unused-for --used-within --created-before --created-after --sort -n --limit)
+    non_repeating_options=(-d --dir --config --color --stats-log --url-glob --format --larger-than --smaller-than --unused-for --used-within --created-before --created-after --sort -n --limit)
     __imgcache_offer_flags_options 0
 
     # Offer option value completions
@@ -628,6 +660,10 @@ _imgcache_list() {
         ;;
     '--color')
         __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--stats-log')
+        __imgcache_add_completions -f
         return
         ;;
     '--url-glob')
@@ -668,7 +704,7 @@ _imgcache_stats() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json -z --zero --version -h --help)
     repeating_options=()
-    non_repeating_options=(-d --dir --config --color --format --textfile)
+    non_repeating_options=(-d --dir --config --color --stats-log --format --textfile)
     __imgcache_offer_flags_options 0
 
     # Offer option value completions
@@ -683,6 +719,10 @@ _imgcache_stats() {
         ;;
     '--color')
         __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--stats-log')
+        __imgcache_add_completions -f
         return
         ;;
     '--format')
@@ -699,7 +739,7 @@ _imgcache_verify() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --full --repair --dry-run --version -h --help)
     repeating_options=()
-    non_repeating_options=(-d --dir --config --color)
+    non_repeating_options=(-d --dir --config --color --stats-log)
     __imgcache_offer_flags_options 0
 
     # Offer option value completions
@@ -714,6 +754,10 @@ _imgcache_verify() {
         ;;
     '--color')
         __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--stats-log')
+        __imgcache_add_completions -f
         return
         ;;
     esac
@@ -746,7 +790,7 @@ _imgcache_config_show() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(-d --dir --config --color)
+    non_repeating_options=(-d --dir --config --color --stats-log)
     __imgcache_offer_flags_options 0
 
     # Offer option value completions
@@ -763,6 +807,10 @@ _imgcache_config_show() {
         __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
         return
         ;;
+    '--stats-log')
+        __imgcache_add_completions -f
+        return
+        ;;
     esac
 }
 
@@ -770,7 +818,7 @@ _imgcache_config_get() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(-d --dir --config --color)
+    non_repeating_options=(-d --dir --config --color --stats-log)
     __imgcache_offer_flags_options 1
 
     # Offer option value completions
@@ -787,6 +835,10 @@ _imgcache_config_get() {
         __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
         return
         ;;
+    '--stats-log')
+        __imgcache_add_completions -f
+        return
+        ;;
     esac
 }
 
@@ -794,7 +846,7 @@ _imgcache_config_set() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --user --version -h --help)
     repeating_options=()
-    non_repeating_options=(-d --dir --config --color)
+    non_repeating_options=(-d --dir --config --color --stats-log)
     __imgcache_offer_flags_options 2
 
     # Offer option value completions
@@ -811,6 +863,10 @@ _imgcache_config_set() {
         __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
         return
         ;;
+    '--stats-log')
+        __imgcache_add_completions -f
+        return
+        ;;
     esac
 }
 
@@ -818,7 +874,7 @@ _imgcache_config_unset() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --user --version -h --help)
     repeating_options=()
-    non_repeating_options=(-d --dir --config --color)
+    non_repeating_options=(-d --dir --config --color --stats-log)
     __imgcache_offer_flags_options 1
 
     # Offer option value completions
@@ -835,6 +891,10 @@ _imgcache_config_unset() {
         __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
         return
         ;;
+    '--stats-log')
+        __imgcache_add_completions -f
+        return
+        ;;
     esac
 }
 
@@ -842,7 +902,7 @@ _imgcache_config_path() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(-d --dir --config --color)
+    non_repeating_options=(-d --dir --config --color --stats-log)
     __imgcache_offer_flags_options 0
 
     # Offer option value completions
@@ -857,6 +917,10 @@ _imgcache_config_path() {
         ;;
     '--color')
         __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--stats-log')
+        __imgcache_add_completions -f
         return
         ;;
     esac
@@ -889,7 +953,7 @@ _imgcache_remote_status() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(-d --dir --config --color --remote)
+    non_repeating_options=(-d --dir --config --color --stats-log --remote)
     __imgcache_offer_flags_options 0
 
     # Offer option value completions
@@ -906,6 +970,10 @@ _imgcache_remote_status() {
         __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
         return
         ;;
+    '--stats-log')
+        __imgcache_add_completions -f
+        return
+        ;;
     '--remote')
         return
         ;;
@@ -916,7 +984,7 @@ _imgcache_remote_push() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --all --version -h --help)
     repeating_options=()
-    non_repeating_options=(-d --dir --config --color --remote --key-filter --input -i)
+    non_repeating_options=(-d --dir --config --color --stats-log --remote --key-filter --input -i)
     __imgcache_offer_flags_options -1
 
     # Offer option value completions
@@ -931,6 +999,10 @@ _imgcache_remote_push() {
         ;;
     '--color')
         __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--stats-log')
+        __imgcache_add_completions -f
         return
         ;;
     '--remote')
@@ -973,7 +1045,7 @@ _imgcache_job_submit() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --replace --robots --no-robots --any --enlarge --keep-metadata --no-rotate --animated --discard-original --version -h --help)
     repeating_options=()
-    non_repeating_options=(-d --dir --config --color --queue --input -i --shard-size --jobs -j --max-per-host --rate --rate-per-host --retry --timeout --connect-timeout -m --max-time --max-filesize -A --user-agent --key-filter --job-lease --max-deliveries --resize --gravity --format --quality --variant)
+    non_repeating_options=(-d --dir --config --color --stats-log --queue --input -i --shard-size --jobs -j --max-per-host --rate --rate-per-host --retry --timeout --connect-timeout -m --max-time --max-filesize -A --user-agent --key-filter --job-lease --max-deliveries --resize --gravity --format --quality --variant)
     __imgcache_offer_flags_options 1
 
     # Offer option value completions
@@ -988,6 +1060,10 @@ _imgcache_job_submit() {
         ;;
     '--color')
         __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--stats-log')
+        __imgcache_add_completions -f
         return
         ;;
     '--queue')
@@ -1061,7 +1137,7 @@ _imgcache_job_work() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --follow --netrc -k --insecure --no-remote --version -h --help)
     repeating_options=(-H --header --resolve)
-    non_repeating_options=(-d --dir --config --color --queue --worker --jobs -j -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry --rate --rate-per-host -A --user-agent --failed-ttl --remote)
+    non_repeating_options=(-d --dir --config --color --stats-log --queue --worker --jobs -j -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry --rate --rate-per-host -A --user-agent --failed-ttl --remote)
     __imgcache_offer_flags_options 1
 
     # Offer option value completions
@@ -1076,6 +1152,10 @@ _imgcache_job_work() {
         ;;
     '--color')
         __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--stats-log')
+        __imgcache_add_completions -f
         return
         ;;
     '--queue')
@@ -1141,7 +1221,7 @@ _imgcache_job_status() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(-d --dir --config --color --queue --format)
+    non_repeating_options=(-d --dir --config --color --stats-log --queue --format)
     __imgcache_offer_flags_options 1
 
     # Offer option value completions
@@ -1156,6 +1236,10 @@ _imgcache_job_status() {
         ;;
     '--color')
         __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--stats-log')
+        __imgcache_add_completions -f
         return
         ;;
     '--queue')
@@ -1172,7 +1256,7 @@ _imgcache_job_manifest() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(-d --dir --config --color --queue)
+    non_repeating_options=(-d --dir --config --color --stats-log --queue)
     __imgcache_offer_flags_options 1
 
     # Offer option value completions
@@ -1187,6 +1271,10 @@ _imgcache_job_manifest() {
         ;;
     '--color')
         __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--stats-log')
+        __imgcache_add_completions -f
         return
         ;;
     '--queue')
@@ -1199,7 +1287,7 @@ _imgcache_job_retry() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --dead --only-dead --version -h --help)
     repeating_options=()
-    non_repeating_options=(-d --dir --config --color --queue --class)
+    non_repeating_options=(-d --dir --config --color --stats-log --queue --class)
     __imgcache_offer_flags_options 1
 
     # Offer option value completions
@@ -1214,6 +1302,10 @@ _imgcache_job_retry() {
         ;;
     '--color')
         __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--stats-log')
+        __imgcache_add_completions -f
         return
         ;;
     '--queue')
@@ -1229,7 +1321,7 @@ _imgcache_job_cancel() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(-d --dir --config --color --queue)
+    non_repeating_options=(-d --dir --config --color --stats-log --queue)
     __imgcache_offer_flags_options 1
 
     # Offer option value completions
@@ -1244,6 +1336,10 @@ _imgcache_job_cancel() {
         ;;
     '--color')
         __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--stats-log')
+        __imgcache_add_completions -f
         return
         ;;
     '--queue')
@@ -1256,7 +1352,7 @@ _imgcache_job_delete() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(-d --dir --config --color --queue)
+    non_repeating_options=(-d --dir --config --color --stats-log --queue)
     __imgcache_offer_flags_options 1
 
     # Offer option value completions
@@ -1271,6 +1367,10 @@ _imgcache_job_delete() {
         ;;
     '--color')
         __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--stats-log')
+        __imgcache_add_completions -f
         return
         ;;
     '--queue')

@@ -20,67 +20,67 @@ function __imgcache_parse_tokens -S
     set -l unparsed_tokens (__imgcache_tokens -pc)
     switch $unparsed_tokens[1]
     case 'imgcache'
-        __imgcache_parse_subcommand 0 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'version' 'h/help'
+        __imgcache_parse_subcommand 0 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'stats-log=' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'fetch'
-            __imgcache_parse_subcommand -r 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'offline' 'reload' 'refresh' 'retry-failed' 'any' 'key-filter=' 'ro-dir=+' 'freshness=' 'stale-if-error=' 'remote=' 'no-remote' 'robots' 'no-robots' 'H/header=+' 'resolve=+' 'u/user=' 'netrc' 'cookie-jar=' 'k/insecure' 'cacert=' 'connect-timeout=' 'timeout=' 'm/max-time=' 'max-filesize=' 'retry=' 'rate=' 'rate-per-host=' 'A/user-agent=' 'failed-ttl=' 'resize=' 'gravity=' 'format=' 'quality=' 'enlarge' 'keep-metadata' 'no-rotate' 'animated' 'variant=' 'discard-original' 'o/output=' 'link' 'key=' 'i/input=' 'version' 'h/help'
+            __imgcache_parse_subcommand -r 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'stats-log=' 'offline' 'reload' 'refresh' 'retry-failed' 'any' 'key-filter=' 'ro-dir=+' 'freshness=' 'stale-if-error=' 'remote=' 'no-remote' 'robots' 'no-robots' 'H/header=+' 'resolve=+' 'u/user=' 'netrc' 'cookie-jar=' 'k/insecure' 'cacert=' 'connect-timeout=' 'timeout=' 'm/max-time=' 'max-filesize=' 'retry=' 'rate=' 'rate-per-host=' 'A/user-agent=' 'failed-ttl=' 'resize=' 'gravity=' 'format=' 'quality=' 'enlarge' 'keep-metadata' 'no-rotate' 'animated' 'variant=' 'discard-original' 'o/output=' 'link' 'key=' 'i/input=' 'version' 'h/help'
         case 'prefetch'
-            __imgcache_parse_subcommand -r 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'offline' 'reload' 'refresh' 'retry-failed' 'any' 'key-filter=' 'ro-dir=+' 'freshness=' 'stale-if-error=' 'remote=' 'no-remote' 'robots' 'no-robots' 'H/header=+' 'resolve=+' 'u/user=' 'netrc' 'cookie-jar=' 'k/insecure' 'cacert=' 'connect-timeout=' 'timeout=' 'm/max-time=' 'max-filesize=' 'retry=' 'rate=' 'rate-per-host=' 'A/user-agent=' 'failed-ttl=' 'resize=' 'gravity=' 'format=' 'quality=' 'enlarge' 'keep-metadata' 'no-rotate' 'animated' 'variant=' 'discard-original' 'i/input=' 'j/jobs=' 'order=' 'max-per-host=' 'save-failed=' 'shard=' 'version' 'h/help'
+            __imgcache_parse_subcommand -r 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'stats-log=' 'offline' 'reload' 'refresh' 'retry-failed' 'any' 'key-filter=' 'ro-dir=+' 'freshness=' 'stale-if-error=' 'remote=' 'no-remote' 'robots' 'no-robots' 'H/header=+' 'resolve=+' 'u/user=' 'netrc' 'cookie-jar=' 'k/insecure' 'cacert=' 'connect-timeout=' 'timeout=' 'm/max-time=' 'max-filesize=' 'retry=' 'rate=' 'rate-per-host=' 'A/user-agent=' 'failed-ttl=' 'resize=' 'gravity=' 'format=' 'quality=' 'enlarge' 'keep-metadata' 'no-rotate' 'animated' 'variant=' 'discard-original' 'i/input=' 'j/jobs=' 'order=' 'max-per-host=' 'save-failed=' 'shard=' 'version' 'h/help'
         case 'query'
-            __imgcache_parse_subcommand -r 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'touch' 'key-filter=' 'resize=' 'gravity=' 'format=' 'quality=' 'enlarge' 'keep-metadata' 'no-rotate' 'animated' 'variant=' 'ro-dir=+' 'version' 'h/help'
+            __imgcache_parse_subcommand -r 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'stats-log=' 'touch' 'key-filter=' 'resize=' 'gravity=' 'format=' 'quality=' 'enlarge' 'keep-metadata' 'no-rotate' 'animated' 'variant=' 'ro-dir=+' 'version' 'h/help'
         case 'remove'
-            __imgcache_parse_subcommand -r 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'i/input=' 'f/force' 'dry-run' 'key-filter=' 'resize=' 'gravity=' 'format=' 'quality=' 'enlarge' 'keep-metadata' 'no-rotate' 'animated' 'variant=' 'version' 'h/help'
+            __imgcache_parse_subcommand -r 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'stats-log=' 'i/input=' 'f/force' 'dry-run' 'key-filter=' 'resize=' 'gravity=' 'format=' 'quality=' 'enlarge' 'keep-metadata' 'no-rotate' 'animated' 'variant=' 'version' 'h/help'
         case 'clean'
-            __imgcache_parse_subcommand 0 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'max-age=' 'max-size=' 'max-entries=' 'target=' 'dry-run' 'version' 'h/help'
+            __imgcache_parse_subcommand 0 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'stats-log=' 'max-age=' 'max-size=' 'max-entries=' 'target=' 'dry-run' 'version' 'h/help'
         case 'size'
-            __imgcache_parse_subcommand 0 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'b/bytes' 'by=' 'version' 'h/help'
+            __imgcache_parse_subcommand 0 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'stats-log=' 'b/bytes' 'by=' 'version' 'h/help'
         case 'clear'
-            __imgcache_parse_subcommand 0 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'failed' 'dry-run' 'version' 'h/help'
+            __imgcache_parse_subcommand 0 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'stats-log=' 'failed' 'dry-run' 'version' 'h/help'
         case 'list'
-            __imgcache_parse_subcommand 0 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'url-glob=' 'format=' 'larger-than=' 'smaller-than=' 'unused-for=' 'used-within=' 'created-before=' 'created-after=' 'variants' 'originals' 'failed' 'sort=' 'r/reverse' 'n/limit=' 'urls' 'paths' '0/print0' 'version' 'h/help'
+            __imgcache_parse_subcommand 0 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'stats-log=' 'url-glob=' 'format=' 'larger-than=' 'smaller-than=' 'unused-for=' 'used-within=' 'created-before=' 'created-after=' 'variants' 'originals' 'failed' 'sort=' 'r/reverse' 'n/limit=' 'urls' 'paths' '0/print0' 'version' 'h/help'
         case 'stats'
-            __imgcache_parse_subcommand 0 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'z/zero' 'format=' 'textfile=' 'version' 'h/help'
+            __imgcache_parse_subcommand 0 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'stats-log=' 'z/zero' 'format=' 'textfile=' 'version' 'h/help'
         case 'verify'
-            __imgcache_parse_subcommand 0 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'full' 'repair' 'dry-run' 'version' 'h/help'
+            __imgcache_parse_subcommand 0 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'stats-log=' 'full' 'repair' 'dry-run' 'version' 'h/help'
         case 'config'
             __imgcache_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
             case 'show'
-                __imgcache_parse_subcommand 0 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'version' 'h/help'
+                __imgcache_parse_subcommand 0 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'stats-log=' 'version' 'h/help'
             case 'get'
-                __imgcache_parse_subcommand 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'version' 'h/help'
+                __imgcache_parse_subcommand 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'stats-log=' 'version' 'h/help'
             case 'set'
-                __imgcache_parse_subcommand 2 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'user' 'version' 'h/help'
+                __imgcache_parse_subcommand 2 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'stats-log=' 'user' 'version' 'h/help'
             case 'unset'
-                __imgcache_parse_subcommand 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'user' 'version' 'h/help'
+                __imgcache_parse_subcommand 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'stats-log=' 'user' 'version' 'h/help'
             case 'path'
-                __imgcache_parse_subcommand 0 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'version' 'h/help'
+                __imgcache_parse_subcommand 0 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'stats-log=' 'version' 'h/help'
             end
         case 'remote'
             __imgcache_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
             case 'status'
-                __imgcache_parse_subcommand 0 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'remote=' 'version' 'h/help'
+                __imgcache_parse_subcommand 0 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'stats-log=' 'remote=' 'version' 'h/help'
             case 'push'
-                __imgcache_parse_subcommand -r 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'remote=' 'key-filter=' 'all' 'i/input=' 'version' 'h/help'
+                __imgcache_parse_subcommand -r 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'stats-log=' 'remote=' 'key-filter=' 'all' 'i/input=' 'version' 'h/help'
             end
         case 'job'
             __imgcache_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
             case 'submit'
-                __imgcache_parse_subcommand 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'queue=' 'i/input=' 'shard-size=' 'replace' 'j/jobs=' 'max-per-host=' 'rate=' 'rate-per-host=' 'retry=' 'timeout=' 'connect-timeout=' 'm/max-time=' 'max-filesize=' 'A/user-agent=' 'key-filter=' 'robots' 'no-robots' 'any' 'job-lease=' 'max-deliveries=' 'resize=' 'gravity=' 'format=' 'quality=' 'enlarge' 'keep-metadata' 'no-rotate' 'animated' 'variant=' 'discard-original' 'version' 'h/help'
+                __imgcache_parse_subcommand 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'stats-log=' 'queue=' 'i/input=' 'shard-size=' 'replace' 'j/jobs=' 'max-per-host=' 'rate=' 'rate-per-host=' 'retry=' 'timeout=' 'connect-timeout=' 'm/max-time=' 'max-filesize=' 'A/user-agent=' 'key-filter=' 'robots' 'no-robots' 'any' 'job-lease=' 'max-deliveries=' 'resize=' 'gravity=' 'format=' 'quality=' 'enlarge' 'keep-metadata' 'no-rotate' 'animated' 'variant=' 'discard-original' 'version' 'h/help'
             case 'work'
-                __imgcache_parse_subcommand 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'queue=' 'follow' 'worker=' 'j/jobs=' 'H/header=+' 'resolve=+' 'u/user=' 'netrc' 'cookie-jar=' 'k/insecure' 'cacert=' 'connect-timeout=' 'timeout=' 'm/max-time=' 'max-filesize=' 'retry=' 'rate=' 'rate-per-host=' 'A/user-agent=' 'failed-ttl=' 'remote=' 'no-remote' 'version' 'h/help'
+                __imgcache_parse_subcommand 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'stats-log=' 'queue=' 'follow' 'worker=' 'j/jobs=' 'H/header=+' 'resolve=+' 'u/user=' 'netrc' 'cookie-jar=' 'k/insecure' 'cacert=' 'connect-timeout=' 'timeout=' 'm/max-time=' 'max-filesize=' 'retry=' 'rate=' 'rate-per-host=' 'A/user-agent=' 'failed-ttl=' 'remote=' 'no-remote' 'version' 'h/help'
             case 'status'
-                __imgcache_parse_subcommand 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'queue=' 'format=' 'version' 'h/help'
+                __imgcache_parse_subcommand 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'stats-log=' 'queue=' 'format=' 'version' 'h/help'
             case 'manifest'
-                __imgcache_parse_subcommand 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'queue=' 'version' 'h/help'
+                __imgcache_parse_subcommand 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'stats-log=' 'queue=' 'version' 'h/help'
             case 'retry'
-                __imgcache_parse_subcommand 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'queue=' 'class=' 'dead' 'only-dead' 'version' 'h/help'
+                __imgcache_parse_subcommand 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'stats-log=' 'queue=' 'class=' 'dead' 'only-dead' 'version' 'h/help'
             case 'cancel'
-                __imgcache_parse_subcommand 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'queue=' 'version' 'h/help'
+                __imgcache_parse_subcommand 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'stats-log=' 'queue=' 'version' 'h/help'
             case 'delete'
-                __imgcache_parse_subcommand 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'queue=' 'version' 'h/help'
+                __imgcache_parse_subcommand 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'stats-log=' 'queue=' 'version' 'h/help'
             end
         case 'help'
             __imgcache_parse_subcommand -r 1 'version'
@@ -143,6 +143,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache" json' -l 'json' -d 'Machine-readable output on stdout.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache" stats-log' -l 'stats-log' -d 'Append a JSON line of this run\'s counters to FILE (policy stats_log).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache" version' -l 'version' -d 'Show the version.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_positional "imgcache" -eq 1' -fa 'fetch' -d 'Get images through the cache and print their cached paths.'
@@ -165,6 +166,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" json' -l 'json' -d 'Machine-readable output on stdout.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" stats-log' -l 'stats-log' -d 'Append a JSON line of this run\'s counters to FILE (policy stats_log).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" offline' -l 'offline' -d 'Never touch the network; a miss exits 1.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" reload' -l 'reload' -d 'Skip the cache lookup and download (still stores).'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache fetch" refresh' -l 'refresh' -d 'Revalidate with the stored ETag/Last-Modified (304 keeps, 200 replaces).'
@@ -216,6 +218,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" json' -l 'json' -d 'Machine-readable output on stdout.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" stats-log' -l 'stats-log' -d 'Append a JSON line of this run\'s counters to FILE (policy stats_log).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" offline' -l 'offline' -d 'Never touch the network; a miss exits 1.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" reload' -l 'reload' -d 'Skip the cache lookup and download (still stores).'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" refresh' -l 'refresh' -d 'Revalidate with the stored ETag/Last-Modified (304 keeps, 200 replaces).'
@@ -269,6 +272,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache query" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache query" json' -l 'json' -d 'Machine-readable output on stdout.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache query" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache query" stats-log' -l 'stats-log' -d 'Append a JSON line of this run\'s counters to FILE (policy stats_log).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache query" touch' -l 'touch' -d 'Record the lookup as a use (last access).'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache query" key-filter' -l 'key-filter' -d 'Cache key filter: none or strip-query.' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache query" resize' -l 'resize' -d 'Resize: W, xH, WxH (fit inside), WxH^ (cover, then crop), WxH! (exact), WxH> (shrink only).' -rfka ''
@@ -289,6 +293,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remove" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remove" json' -l 'json' -d 'Machine-readable output on stdout.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remove" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remove" stats-log' -l 'stats-log' -d 'Append a JSON line of this run\'s counters to FILE (policy stats_log).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remove" i input' -l 'input' -s 'i' -d 'Read URLs from FILE, one a line (\'-\' for stdin).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remove" f force' -l 'force' -s 'f' -d 'An absent entry is not an error.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remove" dry-run' -l 'dry-run' -d 'Show what would be removed; change nothing.'
@@ -310,6 +315,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clean" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clean" json' -l 'json' -d 'Machine-readable output on stdout.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clean" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clean" stats-log' -l 'stats-log' -d 'Append a JSON line of this run\'s counters to FILE (policy stats_log).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clean" max-age' -l 'max-age' -d 'Expire entries unused this long, e.g. 7d (\'never\' or negative: never).' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clean" max-size' -l 'max-size' -d 'Trim above this size, e.g. 2G (0: no limit).' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clean" max-entries' -l 'max-entries' -d 'Trim above this many entries (0: no limit).' -rfka ''
@@ -323,6 +329,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache size" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache size" json' -l 'json' -d 'Machine-readable output on stdout.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache size" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache size" stats-log' -l 'stats-log' -d 'Append a JSON line of this run\'s counters to FILE (policy stats_log).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache size" b bytes' -s 'b' -l 'bytes' -d 'Print the byte count only.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache size" by' -l 'by' -d 'Break the totals down by format, host or variant.' -rfka 'format host variant'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache size" version' -l 'version' -d 'Show the version.'
@@ -333,6 +340,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clear" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clear" json' -l 'json' -d 'Machine-readable output on stdout.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clear" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clear" stats-log' -l 'stats-log' -d 'Append a JSON line of this run\'s counters to FILE (policy stats_log).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clear" failed' -l 'failed' -d 'Clear only the failed-URL list.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clear" dry-run' -l 'dry-run' -d 'Show what would be removed; change nothing.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache clear" version' -l 'version' -d 'Show the version.'
@@ -343,6 +351,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache list" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache list" json' -l 'json' -d 'Machine-readable output on stdout.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache list" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache list" stats-log' -l 'stats-log' -d 'Append a JSON line of this run\'s counters to FILE (policy stats_log).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache list" url-glob' -l 'url-glob' -d 'Only URLs matching this shell glob (case-sensitive).' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache list" format' -l 'format' -d 'Only these formats, comma-separated (jpeg,png,gif,webp,…).' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache list" larger-than' -l 'larger-than' -d 'Only entries larger than SIZE (500K, 2M).' -rfka ''
@@ -368,6 +377,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache stats" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache stats" json' -l 'json' -d 'Machine-readable output on stdout.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache stats" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache stats" stats-log' -l 'stats-log' -d 'Append a JSON line of this run\'s counters to FILE (policy stats_log).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache stats" z zero' -s 'z' -l 'zero' -d 'Zero the counters (not the sizes).'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache stats" format' -l 'format' -d 'Output: text, json, openmetrics or prometheus (text 0.0.4).' -rfka 'text json openmetrics prometheus'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache stats" textfile' -l 'textfile' -d 'Write the metrics (prometheus form) to DIR/imgcache-<digest of the cache\'s path>.prom.' -rfka ''
@@ -379,6 +389,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache verify" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache verify" json' -l 'json' -d 'Machine-readable output on stdout.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache verify" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache verify" stats-log' -l 'stats-log' -d 'Append a JSON line of this run\'s counters to FILE (policy stats_log).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache verify" full' -l 'full' -d 'Also read every body: image check and SHA-256.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache verify" repair' -l 'repair' -d 'Fix what is found: drop rows, delete orphans, update sizes, totals.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache verify" dry-run' -l 'dry-run' -d 'Change nothing (the default without --repair).'
@@ -397,6 +408,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config show" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config show" json' -l 'json' -d 'Machine-readable output on stdout.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config show" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config show" stats-log' -l 'stats-log' -d 'Append a JSON line of this run\'s counters to FILE (policy stats_log).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config show" version' -l 'version' -d 'Show the version.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config show" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config get" d dir' -s 'd' -l 'dir' -d 'Cache directory (default $XDG_CACHE_HOME/imgcache).' -rfa '(__imgcache_complete_directories)'
@@ -405,6 +417,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config get" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config get" json' -l 'json' -d 'Machine-readable output on stdout.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config get" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config get" stats-log' -l 'stats-log' -d 'Append a JSON line of this run\'s counters to FILE (policy stats_log).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config get" version' -l 'version' -d 'Show the version.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config get" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config set" d dir' -s 'd' -l 'dir' -d 'Cache directory (default $XDG_CACHE_HOME/imgcache).' -rfa '(__imgcache_complete_directories)'
@@ -413,6 +426,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config set" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config set" json' -l 'json' -d 'Machine-readable output on stdout.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config set" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config set" stats-log' -l 'stats-log' -d 'Append a JSON line of this run\'s counters to FILE (policy stats_log).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config set" user' -l 'user' -d 'Write the user file instead of $DIR/imgcache.conf.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config set" version' -l 'version' -d 'Show the version.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config set" h help' -s 'h' -l 'help' -d 'Show help information.'
@@ -422,6 +436,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config unset" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config unset" json' -l 'json' -d 'Machine-readable output on stdout.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config unset" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config unset" stats-log' -l 'stats-log' -d 'Append a JSON line of this run\'s counters to FILE (policy stats_log).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config unset" user' -l 'user' -d 'Edit the user file instead of $DIR/imgcache.conf.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config unset" version' -l 'version' -d 'Show the version.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config unset" h help' -s 'h' -l 'help' -d 'Show help information.'
@@ -431,6 +446,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config path" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config path" json' -l 'json' -d 'Machine-readable output on stdout.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config path" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config path" stats-log' -l 'stats-log' -d 'Append a JSON line of this run\'s counters to FILE (policy stats_log).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config path" version' -l 'version' -d 'Show the version.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache config path" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remote" version' -l 'version' -d 'Show the version.'
@@ -443,6 +459,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remote status" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remote status" json' -l 'json' -d 'Machine-readable output on stdout.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remote status" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remote status" stats-log' -l 'stats-log' -d 'Append a JSON line of this run\'s counters to FILE (policy stats_log).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remote status" remote' -l 'remote' -d 'Backend URLs instead of remote_storage\'s.' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remote status" version' -l 'version' -d 'Show the version.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remote status" h help' -s 'h' -l 'help' -d 'Show help information.'
@@ -452,6 +469,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remote push" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remote push" json' -l 'json' -d 'Machine-readable output on stdout.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remote push" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remote push" stats-log' -l 'stats-log' -d 'Append a JSON line of this run\'s counters to FILE (policy stats_log).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remote push" remote' -l 'remote' -d 'Backend URLs instead of remote_storage\'s.' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remote push" key-filter' -l 'key-filter' -d 'Cache key filter: none or strip-query.' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache remote push" all' -l 'all' -d 'Every entry of the cache.'
@@ -473,6 +491,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job submit" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job submit" json' -l 'json' -d 'Machine-readable output on stdout.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job submit" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job submit" stats-log' -l 'stats-log' -d 'Append a JSON line of this run\'s counters to FILE (policy stats_log).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job submit" queue' -l 'queue' -d 'The Redis of the job queue (default: remote_storage\'s first).' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job submit" i input' -l 'input' -s 'i' -d 'Read URLs from FILE, one a line (\'-\' for stdin).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job submit" shard-size' -l 'shard-size' -d 'URLs a shard (default 10000).' -rfka ''
@@ -511,6 +530,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job work" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job work" json' -l 'json' -d 'Machine-readable output on stdout.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job work" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job work" stats-log' -l 'stats-log' -d 'Append a JSON line of this run\'s counters to FILE (policy stats_log).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job work" queue' -l 'queue' -d 'The Redis of the job queue (default: remote_storage\'s first).' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job work" follow' -l 'follow' -d 'When no shard is left, wait for more instead of ending.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job work" worker' -l 'worker' -d 'This worker\'s name (default HOST:PID; unique in the fleet).' -rfka ''
@@ -541,6 +561,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job status" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job status" json' -l 'json' -d 'Machine-readable output on stdout.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job status" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job status" stats-log' -l 'stats-log' -d 'Append a JSON line of this run\'s counters to FILE (policy stats_log).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job status" queue' -l 'queue' -d 'The Redis of the job queue (default: remote_storage\'s first).' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job status" format' -l 'format' -d 'Output: text, json, openmetrics or prometheus (text 0.0.4).' -rfka 'text json openmetrics prometheus'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job status" version' -l 'version' -d 'Show the version.'
@@ -551,6 +572,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job manifest" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job manifest" json' -l 'json' -d 'Machine-readable output on stdout.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job manifest" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job manifest" stats-log' -l 'stats-log' -d 'Append a JSON line of this run\'s counters to FILE (policy stats_log).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job manifest" queue' -l 'queue' -d 'The Redis of the job queue (default: remote_storage\'s first).' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job manifest" version' -l 'version' -d 'Show the version.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job manifest" h help' -s 'h' -l 'help' -d 'Show help information.'
@@ -560,6 +582,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job retry" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job retry" json' -l 'json' -d 'Machine-readable output on stdout.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job retry" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job retry" stats-log' -l 'stats-log' -d 'Append a JSON line of this run\'s counters to FILE (policy stats_log).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job retry" queue' -l 'queue' -d 'The Redis of the job queue (default: remote_storage\'s first).' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job retry" class' -l 'class' -d 'Failure classes to retry, comma-separated (network, http_4xx, http_5xx, …).' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job retry" dead' -l 'dead' -d 'Also hand the dead shards out again.'
@@ -572,6 +595,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job cancel" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job cancel" json' -l 'json' -d 'Machine-readable output on stdout.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job cancel" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job cancel" stats-log' -l 'stats-log' -d 'Append a JSON line of this run\'s counters to FILE (policy stats_log).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job cancel" queue' -l 'queue' -d 'The Redis of the job queue (default: remote_storage\'s first).' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job cancel" version' -l 'version' -d 'Show the version.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job cancel" h help' -s 'h' -l 'help' -d 'Show help information.'
@@ -581,6 +605,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job delete" v verbose' -l 'verbose' -s 'v' -d 'Say more on stderr.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job delete" json' -l 'json' -d 'Machine-readable output on stdout.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job delete" color' -l 'color' -d 'Colour on stderr: auto, always or never (NO_COLOR is honoured).' -rfka 'auto always never'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job delete" stats-log' -l 'stats-log' -d 'Append a JSON line of this run\'s counters to FILE (policy stats_log).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job delete" queue' -l 'queue' -d 'The Redis of the job queue (default: remote_storage\'s first).' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job delete" version' -l 'version' -d 'Show the version.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job delete" h help' -s 'h' -l 'help' -d 'Show help information.'

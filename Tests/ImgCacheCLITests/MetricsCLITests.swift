@@ -111,4 +111,75 @@ struct MetricsCLITests {
     let clash = fleet.job(CLIEnvironment(), ["status", "metered", "--json", "--format", "text"])
     #expect(clash.status == 2)
   }
+
+  @Test("--stats-log: one JSON line a run, with the counters it changed and its exit status")
+  func statsLog() throws {
+    let log = env.root.path + "/stats.log"
+    let png = servers.nginx("base.bmp")
+    #expect(env.run(["fetch", "--stats-log", log, png]).status == 0)
+    #expect(env.run(["fetch", png], environment: ["IMGCACHE_STATS_LOG": log]).status == 0)
+    #expect(env.run(["--stats-log", log, "fetch", servers.fault("/status/404?log=1")]).status == 8)
+    #expect(env.run(["fetch", png]).status == 0, "no log without the policy")
+    let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+    try #require(lines.count == 3)
+    let records = lines.compactMap {
+      try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+    }
+    let counters = records.map { $0["counters"] as? [String: Int] ?? [:] }
+    #expect(records.allSatisfy { $0["command"] as? String == "fetch" && $0["start"] is String })
+    #expect(records.map { $0["exit_status"] as? Int } == [0, 0, 8])
+    #expect(
+      counters[0]["downloads"] == 1 && counters[0]["misses"] == 1 && counters[0]["lookups"] == 1)
+    #expect(counters[1]["hits_local"] == 1 && counters[1]["downloads"] == nil)
+    #expect(counters[2]["failures_http"] == 1 && counters[2]["hits_local"] == nil)
+    #expect(records.allSatisfy { ($0["duration_seconds"] as? Double ?? -1) >= 0 })
+    let unwritable = env.run(["fetch", "--stats-log", env.root.path + "/none/x.log", png])
+    #expect(unwritable.status == 0 && unwritable.stderr.contains("stats log not written"))
+  }
+
+  @Test("node_exporter's textfile collector serves what --textfile wrote, without an error")
+  func nodeExporter() throws {
+    #expect(env.run(["fetch", servers.nginx("base.jpg")]).status == 0)
+    let directory = env.root.path + "/collector"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    #expect(env.run(["stats", "--textfile", directory]).status == 0)
+    let port = try freePort()
+    let exporter = Process()
+    exporter.executableURL = URL(fileURLWithPath: "/usr/bin/prometheus-node-exporter")
+    exporter.arguments = [
+      "--web.listen-address=127.0.0.1:\(port)", "--collector.disable-defaults",
+      "--collector.textfile", "--collector.textfile.directory=\(directory)",
+    ]
+    exporter.standardOutput = FileHandle.nullDevice
+    exporter.standardError = FileHandle.nullDevice
+    try exporter.run()
+    defer {
+      exporter.terminate()
+      exporter.waitUntilExit()
+    }
+    var scraped = ""
+    for _ in 0..<100 where scraped.isEmpty {
+      let answer = run("/usr/bin/curl", ["-sf", "http://127.0.0.1:\(port)/metrics"])
+      if answer.status == 0 { scraped = answer.stdout } else { usleep(50_000) }
+    }
+    #expect(scraped.contains("node_textfile_scrape_error 0"), "\(scraped)")
+    #expect(scraped.contains("imgcache_downloads_total{cache=\"\(env.cacheDirectory)\"} 1"))
+  }
+
+  /// A port of 127.0.0.1 nothing listens on now.
+  private func freePort() throws -> Int {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+      }
+    }
+    try #require(bound)
+    return Int(UInt16(bigEndian: address.sin_port))
+  }
 }

@@ -110,4 +110,26 @@ struct MetricsTests {
     #expect(eta.samples == [MetricSample(.real(10))])
     #expect(Exposition.prometheus.text(families).contains("imgcache_job_urls_per_second 1.0"))
   }
+
+  @Test("the line log: whole lines from many writers, rotated past its limit")
+  func lineLog() throws {
+    let directory = TemporaryDirectory()
+    let path = directory.url.appendingPathComponent("stats.log").path
+    DispatchQueue.concurrentPerform(iterations: 4) { writer in
+      for line in 0..<200 {
+        try? LineLog.append(
+          "writer \(writer) line \(line) " + String(repeating: "x", count: 40), to: path,
+          limit: 4_000)
+      }
+    }
+    let current = try String(contentsOfFile: path, encoding: .utf8)
+    let previous = try String(contentsOfFile: path + ".1", encoding: .utf8)
+    for text in [current, previous] {
+      #expect(text.hasSuffix("\n") && text.utf8.count < 4_000 + 100)
+      #expect(
+        text.split(separator: "\n").allSatisfy { $0.hasPrefix("writer ") && $0.hasSuffix("x") })
+    }
+    #expect(current.contains("line 199"))
+    #expect(throws: CacheError.self) { try LineLog.append("x", to: path + "/no/such") }
+  }
 }

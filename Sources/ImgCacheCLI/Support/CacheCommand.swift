@@ -22,18 +22,62 @@ extension CacheCommand {
 
   func run() async throws {
     let context = try CommandContext(global: global.merged(with: parent.global), flags: policyFlags)
+    let start = (date: Date(), instant: ContinuousClock.now)
     var status: Int32
     do {
       status = try await run(in: context)
       context.cache.close()
     } catch {
       context.cache.close()
+      let cacheError = error as? CacheError
+      logStats(context, start: start, status: cacheError.map { ExitStatus.code(for: $0.kind) })
       throw error
     }
     if let error = context.console.stdoutError {
       status = ExitStatus.worst(status, ExitStatus.report(error, to: context.console))
     }
+    logStats(context, start: start, status: status)
     if status != ExitStatus.ok { throw ExitCode(status) }
+  }
+
+  /// Appends this run's line to the stats log (policy `stats_log`), when there is one: what
+  /// it failed to write is a warning, never the command's failure.
+  func logStats(
+    _ context: CommandContext, start: (date: Date, instant: ContinuousClock.Instant), status: Int32?
+  ) {
+    guard let path = context.configuration.statsLog else { return }
+    let record = StatsLogRecord(
+      command: Self.configuration.commandName ?? "imgcache", start: start.date,
+      duration: ContinuousClock.now - start.instant, status: status,
+      cache: context.cacheDirectory.path, counters: CounterTally.committed())
+    do {
+      try LineLog.append(Records.line(record), to: path)
+    } catch {
+      context.console.warning("stats log not written: \(CacheError.describe(error))")
+    }
+  }
+}
+
+/// One line of the stats log: a command's run and the counters it changed, by what.
+struct StatsLogRecord: Encodable {
+  var command: String
+  var start: Date
+  var durationSeconds: Double
+  /// The exit status, or null for an error that has none of its own (a usage error).
+  @Nullable var exitStatus: Int32?
+  var cache: String
+  /// The counters of `stats --json` this run changed (only those: a remote backend's are not
+  /// named here), by what it added.
+  var counters: [String: Int64]
+
+  init(
+    command: String, start: Date, duration: Duration, status: Int32?, cache: String,
+    counters: [String: Int64]
+  ) {
+    (self.command, self.start, exitStatus, self.cache) = (command, start, status, cache)
+    let (seconds, attoseconds) = duration.components
+    durationSeconds = Double(seconds) + Double(attoseconds) / 1e18
+    self.counters = counters.filter { Counter(rawValue: $0.key) != nil }
   }
 }
 

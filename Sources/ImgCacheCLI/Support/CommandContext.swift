@@ -29,6 +29,8 @@ struct CommandContext: Sendable {
     cacheFile = Self.cacheFile(in: cacheDirectory)
     userFile = Self.userFile(global: global, environment: environment)
     var keyed = [PolicyKey: String]()
+    var flags = flags
+    if let statsLog = global.statsLog { flags["stats_log"] = statsLog }
     for (name, value) in flags {
       guard let key = PolicyKey.named(name) else {
         throw CacheError(.invalidInput, "unknown policy key \(name)")

@@ -16,6 +16,7 @@ extension GlobalOptions {
     options.verbose = false
     options.json = false
     options.color = nil
+    options.statsLog = nil
     return options
   }
 }

@@ -25,6 +25,11 @@ struct GlobalOptions: ParsableArguments {
   @Option(name: .long, help: "Colour on stderr: auto, always or never (NO_COLOR is honoured).")
   var color: ColorMode?
 
+  @Option(
+    name: .long, help: "Append a JSON line of this run's counters to FILE (policy stats_log).",
+    completion: .file())
+  var statsLog: String?
+
   /// These options, with `parent`'s filling what was not given here.
   func merged(with parent: GlobalOptions?) -> GlobalOptions {
     guard let parent else { return self }
@@ -35,6 +40,7 @@ struct GlobalOptions: ParsableArguments {
     result.verbose = verbose || parent.verbose
     result.json = json || parent.json
     result.color = color ?? parent.color
+    result.statsLog = statsLog ?? parent.statsLog
     return result
   }
 }

@@ -31,6 +31,8 @@ public struct Configuration: Sendable, Equatable {
   public var robots = RobotsPolicy.ignore
   /// How a job's workers hold shards.
   public var fleet = FleetPolicy()
+  /// The file each command appends a JSON line of its counters to (`stats_log`), if any.
+  public var statsLog: String?
 
   /// The defaults.
   public init() {}
@@ -109,6 +111,7 @@ extension PolicyKey {
     .boolean("insecure", "skip TLS verification (warns)", \.transfer.insecure),
     .boolean("netrc", "read credentials from ~/.netrc", \.transfer.useNetrc),
     .text("cookie_jar", "file cookies are read from and written to", \.transfer.cookieJar),
+    .text("stats_log", "file each run appends a JSON line of its counters to", \.statsLog),
     .choice("key_filter", "cache key filter: none or strip-query", \.keyFilter),
     .choice(
       "freshness", "never, or http: revalidate entries when stale",

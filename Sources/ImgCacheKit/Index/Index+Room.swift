@@ -50,6 +50,7 @@ extension Index {
     options.prepare = { db in
       try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
       try db.execute(sql: Self.synchronousNormal)
+      CounterTally.watch(db)
     }
     let queue = try SQLiteQueue(path: path, options: options, label: "imgcache.index.exclusive")
     defer { queue.close() }

@@ -82,7 +82,10 @@ package final class Index: Sendable {
       _ = IndexRoom.installed
       var options = SQLiteOptions()
       options.busyTimeout = Self.busyTimeout
-      options.prepare = { db in try db.execute(sql: Self.synchronousNormal) }
+      options.prepare = { db in
+        try db.execute(sql: Self.synchronousNormal)
+        CounterTally.watch(db)
+      }
       // Opening sets WAL mode and may migrate: threads and processes take turns on an flock
       // (a file lock, released by the kernel if the holder dies), never on an in-process lock.
       let turn = try FileLock(waitingFor: path + ".migrate-lock")
@@ -244,7 +247,10 @@ package final class Index: Sendable {
     _ = IndexRoom.installed
     var options = SQLiteOptions()
     options.busyTimeout = Self.busyTimeout
-    options.prepare = { db in try db.execute(sql: Index.largePageCache) }
+    options.prepare = { db in
+      try db.execute(sql: Index.largePageCache)
+      CounterTally.watch(db)
+    }
     guard
       let opened = try? SQLiteQueue(path: path, options: options, label: "imgcache.index.direct")
     else { return nil }

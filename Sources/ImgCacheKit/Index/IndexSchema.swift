@@ -143,6 +143,8 @@ enum IndexSchema {
   /// Adds `amounts` to the counters of these names.
   static func increment(named amounts: [String: Int64], _ db: SQLiteConnection) throws {
     guard !amounts.isEmpty else { return }
+    // Held with the transaction: kept in this process's tally if it commits (CounterTally).
+    CounterTally.add(amounts, on: db)
     let statement = try db.cachedStatement(
       """
       INSERT INTO counter (name, value) VALUES (?, ?)

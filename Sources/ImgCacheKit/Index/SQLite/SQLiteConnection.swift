@@ -19,6 +19,8 @@ package final class SQLiteConnection {
   private var closed = false
   /// Whether ``close()`` closes the handle (not when it is borrowed).
   private let owned: Bool
+  /// The transaction hook's closure, kept alive while SQLite may call it.
+  private var transactionHook: TransactionHook?
 
   /// Opens `path` (created when missing, unless `readOnly`); another connection's lock is
   /// waited for up to `busyTimeout` seconds.
@@ -158,6 +160,27 @@ package final class SQLiteConnection {
     guard code == SQLITE_OK else { throw SQLiteError.last(code, handle) }
   }
 
+  /// Calls `ended(true)` when a transaction of this connection commits (a statement outside
+  /// one included) and `ended(false)` when one rolls back; SQLite calls it inside the
+  /// statement that ends it. A commit that fails after its hook (an I/O error) was reported as
+  /// committed.
+  package func onTransactionEnd(_ ended: @escaping (Bool) -> Void) {
+    let hook = TransactionHook(ended)
+    transactionHook = hook
+    let context = Unmanaged.passUnretained(hook).toOpaque()
+    sqlite3_commit_hook(
+      handle,
+      { context in
+        context.map { Unmanaged<TransactionHook>.fromOpaque($0).takeUnretainedValue().ended(true) }
+        return 0
+      }, context)
+    sqlite3_rollback_hook(
+      handle,
+      { context in
+        context.map { Unmanaged<TransactionHook>.fromOpaque($0).takeUnretainedValue().ended(false) }
+      }, context)
+  }
+
   /// Frees the memory the connection holds that it can do without (its page cache).
   package func releaseMemory() {
     sqlite3_db_release_memory(handle)
@@ -172,6 +195,18 @@ package final class SQLiteConnection {
     guard !closed else { return }
     closed = true
     cached.removeAll()
+    // Unhooked first: a statement still held elsewhere may yet run on a closing connection.
+    if transactionHook != nil {
+      sqlite3_commit_hook(handle, nil, nil)
+      sqlite3_rollback_hook(handle, nil, nil)
+      transactionHook = nil
+    }
     if owned { sqlite3_close_v2(handle) }
   }
+}
+
+/// The closure of ``SQLiteConnection/onTransactionEnd(_:)``, passed to SQLite's hooks.
+private final class TransactionHook {
+  let ended: (Bool) -> Void
+  init(_ ended: @escaping (Bool) -> Void) { self.ended = ended }
 }
