@@ -42,6 +42,8 @@ struct CommandContext: Sendable {
       cacheFile: cacheFile, userFile: userFile,
       userFileRequired: global.config != nil || environment["IMGCACHE_CONFIG"] != nil)
     cache = DiskCache(directory: cacheDirectory, resume: resolved.configuration.resume)
+    // The stats log's counters are tallied only when there is one (CacheCommand.logStats).
+    if resolved.configuration.statsLog != nil { CounterTally.start() }
   }
 
   /// `--dir` > `IMGCACHE_DIR` > `$XDG_CACHE_HOME/imgcache` > `~/.cache/imgcache`.
