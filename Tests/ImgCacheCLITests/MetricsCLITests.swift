@@ -90,6 +90,15 @@ struct MetricsCLITests {
     try fleet.submit("metered", urls, ["--shard-size", "4"])
     let (status, said) = try fleet.worker("metered").finish()
     #expect(status >= 0, "the worker ends once the job is done: \(said)")
+    // The fleet's politeness: one host paused a minute on, one whose pause is over, one key of
+    // another type (counted as no pause).
+    let time = fleet.redis.redisCLI(0, ["TIME"]).split(separator: "\n").compactMap { Int64($0) }
+    try #require(time.count == 2)
+    let now = time[0] * 1_000_000 + time[1]
+    _ = fleet.redis.redisCLI(
+      0, ["HSET", "imgcache:host:slow.example", "paused", String(now + 60_000_000)])
+    _ = fleet.redis.redisCLI(0, ["HSET", "imgcache:host:past.example", "paused", String(now - 1)])
+    _ = fleet.redis.redisCLI(0, ["SET", "imgcache:host:odd.example", "x"])
     let prometheus = fleet.job(CLIEnvironment(), ["status", "metered", "--format", "prometheus"])
     #expect(prometheus.status == 0, "\(prometheus.stderr)")
     let lint = promtool(prometheus.stdout)
@@ -104,10 +113,16 @@ struct MetricsCLITests {
       "gauge imgcache_job_urls{job=metered} 7",
       "counter imgcache_job_urls_finished_total{job=metered,outcome=stored} 6",
       "counter imgcache_job_failures_total{class=http_4xx,job=metered} 1",
-      "gauge imgcache_job_open{job=metered} 1",
+      "gauge imgcache_job_open{job=metered} 1", "gauge imgcache_fleet_paused_hosts{job=metered} 1",
     ] {
       #expect(samples.contains(expected), "\(expected) in \(parsed.stdout)")
     }
+    let pause = samples.first { $0.hasPrefix("gauge imgcache_fleet_host_pause_seconds{") }
+    #expect(pause?.contains("host=slow.example,job=metered") == true, "\(parsed.stdout)")
+    let left = pause?.split(separator: " ").last.flatMap { Double($0) } ?? 0
+    #expect(left > 50 && left <= 60)
+    let text = fleet.job(CLIEnvironment(), ["status", "metered"]).stdout
+    #expect(text.contains("hosts paused by the fleet: 1 (slow.example "), "\(text)")
     let clash = fleet.job(CLIEnvironment(), ["status", "metered", "--json", "--format", "text"])
     #expect(clash.status == 2)
   }

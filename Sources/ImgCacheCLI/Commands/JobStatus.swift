@@ -62,6 +62,14 @@ struct JobStatusCommand: CacheCommand {
       lines.append("  \(Console.escaped(worker)): \(held) in progress")
     }
     lines.append("workers heard from in the last three leases: \(status.workers.count)")
+    if !status.pausedHosts.isEmpty {
+      let longest = JobMetrics.longestPauses(status.pausedHosts).prefix(5).map {
+        "\(Console.escaped($0.key)) \(Units.formatDuration($0.value))"
+      }
+      lines.append(
+        "hosts paused by the fleet: \(status.pausedHosts.count) (" + longest.joined(separator: ", ")
+          + (status.pausedHosts.count > 5 ? ", …)" : ")"))
+    }
     if !record.takeovers.isEmpty {
       lines.append("shards taken over (their worker's lease lapsed), by that worker:")
       for entry in record.takeovers {

@@ -78,7 +78,24 @@ package enum JobMetrics {
         "imgcache_job_takeovers", .counter,
         help: "Shards taken over because their worker's lease lapsed",
         samples: [MetricSample(.integer(takeovers))]),
+      MetricFamily(
+        "imgcache_fleet_paused_hosts", .gauge, help: "Hosts the fleet holds paused now",
+        samples: [MetricSample(.integer(Int64(status.pausedHosts.count)))]),
+      MetricFamily(
+        "imgcache_fleet_host_pause_seconds", .gauge,
+        help: "Time left of a host's pause (the \(pausedHostsShown) longest)", unit: "seconds",
+        samples: longestPauses(status.pausedHosts).map {
+          MetricSample(.real($0.value), labels: [("host", $0.key)])
+        }),
     ]
+  }
+
+  /// How many paused hosts are labelled: a bounded label, however many the fleet pauses.
+  package static let pausedHostsShown = 100
+
+  /// The ``pausedHostsShown`` longest pauses, longest first (then by name).
+  package static func longestPauses(_ hosts: [String: Double]) -> [(key: String, value: Double)] {
+    Array(hosts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(pausedHostsShown))
   }
 
   /// The failure classes imgcache writes (``ShardCounts/failureClass(kind:httpStatus:)``).
