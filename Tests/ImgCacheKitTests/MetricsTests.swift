@@ -100,15 +100,19 @@ struct MetricsTests {
       inProgress: ["w1": .max, "w2": 5], pending: 0, counts: counts, submitted: nil,
       started: Date(timeIntervalSince1970: 100), workers: [:], takeovers: [:],
       options: JobOptions())
-    let families = JobMetrics.families(status, at: Date(timeIntervalSince1970: 110))
+    let families = JobMetrics.families(status, job: "j", at: Date(timeIntervalSince1970: 110))
     let failures = try #require(families.first { $0.name == "imgcache_job_failures" })
-    #expect(failures.samples.map { $0.labels[0].value } == ["http_4xx", "network", "other"])
+    #expect(failures.samples.map { $0.labels[1].value } == ["http_4xx", "network", "other"])
+    #expect(failures.samples.allSatisfy { $0.labels[0] == ("job_name", "j") })
+    #expect(!families.contains { $0.name.hasPrefix("imgcache_fleet_") }, "unknown: absent")
     #expect(failures.samples.last?.value == .integer(Int64(Int.max)))
     let shards = try #require(families.first { $0.name == "imgcache_job_shards" })
     #expect(shards.samples.contains { $0.value == .integer(.max) })
     let eta = try #require(families.first { $0.name == "imgcache_job_eta_seconds" })
-    #expect(eta.samples == [MetricSample(.real(10))])
-    #expect(Exposition.prometheus.text(families).contains("imgcache_job_urls_per_second 1.0"))
+    #expect(eta.samples == [MetricSample(.real(10), labels: [("job_name", "j")])])
+    #expect(
+      Exposition.prometheus.text(families).contains(
+        "imgcache_job_urls_per_second{job_name=\"j\"} 1.0"))
   }
 
   @Test("the line log: whole lines from many writers, rotated past its limit")

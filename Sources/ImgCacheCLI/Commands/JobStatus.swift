@@ -29,12 +29,14 @@ struct JobStatusCommand: CacheCommand {
     // The job's lease when it has one: workers judge lapses by it.
     let recorded = (try? queue.options())?.policy["job_lease"].flatMap(PolicyValue.duration)
     let seconds = max(recorded ?? context.configuration.fleet.lease, FleetPolicy.shortestLease)
-    let status = try queue.status(lease: .milliseconds(Checked.milliseconds(seconds)))
+    var status = try queue.status(lease: .milliseconds(Checked.milliseconds(seconds)))
     let now = Date()
     let form = try ReportFormat.resolve(format, json: context.json)
+    // The fleet's paused hosts: for the text and the metrics (a scan of Redis's keys).
+    if form != .json { status.pausedHosts = (try? queue.pausedHosts()) ?? nil }
     if let exposition = form.exposition {
-      let families = JobMetrics.families(status, at: now)
-      context.console.data(exposition.text(families, common: [("job", job.name)]), terminator: "")
+      let families = JobMetrics.families(status, job: job.name, at: now)
+      context.console.data(exposition.text(families), terminator: "")
       return ExitStatus.ok
     }
     let record = JobStatusRecord(job: job.name, status, at: now)
@@ -62,13 +64,13 @@ struct JobStatusCommand: CacheCommand {
       lines.append("  \(Console.escaped(worker)): \(held) in progress")
     }
     lines.append("workers heard from in the last three leases: \(status.workers.count)")
-    if !status.pausedHosts.isEmpty {
-      let longest = JobMetrics.longestPauses(status.pausedHosts).prefix(5).map {
+    if let paused = status.pausedHosts, !paused.isEmpty {
+      let longest = JobMetrics.longestPauses(paused).prefix(5).map {
         "\(Console.escaped($0.key)) \(Units.formatDuration($0.value))"
       }
       lines.append(
-        "hosts paused by the fleet: \(status.pausedHosts.count) (" + longest.joined(separator: ", ")
-          + (status.pausedHosts.count > 5 ? ", …)" : ")"))
+        "hosts paused by the fleet: \(paused.count) (" + longest.joined(separator: ", ")
+          + (paused.count > 5 ? ", …)" : ")"))
     }
     if !record.takeovers.isEmpty {
       lines.append("shards taken over (their worker's lease lapsed), by that worker:")

@@ -17,14 +17,28 @@ extension JobStatus {
   }
 }
 
-/// A job's state as metric families (docs/design.md, Metrics), every sample labelled with the
-/// job's name: shards by state, URLs by outcome, failures by class, the rate, the time left,
+/// A job's state as metric families (docs/design.md, Metrics), every sample of the job's own
+/// labelled `job_name` (Prometheus keeps `job` for its scrape's): shards by state, URLs by outcome, failures by class, the rate, the time left,
 /// the workers heard from and the shards taken over. Counts read from Redis are outside
 /// values: a failure class imgcache does not write is counted as `other`, never a label of its
 /// own.
 package enum JobMetrics {
-  /// The families of `status` at `now`.
-  package static func families(_ status: JobStatus, at now: Date) -> [MetricFamily] {
+  /// The families of job `job` in `status` at `now`, then the fleet's paused hosts (no job's
+  /// label: they are the fleet's, the same under every job).
+  package static func families(_ status: JobStatus, job: String, at now: Date) -> [MetricFamily] {
+    let own = jobFamilies(status, at: now).map { family in
+      var family = family
+      family.samples = family.samples.map { sample in
+        var sample = sample
+        sample.labels.insert(("job_name", job), at: 0)
+        return sample
+      }
+      return family
+    }
+    return own + fleetFamilies(status.pausedHosts)
+  }
+
+  private static func jobFamilies(_ status: JobStatus, at now: Date) -> [MetricFamily] {
     let counts = status.counts
     let inProgress = status.inProgress.values.reduce(Int64(0)) { $0.addingSaturating($1) }
     let takeovers = status.takeovers.values.reduce(Int64(0)) { $0.addingSaturating($1) }
@@ -78,13 +92,20 @@ package enum JobMetrics {
         "imgcache_job_takeovers", .counter,
         help: "Shards taken over because their worker's lease lapsed",
         samples: [MetricSample(.integer(takeovers))]),
+    ]
+  }
+
+  /// The hosts the fleet holds paused, when known: their number, and the longest pauses.
+  private static func fleetFamilies(_ paused: [String: Double]?) -> [MetricFamily] {
+    guard let paused else { return [] }
+    return [
       MetricFamily(
         "imgcache_fleet_paused_hosts", .gauge, help: "Hosts the fleet holds paused now",
-        samples: [MetricSample(.integer(Int64(status.pausedHosts.count)))]),
+        samples: [MetricSample(.integer(Int64(paused.count)))]),
       MetricFamily(
         "imgcache_fleet_host_pause_seconds", .gauge,
         help: "Time left of a host's pause (the \(pausedHostsShown) longest)", unit: "seconds",
-        samples: longestPauses(status.pausedHosts).map {
+        samples: longestPauses(paused).map {
           MetricSample(.real($0.value), labels: [("host", $0.key)])
         }),
     ]

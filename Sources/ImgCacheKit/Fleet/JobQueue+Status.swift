@@ -56,8 +56,7 @@ extension JobQueue {
       state: state, urls: number("urls"), shards: number("shards"),
       shardSize: number("shard_size"), done: done, dead: dead, inProgress: inProgress,
       pending: pending, counts: counts, submitted: date("submitted"), started: date("started"),
-      workers: workers, takeovers: takeovers, options: options ?? JobOptions(),
-      pausedHosts: (try? pausedHosts()) ?? [:])
+      workers: workers, takeovers: takeovers, options: options ?? JobOptions())
   }
 
   /// How many shards the job was cut into.

@@ -148,9 +148,9 @@ public struct JobStatus: Sendable {
   public var takeovers: [String: Int64]
   /// The options workers use.
   public var options: JobOptions
-  /// The hosts the fleet holds paused now, with the seconds left (``JobQueue/pausedHosts()``):
-  /// empty when none is, or when the queue's Redis could not say.
-  public var pausedHosts: [String: Double] = [:]
+  /// The hosts the fleet holds paused now, with the seconds left (``JobQueue/pausedHosts()``),
+  /// when asked for and known; nil otherwise.
+  public var pausedHosts: [String: Double]? = nil
 }
 
 /// The JSON of a job's record and counts in Redis: snake_case keys, sorted; one encoder and

@@ -3,8 +3,8 @@ import Synchronization
 /// What this process added to the counters and committed (docs/design.md, Metrics): the
 /// `counters` of its line in the stats log. An addition is held with its connection's open
 /// transaction (``IndexSchema/increment(named:_:)``) and kept when that transaction commits,
-/// dropped when it rolls back (``SQLiteConnection/onTransactionEnd(_:)``, installed on every
-/// connection the index opens). Off until ``start()``: a process with no stats log pays
+/// dropped when it rolls back or its connection closes (``SQLiteConnection/onTransactionEnd``,
+/// set on every connection the index opens: only a COMMIT that succeeded keeps them). Off until ``start()``: a process with no stats log pays
 /// nothing for it (its first dictionary of connections cost a hit 300,000 instructions).
 package enum CounterTally {
   private struct State {
@@ -35,7 +35,7 @@ package enum CounterTally {
   static func watch(_ db: SQLiteConnection) {
     guard started.load(ordering: .relaxed) else { return }
     let id = ObjectIdentifier(db)
-    db.onTransactionEnd { committed in
+    db.onTransactionEnd = { committed in
       state.withLock { state in
         guard let held = state.open.removeValue(forKey: id), committed else { return }
         state.committed.merge(held) { $0 &+ $1 }

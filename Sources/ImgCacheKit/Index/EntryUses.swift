@@ -67,6 +67,7 @@ enum EntryUses {
           access_count = access_count + excluded.access_count
           """)
     let direct = statement
+    direct.reset()
     var parameter: Int32 = 1
     for (_, use) in uses {
       try direct.bind(use.digest, at: parameter)

@@ -42,6 +42,7 @@ extension Index {
             EntryUses.selectByKeys(count: size)
           }
           let asked = AskedKeys(padded)
+          statement.reset()
           for (index, digest) in asked.digests.enumerated() {
             try statement.bind(digest, at: Int32(index + 1))
           }

@@ -164,11 +164,11 @@ package final class Index: Sendable {
               // The waiting uses first: a clean in this transaction merges them (EntryUses).
               try pending.write(db)
               let value = try body(db)
-              try db.execute(sql: "COMMIT")
+              try db.commit()
               return value
             } catch {
               undo()
-              if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK") }
+              db.rollback()
               throw error
             }
           }

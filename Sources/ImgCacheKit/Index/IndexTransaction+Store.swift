@@ -45,6 +45,7 @@ package struct StoreBatch {
   /// key's partial-download record are forgotten. Returns the entry as stored.
   package mutating func store(_ entry: CacheEntry, link: VariantLink?) throws -> CacheEntry {
     var entry = entry
+    previous.reset()
     try previous.bind(entry.digest, at: 1)
     try previous.bind(entry.key, at: 2)
     var old: (size: Int64, allocated: Int64, uses: Int64, rowid: Int64)?

@@ -123,6 +123,7 @@ extension Index {
       let statement = try self.statement(.outdatedVariants(size: size), db) {
         VariantLinks.outdatedSQL(count: size)
       }
+      statement.reset()
       for (index, key) in padded.enumerated() { try statement.bind(key, at: Int32(index + 1)) }
       try statement.run { row in outdated.insert(try row.value(0)) }
     }

@@ -19,8 +19,10 @@ package enum CacheMetrics {
         families[place.family] = MetricFamily(
           place.family, .counter, help: place.help, unit: place.unit, samples: [])
       }
+      // A counter never goes below zero; a damaged index's negative one is written as zero.
       families[place.family]?.samples.append(
-        MetricSample(.integer(statistics[counter]), labels: place.label.map { [$0] } ?? []))
+        MetricSample(
+          .integer(max(0, statistics[counter])), labels: place.label.map { [$0] } ?? []))
     }
     return order.compactMap { families[$0] } + backends(statistics.remotes)
       + gauges(statistics, totals: totals)
@@ -128,7 +130,7 @@ extension CacheMetrics {
     for backend in remotes.keys.sorted() {
       let counts = remotes[backend] ?? [:]
       for counter in Counter.remote {
-        let value = MetricSample.Value.integer(counts[counter] ?? 0)
+        let value = MetricSample.Value.integer(max(0, counts[counter] ?? 0))
         switch counter {
         case .remoteBytesDown, .remoteBytesUp:
           let direction = counter == .remoteBytesDown ? "down" : "up"

@@ -11,12 +11,10 @@ package enum LineLog {
   /// Appends `line` (a line feed added) to the file at `path`, created when missing.
   package static func append(_ line: String, to path: String, limit: Int64 = limit) throws {
     var descriptor = try open(path)
-    defer { close(descriptor) }
+    defer { if descriptor >= 0 { close(descriptor) } }
     // A file another process rotated while this one waited for the lock is reopened.
     for _ in 0..<10 {
-      guard flock(descriptor, LOCK_EX) == 0 else {
-        throw CacheError.posix("cannot lock", path: path)
-      }
+      try lock(descriptor, path)
       var held = stat()
       var named = stat()
       guard fstat(descriptor, &held) == 0 else { throw CacheError.posix("cannot read", path: path) }
@@ -35,9 +33,17 @@ package enum LineLog {
         }
       }
       close(descriptor)
+      descriptor = -1
       descriptor = try open(path)
     }
     throw CacheError(.busy, "cannot append to \(path): it keeps being rotated")
+  }
+
+  /// Takes the file's lock, waiting for it (again after a signal).
+  private static func lock(_ descriptor: Int32, _ path: String) throws {
+    while flock(descriptor, LOCK_EX) != 0 {
+      guard errno == EINTR else { throw CacheError.posix("cannot lock", path: path) }
+    }
   }
 
   private static func open(_ path: String) throws -> Int32 {

@@ -89,6 +89,7 @@ package final class CompiledStatement {
   /// Binds `values` to the parameters from 1 on; their count must be the parameters' (no
   /// parameter keeps the previous row's value). A row's worth without boxing each value.
   package func bind(values: [SQLiteValue]) throws {
+    sqlite3_reset(handle)
     guard values.count == parameterCount else {
       throw SQLiteError(
         code: SQLITE_RANGE, message: "\(values.count) values for \(parameterCount) parameters",
@@ -97,7 +98,11 @@ package final class CompiledStatement {
     for (offset, value) in values.enumerated() { try bind(value, at: Int32(offset + 1)) }
   }
 
-  /// Binds `value` to parameter `index` (from 1).
+  /// Ends a run left stepping, so the statement can be bound again (a run and a cursor reset
+  /// it when they end; bindings stay until bound anew).
+  package func reset() { sqlite3_reset(handle) }
+
+  /// Binds `value` to parameter `index` (from 1); ``reset()`` first if it may be stepping.
   package func bind(_ value: some SQLiteConvertible, at index: Int32) throws {
     try bind(value.sqliteValue, at: index)
   }
@@ -139,9 +144,14 @@ package final class CompiledStatement {
     _ arguments: [any SQLiteConvertible] = [], as type: Value.Type = Value.self
   ) throws -> Value? {
     try bind(arguments)
-    var first: Value??
-    try run { if first == nil { first = .some(try $0.value(0)) } }
-    return first ?? nil
+    var first: Value?
+    var seen = false
+    try run { row in
+      guard !seen else { return }
+      seen = true
+      if row.value(at: 0) != .null { first = try row.value(0) }
+    }
+    return first
   }
 
   /// The rows of the statement bound to `arguments`, stepped one at a time (``RowCursor``).

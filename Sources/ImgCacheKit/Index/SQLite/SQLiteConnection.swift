@@ -19,8 +19,6 @@ package final class SQLiteConnection {
   private var closed = false
   /// Whether ``close()`` closes the handle (not when it is borrowed).
   private let owned: Bool
-  /// The transaction hook's closure, kept alive while SQLite may call it.
-  private var transactionHook: TransactionHook?
 
   /// Opens `path` (created when missing, unless `readOnly`); another connection's lock is
   /// waited for up to `busyTimeout` seconds.
@@ -131,7 +129,8 @@ package final class SQLiteConnection {
   package func cursor(_ sql: String, _ arguments: [any SQLiteConvertible] = []) throws
     -> RowCursor
   {
-    try cachedStatement(sql).cursor(arguments)
+    // A statement of its own: a cursor left alive never resets a cached statement in use.
+    try prepare(sql).cursor(arguments)
   }
 
   /// Whether a transaction is open.
@@ -145,10 +144,10 @@ package final class SQLiteConnection {
     try execute(sql: "BEGIN \(kind.rawValue) TRANSACTION")
     do {
       let value = try body()
-      try execute(sql: "COMMIT TRANSACTION")
+      try commit()
       return value
     } catch {
-      if isInsideTransaction { try? execute(sql: "ROLLBACK TRANSACTION") }
+      rollback()
       throw error
     }
   }
@@ -160,25 +159,21 @@ package final class SQLiteConnection {
     guard code == SQLITE_OK else { throw SQLiteError.last(code, handle) }
   }
 
-  /// Calls `ended(true)` when a transaction of this connection commits (a statement outside
-  /// one included) and `ended(false)` when one rolls back; SQLite calls it inside the
-  /// statement that ends it. A commit that fails after its hook (an I/O error) was reported as
-  /// committed.
-  package func onTransactionEnd(_ ended: @escaping (Bool) -> Void) {
-    let hook = TransactionHook(ended)
-    transactionHook = hook
-    let context = Unmanaged.passUnretained(hook).toOpaque()
-    sqlite3_commit_hook(
-      handle,
-      { context in
-        context.map { Unmanaged<TransactionHook>.fromOpaque($0).takeUnretainedValue().ended(true) }
-        return 0
-      }, context)
-    sqlite3_rollback_hook(
-      handle,
-      { context in
-        context.map { Unmanaged<TransactionHook>.fromOpaque($0).takeUnretainedValue().ended(false) }
-      }, context)
+  /// Called once a transaction ends through ``commit()`` (true: COMMIT succeeded) or
+  /// ``rollback()`` (false), and when the connection closes (false: what it held is gone).
+  package var onTransactionEnd: ((Bool) -> Void)?
+
+  /// Commits the open transaction; ``onTransactionEnd`` hears of it once it succeeded.
+  package func commit() throws {
+    try execute(sql: "COMMIT TRANSACTION")
+    onTransactionEnd?(true)
+  }
+
+  /// Rolls the open transaction back, if it is still open (a failed statement may have
+  /// ended it already); ``onTransactionEnd`` hears of it either way.
+  package func rollback() {
+    if isInsideTransaction { try? execute(sql: "ROLLBACK TRANSACTION") }
+    onTransactionEnd?(false)
   }
 
   /// Frees the memory the connection holds that it can do without (its page cache).
@@ -195,18 +190,8 @@ package final class SQLiteConnection {
     guard !closed else { return }
     closed = true
     cached.removeAll()
-    // Unhooked first: a statement still held elsewhere may yet run on a closing connection.
-    if transactionHook != nil {
-      sqlite3_commit_hook(handle, nil, nil)
-      sqlite3_rollback_hook(handle, nil, nil)
-      transactionHook = nil
-    }
+    onTransactionEnd?(false)
+    onTransactionEnd = nil
     if owned { sqlite3_close_v2(handle) }
   }
-}
-
-/// The closure of ``SQLiteConnection/onTransactionEnd(_:)``, passed to SQLite's hooks.
-private final class TransactionHook {
-  let ended: (Bool) -> Void
-  init(_ ended: @escaping (Bool) -> Void) { self.ended = ended }
 }
