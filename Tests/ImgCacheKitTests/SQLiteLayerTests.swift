@@ -15,6 +15,14 @@ struct SQLiteLayerTests {
     return (directory, directory.url.appendingPathComponent("t.sqlite").path)
   }
 
+  /// A connection to a new database in a directory of its own (kept while the test holds it).
+  private func connection() throws -> (
+    directory: TemporaryDirectory, ImgCacheIndex.SQLiteConnection
+  ) {
+    let (directory, path) = try database()
+    return (directory, try ImgCacheIndex.SQLiteConnection(path: path, busyTimeout: 1))
+  }
+
   private func options(busy: Double = 5) -> SQLiteOptions {
     var options = SQLiteOptions()
     options.busyTimeout = busy
@@ -23,9 +31,8 @@ struct SQLiteLayerTests {
 
   @Test("every storage class goes in and comes back; conversions refuse what does not fit")
   func values() throws {
-    let (directory, path) = try database()
+    let (directory, connection) = try self.connection()
     defer { withExtendedLifetime(directory) {} }
-    let connection = try SQLiteConnection(path: path, busyTimeout: 1)
     try connection.execute(sql: "CREATE TABLE t (v); -- a comment after the last statement")
     let stored: [SQLiteValue] = [
       .null, .integer(Int64.min), .integer(42), .real(-0.5), .text(""), .text("é😀\u{0}x"),
@@ -47,9 +54,8 @@ struct SQLiteLayerTests {
 
   @Test("a wrong count of arguments is an error naming the SQL, never the values")
   func argumentCount() throws {
-    let (directory, path) = try database()
+    let (directory, connection) = try self.connection()
     defer { withExtendedLifetime(directory) {} }
-    let connection = try SQLiteConnection(path: path, busyTimeout: 1)
     try connection.execute(sql: "CREATE TABLE t (a, b)")
     let error = try #require(throws: SQLiteError.self) {
       try connection.execute(sql: "INSERT INTO t VALUES (?, ?)", ["secret-value"])
@@ -63,9 +69,8 @@ struct SQLiteLayerTests {
 
   @Test("a cursor left early holds no statement open; values, first values, a row's count")
   func cursors() throws {
-    let (directory, path) = try database()
+    let (directory, connection) = try self.connection()
     defer { withExtendedLifetime(directory) {} }
-    let connection = try SQLiteConnection(path: path, busyTimeout: 1)
     try connection.execute(sql: "CREATE TABLE t (v); INSERT INTO t VALUES (1), (2), (3)")
     do {
       let rows = try connection.cursor("SELECT v FROM t ORDER BY v")
@@ -91,9 +96,8 @@ struct SQLiteLayerTests {
 
   @Test("a transaction commits when its body returns and rolls back when it throws")
   func transactions() throws {
-    let (directory, path) = try database()
+    let (directory, connection) = try self.connection()
     defer { withExtendedLifetime(directory) {} }
-    let connection = try SQLiteConnection(path: path, busyTimeout: 1)
     try connection.execute(sql: "CREATE TABLE t (v)")
     try connection.transaction(.immediate) {
       #expect(connection.isInsideTransaction)
@@ -112,9 +116,8 @@ struct SQLiteLayerTests {
 
   @Test("a Swift function runs inside SQL, and is gone once removed")
   func functions() throws {
-    let (directory, path) = try database()
+    let (directory, connection) = try self.connection()
     defer { withExtendedLifetime(directory) {} }
-    let connection = try SQLiteConnection(path: path, busyTimeout: 1)
     try connection.add(
       SQLiteFunction("twice", argumentCount: 1) { values -> SQLiteValue in
         switch values[0] {

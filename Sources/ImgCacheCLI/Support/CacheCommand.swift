@@ -75,8 +75,7 @@ struct StatsLogRecord: Encodable {
     counters: [String: Int64]
   ) {
     (self.command, self.start, exitStatus, self.cache) = (command, start, status, cache)
-    let (seconds, attoseconds) = duration.components
-    durationSeconds = Double(seconds) + Double(attoseconds) / 1e18
+    durationSeconds = duration.seconds
     self.counters = counters.filter { Counter(rawValue: $0.key) != nil }
   }
 }

@@ -216,10 +216,3 @@ extension JobQueue {
       deliveries: deliveries, retry: fields["retry"] != nil)
   }
 }
-
-extension Duration {
-  /// The duration in seconds, as a `TimeInterval`.
-  var seconds: TimeInterval {
-    TimeInterval(components.seconds) + TimeInterval(components.attoseconds) / 1e18
-  }
-}

@@ -1,4 +1,9 @@
 extension Duration {
+  /// The duration in seconds, as a `Double` (`TimeInterval`).
+  package var seconds: Double {
+    Double(components.seconds) + Double(components.attoseconds) / 1e18
+  }
+
   /// The duration in whole nanoseconds; nil past `Int64` (about 292 years).
   package var checkedNanoseconds: Int64? { checkedCount(perSecond: 1_000_000_000) }
 

@@ -30,15 +30,7 @@ package final class CompiledStatement {
 
   /// Binds `arguments` to the parameters from 1 on; their count must be the parameters'.
   package func bind(_ arguments: [any SQLiteConvertible]) throws {
-    sqlite3_reset(handle)
-    guard arguments.count == parameterCount else {
-      throw SQLiteError(
-        code: SQLITE_RANGE, message: "\(arguments.count) values for \(parameterCount) parameters",
-        sql: sql)
-    }
-    for (offset, argument) in arguments.enumerated() {
-      try bind(argument.sqliteValue, at: Int32(offset + 1))
-    }
+    try bind(values: arguments.map(\.sqliteValue))
   }
 
   /// Binds `value` to parameter `index` (from 1).
