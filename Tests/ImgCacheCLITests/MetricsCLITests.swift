@@ -181,6 +181,29 @@ struct MetricsCLITests {
     #expect(scraped.contains("imgcache_downloads_total{cache=\"\(env.cacheDirectory)\"} 1"))
   }
 
+  @Test("a damaged index's counters: huge ones summed without a trap, a negative one as 0")
+  func damagedCounters() throws {
+    #expect(env.run(["fetch", servers.nginx("base.png?damaged=1")]).status == 0)
+    let script = """
+      import sqlite3, sys
+      db = sqlite3.connect(sys.argv[1])
+      db.execute("INSERT OR REPLACE INTO counter (name, value) VALUES ('hits_local', 9223372036854775807)")
+      db.execute("INSERT OR REPLACE INTO counter (name, value) VALUES ('hits_read_only', 5)")
+      db.execute("INSERT OR REPLACE INTO counter (name, value) VALUES ('evictions_age', -3)")
+      db.commit()
+      """
+    let edited = run(
+      "/usr/bin/env", ["python3", "-c", script, env.cacheDirectory + "/index.sqlite"])
+    try #require(edited.status == 0, "\(edited.stderr)")
+    let table = env.run(["stats"])
+    #expect(table.status == 0 && table.stdout.hasPrefix("Statistics since"), "\(table.stderr)")
+    let open = env.run(["stats", "--format", "openmetrics"])
+    let parsed = parseOpenMetrics(open.stdout)
+    #expect(parsed.status == 0, "\(parsed.stderr)")
+    #expect(
+      parsed.stdout.contains("imgcache_evictions_total{cache=\(env.cacheDirectory),cause=age} 0"))
+  }
+
   /// A port of 127.0.0.1 nothing listens on now.
   private func freePort() throws -> Int {
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -130,7 +130,8 @@ enum StatsTable {
       s[.lookups] > 0
         ? "(" + Printf.fixed(Double(part) * 100 / Double(s[.lookups]), digits: 1) + " %)" : ""
     }
-    let hits = s[.hitsLocal] + s[.hitsReadOnly] + s[.remoteHits]
+    // Counts read from a file: summed without a trap.
+    let hits = s[.hitsLocal].addingSaturating(s[.hitsReadOnly]).addingSaturating(s[.remoteHits])
     let failures: [(String, Counter)] = [
       ("network", .failuresNetwork), ("TLS", .failuresTLS), ("authentication", .failuresAuth),
       ("protocol", .failuresProtocol), ("HTTP status", .failuresHTTP),
