@@ -6,7 +6,7 @@ SWIFT ?= swift
 DOCS_DATE := 2026-01-01
 
 # Debian packages the build, the tests and the demo need.
-DEB_PACKAGES := pkg-config curl libsqlite3-dev libssl-dev libcurl4-openssl-dev libhiredis-dev libvips-dev openssl \
+DEB_PACKAGES := pkg-config curl libsqlite3-dev libssl-dev libcurl4-openssl-dev libhiredis-dev libvips-dev zlib1g-dev openssl \
   python3 nginx-light imagemagick webp libheif-examples libavif-bin libjxl-tools redis-server e2fsprogs prometheus \
   prometheus-node-exporter
 # PyPI: the S3 server the remote-tier tests run (moto, with its server extras).
@@ -28,6 +28,9 @@ deps:
 	@# OpenMetrics is checked by the reference parser (promtool reads only the 0.0.4 text format).
 	@python3 -c 'import prometheus_client.openmetrics.parser' 2>/dev/null || { \
 	  echo "make: installing prometheus-client from PyPI"; python3 -m pip install -q prometheus-client; }
+	@# The export tests read the shards as training code does.
+	@python3 -c 'import webdataset' 2>/dev/null || { \
+	  echo "make: installing webdataset from PyPI"; python3 -m pip install -q webdataset; }
 	@# Debian starts redis-server, prometheus and node-exporter services on install; the tests
 	@# start their own on 127.0.0.1.
 	@for s in redis-server prometheus prometheus-node-exporter; do \

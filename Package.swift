@@ -25,6 +25,9 @@ let package = Package(
     .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
     // Declarations only: libvips is loaded with dlopen on first use (Variants/VipsLibrary.swift).
     .systemLibrary(name: "CVips"),
+    // Declarations only: zlib is loaded with dlopen to read a gzip-compressed table
+    // (Dataset/GzipBytes.swift).
+    .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
     // A shared mapping's SIGBUS caught for that mapping alone, and the boot clock
     // (Transport/SharedMapping.swift, SharedHosts.swift only).
     .systemLibrary(name: "CSharedMemory"),
@@ -77,7 +80,10 @@ let package = Package(
       name: "ImgCacheConfiguration", dependencies: ["ImgCachePipeline"],
       path: "Sources/ImgCacheKit/Configuration"),
     .target(
-      name: "ImgCacheFleet", dependencies: ["ImgCacheConfiguration"],
+      name: "ImgCacheDataset", dependencies: ["ImgCacheConfiguration", "CZlib"],
+      path: "Sources/ImgCacheKit/Dataset"),
+    .target(
+      name: "ImgCacheFleet", dependencies: ["ImgCacheDataset"],
       path: "Sources/ImgCacheKit/Fleet"),
     .target(
       name: "ImgCacheKit", dependencies: ["ImgCacheFleet"],

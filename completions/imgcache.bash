@@ -193,13 +193,13 @@ _imgcache() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    fetch|prefetch|query|remove|clean|size|clear|list|stats|verify|config|remote|job|help)
+    fetch|prefetch|query|remove|clean|size|clear|list|stats|verify|config|remote|job|export|help)
         # Offer subcommand argument completions
         "_imgcache_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'fetch prefetch query remove clean size clear list stats verify config remote job help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'fetch prefetch query remove clean size clear list stats verify config remote job export help' -- "${cur}"))
         ;;
     esac
 }
@@ -322,7 +322,7 @@ _imgcache_prefetch() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --offline --reload --refresh --retry-failed --any --no-remote --robots --no-robots --netrc -k --insecure --enlarge --keep-metadata --no-rotate --animated --discard-original --version -h --help)
     repeating_options=(--ro-dir -H --header --resolve)
-    non_repeating_options=(-d --dir --config --color --stats-log --key-filter --freshness --stale-if-error --remote -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry --rate --rate-per-host -A --user-agent --failed-ttl --resize --gravity --format --quality --variant --input -i --jobs -j --order --max-per-host --save-failed --shard)
+    non_repeating_options=(-d --dir --config --color --stats-log --key-filter --freshness --stale-if-error --remote -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry --rate --rate-per-host -A --user-agent --failed-ttl --resize --gravity --format --quality --variant --input -i --input-format --url-col --jobs -j --order --max-per-host --save-failed --shard)
     __imgcache_offer_flags_options -1
 
     # Offer option value completions
@@ -420,6 +420,12 @@ _imgcache_prefetch() {
         ;;
     '--input'|'-i')
         __imgcache_add_completions -f
+        return
+        ;;
+    '--input-format')
+        return
+        ;;
+    '--url-col')
         return
         ;;
     '--jobs'|'-j')
@@ -1045,7 +1051,7 @@ _imgcache_job_submit() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --replace --robots --no-robots --any --enlarge --keep-metadata --no-rotate --animated --discard-original --version -h --help)
     repeating_options=()
-    non_repeating_options=(-d --dir --config --color --stats-log --queue --input -i --shard-size --jobs -j --max-per-host --rate --rate-per-host --retry --timeout --connect-timeout -m --max-time --max-filesize -A --user-agent --key-filter --job-lease --max-deliveries --resize --gravity --format --quality --variant)
+    non_repeating_options=(-d --dir --config --color --stats-log --queue --input -i --input-format --url-col --shard-size --jobs -j --max-per-host --rate --rate-per-host --retry --timeout --connect-timeout -m --max-time --max-filesize -A --user-agent --key-filter --job-lease --max-deliveries --resize --gravity --format --quality --variant)
     __imgcache_offer_flags_options 1
 
     # Offer option value completions
@@ -1071,6 +1077,12 @@ _imgcache_job_submit() {
         ;;
     '--input'|'-i')
         __imgcache_add_completions -f
+        return
+        ;;
+    '--input-format')
+        return
+        ;;
+    '--url-col')
         return
         ;;
     '--shard-size')
@@ -1374,6 +1386,150 @@ _imgcache_job_delete() {
         return
         ;;
     '--queue')
+        return
+        ;;
+    esac
+}
+
+_imgcache_export() {
+    repeating_flags=()
+    non_repeating_flags=(--quiet -q --verbose -v --json --offline --reload --refresh --retry-failed --any --no-remote --robots --no-robots --netrc -k --insecure --enlarge --keep-metadata --no-rotate --animated --version -h --help)
+    repeating_options=(--ro-dir -H --header --resolve --save-column)
+    non_repeating_options=(-d --dir --config --color --stats-log --key-filter --freshness --stale-if-error --remote -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry --rate --rate-per-host -A --user-agent --failed-ttl --resize --gravity --format --quality --variant --input -i --input-format --url-col --caption-col --verify-hash --output -o --output-format --shard-size --shard --dedup --jobs -j --max-per-host)
+    __imgcache_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '-d'|'--dir')
+        __imgcache_add_completions -d
+        return
+        ;;
+    '--config')
+        __imgcache_add_completions -f
+        return
+        ;;
+    '--color')
+        __imgcache_add_completions -W 'auto'$'\n''always'$'\n''never'
+        return
+        ;;
+    '--stats-log')
+        __imgcache_add_completions -f
+        return
+        ;;
+    '--key-filter')
+        return
+        ;;
+    '--ro-dir')
+        __imgcache_add_completions -d
+        return
+        ;;
+    '--freshness')
+        return
+        ;;
+    '--stale-if-error')
+        return
+        ;;
+    '--remote')
+        return
+        ;;
+    '-H'|'--header')
+        return
+        ;;
+    '--resolve')
+        return
+        ;;
+    '-u'|'--user')
+        return
+        ;;
+    '--cookie-jar')
+        __imgcache_add_completions -f
+        return
+        ;;
+    '--cacert')
+        __imgcache_add_completions -f
+        return
+        ;;
+    '--connect-timeout')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '-m'|'--max-time')
+        return
+        ;;
+    '--max-filesize')
+        return
+        ;;
+    '--retry')
+        return
+        ;;
+    '--rate')
+        return
+        ;;
+    '--rate-per-host')
+        return
+        ;;
+    '-A'|'--user-agent')
+        return
+        ;;
+    '--failed-ttl')
+        return
+        ;;
+    '--resize')
+        return
+        ;;
+    '--gravity')
+        return
+        ;;
+    '--format')
+        return
+        ;;
+    '--quality')
+        return
+        ;;
+    '--variant')
+        return
+        ;;
+    '--input'|'-i')
+        __imgcache_add_completions -f
+        return
+        ;;
+    '--input-format')
+        return
+        ;;
+    '--url-col')
+        return
+        ;;
+    '--caption-col')
+        return
+        ;;
+    '--save-column')
+        return
+        ;;
+    '--verify-hash')
+        return
+        ;;
+    '--output'|'-o')
+        __imgcache_add_completions -d
+        return
+        ;;
+    '--output-format')
+        return
+        ;;
+    '--shard-size')
+        return
+        ;;
+    '--shard')
+        return
+        ;;
+    '--dedup')
+        return
+        ;;
+    '--jobs'|'-j')
+        return
+        ;;
+    '--max-per-host')
         return
         ;;
     esac

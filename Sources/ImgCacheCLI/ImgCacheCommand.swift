@@ -19,7 +19,7 @@ public struct ImgCacheCommand: AsyncParsableCommand {
     version: ImgCacheVersion.current,
     subcommands: [
       Fetch.self, Prefetch.self, Query.self, Remove.self, Clean.self, Size.self, Clear.self,
-      List.self, Stats.self, Verify.self, Config.self, Remote.self, Job.self,
+      List.self, Stats.self, Verify.self, Config.self, Remote.self, Job.self, Export.self,
     ])
 
   @OptionGroup var global: GlobalOptions

@@ -145,6 +145,16 @@ struct JSONContractTests {
     made["config get --json"] = records(["config", "get", "--json", "jobs"])
     made["config path --json"] = records(["config", "path", "--json"])
     try jobScenarios(redis: redis, into: &made)
+    let table = try env.root.write(
+      "table.csv", Array("url\n\(png)\n\(missing)\n".utf8))
+    made["export --json"] = records(
+      ["export", "--json", "-i", table, "-o", env.root.path + "/shards"]
+    ).map { record in
+      record.mapValues { value in
+        guard let counts = value as? [String: Any] else { return value }
+        return ["<status>": counts.values.first ?? 0]
+      }
+    }
     return made
   }
 

@@ -22,6 +22,7 @@ struct JobSubmit: CacheCommand {
     name: .shortAndLong, help: "Read URLs from FILE, one a line ('-' for stdin).",
     completion: .file())
   var input: String
+  @OptionGroup(title: "Table") var table: TableInputFlags
   @Option(name: .long, help: "URLs a shard (default 10000).")
   var shardSize = 10_000
   @Flag(name: .long, help: "Delete a job of that name first.")
@@ -42,9 +43,13 @@ struct JobSubmit: CacheCommand {
     let queue = try job.queue(context)
     // Refused URLs, a read error or a signal end the submission; the engine then deletes
     // what it added.
-    let (result, signal) = await Interrupts.run { [input, shardSize, replace] in
+    let damage = TableDamage()
+    let (result, signal) = await Interrupts.run { [input, table, shardSize, replace] in
       Result {
-        let lines = URLSequence(try URLLines(arguments: [], file: input))
+        let lines = URLSequence(
+          table.isTable(input)
+            ? TableURLSource(try table.reader(input), damage: damage)
+            : try URLLines(arguments: [], file: input))
         let added = try queue.submit(
           urls: lines, shardSize: shardSize, options: recorded, replace: replace
         ) {
@@ -54,6 +59,7 @@ struct JobSubmit: CacheCommand {
       }
     }
     if let signal { return signal }
+    context.warn(about: damage, in: input == "-" ? "stdin" : input)
     let (urls, shards, duplicates) = try result.get()
     if context.json {
       context.emit(
@@ -115,7 +121,7 @@ struct JobFetchFlags: ParsableArguments {
 
 /// The URLs of a list as a sequence; a read error (or a cancel) ends it and is kept.
 final class URLSequence: Sequence, IteratorProtocol {
-  private let source: URLLines
+  private let source: any URLSource
   private(set) var error: CacheError?
   /// URLs read so far.
   private var line = 0
@@ -125,7 +131,7 @@ final class URLSequence: Sequence, IteratorProtocol {
   /// Duplicates dropped.
   private(set) var duplicates = 0
 
-  init(_ source: URLLines) { self.source = source }
+  init(_ source: any URLSource) { self.source = source }
 
   func next() -> String? {
     while error == nil {

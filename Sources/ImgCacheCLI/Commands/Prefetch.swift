@@ -10,7 +10,9 @@ extension ImgCacheCommand {
       abstract: "Warm the cache from a list of URLs, concurrently.",
       discussion: """
         Reads URLs from the arguments and from -i FILE ('-' for stdin), one a line; blank lines \
-        and # comments are skipped, duplicates fetched once. Shows a progress bar when stderr is \
+        and # comments are skipped, duplicates fetched once. A FILE ending in .csv, .tsv, \
+        .jsonl (each optionally .gz) is a table whose url column (--url-col) is read; a \
+        malformed row is reported and skipped. Shows a progress bar when stderr is \
         a terminal and a summary at the end. Ctrl-C stops cleanly (exit 130, SIGTERM 143); a \
         closed stdout ends it quietly; rerunning resumes. Example:
           imgcache prefetch -j 8 -i urls.txt --save-failed failed.txt
@@ -25,6 +27,7 @@ extension ImgCacheCommand {
     @ParentCommand var parent: ImgCacheCommand
 
     @OptionGroup var list: URLListOptions
+    @OptionGroup(title: "Table") var table: TableInputFlags
     @Option(name: .shortAndLong, help: "Transfers at once (default 6).")
     var jobs: String?
     @Option(name: .long, help: "Start order: fifo or lifo.")
@@ -58,8 +61,14 @@ extension ImgCacheCommand {
       let prefetcher = Prefetcher(fetcher: fetcher)
       let shard = try self.shard.map { try Shard(parsing: $0) }
       let retryList = try saveFailed.map { try RetryList(path: $0) }
-      let run = prefetcher.start(
-        try list.source(), options: options, retryList: retryList, shard: shard)
+      let damage = TableDamage()
+      let source: any URLSource =
+        if let input = list.input, table.isTable(input) {
+          ChainedURLs(list.urls, then: TableURLSource(try table.reader(input), damage: damage))
+        } else {
+          try list.source()
+        }
+      let run = prefetcher.start(source, options: options, retryList: retryList, shard: shard)
       let interrupts = Interrupts { run.cancel() }
       var display = PrefetchDisplay(
         console: context.console, json: context.json,
@@ -68,6 +77,7 @@ extension ImgCacheCommand {
         run.cancel()  // stdout closed: stop, keep what is done, end quietly.
       }
       let summary = await run.summary
+      if let input = list.input { context.warn(about: damage, in: input == "-" ? "stdin" : input) }
       let signal = interrupts.status
       display.finish(summary, interrupted: signal != nil)
       return save(summary, to: retryList, signal: signal, context: context)

@@ -29,6 +29,8 @@ public enum Boundary {
     case robotsTxt = "robots-txt"
     /// `X-Robots-Tag` lines.
     case robotsTag = "x-robots-tag"
+    /// A URL table (`-i TABLE`): as CSV, TSV, JSON lines and gzip.
+    case table
   }
 
   /// A sample input of `target` for a fuzzer to start from.
@@ -64,6 +66,11 @@ public enum Boundary {
         "user-agent: imgcache/2\r\nuser-agent: other\r\ndisallow: /%7Ea/*x # c\r\n",
       ]
     case .robotsTag: return ["noimageai", "googlebot: noindex, imgcache: noai", "none"]
+    case .table:
+      return [
+        "url,caption,h\nhttp://a/1.png,\"a, \"\"b\"\"\nc\",\n",
+        "{\"url\": \"http://a/1.png\", \"caption\": [1, {\"x\": null}], \"h\": \"0123456789abcdef0123456789ABCDEF\"}\n",
+      ]
     }
   }
 
@@ -111,7 +118,25 @@ public enum Boundary {
     case .robotsTag:
       return RobotsTag.optOut(in: text.split(separator: "\n").map(String.init), agent: "imgcache")
         != nil
+    case .table:
+      return table(bytes)
     }
+  }
+
+  /// Reads `bytes` as a table of each form, and as gzip: a row or a refusal, never a trap.
+  private static func table(_ bytes: [UInt8]) -> Bool {
+    let columns = TableColumns(caption: "caption", hash: ("h", .md5))
+    var rows = 0
+    for (format, gzip) in [(TableFormat.csv, false), (.tsv, false), (.jsonl, false), (.csv, true)] {
+      guard
+        let reader = try? TableReader(
+          MemoryBytes(bytes), name: "fuzz", format: format, gzip: gzip, columns: columns)
+      else { continue }
+      while let item = try? reader.next(), item != .end {
+        if case .row = item { rows += 1 }
+      }
+    }
+    return rows > 0
   }
 
   /// A body, then `bytes` as the trailer's metadata, its length and the magic, read back the

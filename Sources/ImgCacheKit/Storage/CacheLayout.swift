@@ -89,7 +89,7 @@ public struct CacheLayout: Sendable, Equatable {
 
   /// `mkdir -p` (0777 before the umask), failing with a clear message when something else is
   /// in the way — a file, or a link unless `allowLink`.
-  static func makeDirectory(_ path: String, allowLink: Bool = false) throws {
+  package static func makeDirectory(_ path: String, allowLink: Bool = false) throws {
     if mkdir(path, 0o777) == 0 { return }
     let code = errno
     var info = stat()

@@ -2,9 +2,9 @@ import FoundationEssentials
 import Glibc
 
 /// Directory listing without Foundation's per-entry overhead.
-enum DirectoryListing {
+package enum DirectoryListing {
   /// The names in `directory` (no `.` or `..`); empty when it cannot be read.
-  static func names(in directory: String) -> [String] {
+  package static func names(in directory: String) -> [String] {
     guard let dir = opendir(directory) else { return [] }
     defer { closedir(dir) }
     var names = [String]()
@@ -20,9 +20,9 @@ enum DirectoryListing {
 
 /// Recursive removal, relative to directory descriptors (`unlinkat`), using `d_type` to avoid
 /// a `stat` per file: what `rm -rf` does.
-enum FileTree {
+package enum FileTree {
   /// Removes `path` and, when it is a directory, everything under it. Missing is fine.
-  static func remove(_ path: String) throws {
+  package static func remove(_ path: String) throws {
     if unlink(path) == 0 || errno == ENOENT { return }
     guard errno == EISDIR || errno == EPERM else {
       throw CacheError.posix("cannot remove", path: path)
