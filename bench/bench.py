@@ -63,6 +63,13 @@ def main():
             return report(suffix="-webscale")
         finally:
             shutil.rmtree(WORK, ignore_errors=True)
+    if os.environ.get("BENCH_ONLY") == "export":  # its own origin, names and img2dataset
+        from export import export_bench
+        try:
+            export_bench(sys.modules[__name__])
+            return report(suffix="-export")
+        finally:
+            shutil.rmtree(WORK, ignore_errors=True)
     if os.environ.get("BENCH_ONLY") == "fleet":  # its own origin and Redis
         from fleet import fleet_bench
         try:

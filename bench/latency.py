@@ -14,11 +14,20 @@ TYPES = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".gif
          ".webp": "image/webp"}
 
 
+REQUESTS = [0]  # requests answered, read at /_count (not delayed, not counted)
+
+
 async def serve(reader, writer, root, delay):
     try:
         while True:  # keep-alive: one request after another, each answered after `delay`
             head = await reader.readuntil(b"\r\n\r\n")
             line = head.split(b"\r\n", 1)[0].decode("latin-1").split(" ")
+            if line[1] == "/_count":
+                body = str(REQUESTS[0]).encode()
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+                await writer.drain()
+                continue
+            REQUESTS[0] += 1
             path = os.path.normpath(os.path.join(root, line[1].split("?")[0].lstrip("/")))
             await asyncio.sleep(delay)
             if not path.startswith(root) or not os.path.isfile(path):

@@ -146,6 +146,86 @@ struct ExportCLITests {
     #expect(checked.status == 0 && checked.stdout == "7 shards 30 samples\n", "\(checked.stderr)")
   }
 
+  @Test("--dedup url and sha256, --verify-hash, a gzip JSON lines table with typed columns")
+  func dedupAndHashes() throws {
+    let env = CLIEnvironment()
+    let tag = String(UUID().uuidString.prefix(8))
+    let same = servers.fault("/image/base.png?t=\(tag)&same=1")
+    let twin = servers.fault("/image/base.png?t=\(tag)&same=2")  // the same body
+    let other = servers.fault("/image/base.png?t=\(tag)&pad=3")
+    let rows = [
+      #"{"url": "\#(same)", "n": 1, "tags": ["a", 2], "h": "\#(String(repeating: "0", count: 32))"}"#,
+      #"{"url": "\#(same)", "n": 2}"#, #"{"url": "\#(twin)", "n": 3}"#,
+      #"{"url": "\#(other)", "n": 4}"#, "not json",
+    ]
+    let plain = env.root.path + "/t.jsonl"
+    try (rows.joined(separator: "\n") + "\n").write(
+      toFile: plain, atomically: true, encoding: .utf8)
+    #expect(ImgCacheTestSupport.run("/bin/gzip", [plain]).status == 0)
+    func export(_ extra: [String]) throws -> [[String: Any]] {
+      let out = env.root.path + "/out-\(UUID().uuidString.prefix(6))"
+      let run = env.run(
+        ["export", "-i", plain + ".gz", "-o", out, "--save-column", "n", "--save-column", "tags"]
+          + extra)
+      #expect(run.status == 0, "\(run.stderr)")
+      #expect(run.stderr.contains("t.jsonl.gz, line 5: not a JSON object; row skipped"))
+      return try String(contentsOfFile: out + "/00000.jsonl", encoding: .utf8)
+        .split(separator: "\n").compactMap {
+          try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+    let byURL = try export(["--dedup", "url"]).map { $0["status"] as? String }
+    #expect(byURL == ["success", "duplicate", "success", "success"])
+    let byBody = try export(["--dedup", "sha256"])
+    #expect(
+      byBody.map { $0["status"] as? String } == ["success", "duplicate", "duplicate", "success"])
+    #expect(byBody[0]["n"] as? Int == 1 && (byBody[0]["tags"] as? [Any])?.count == 2)
+    #expect(byBody[1]["tags"] is NSNull)
+    let checked = try export(["--verify-hash", "h:md5"])
+    #expect(checked[0]["status"] as? String == "failed_to_download")
+    #expect(checked[0]["error_message"] as? String == "its md5 differs from the table's")
+    #expect(checked[1]["status"] as? String == "success")
+  }
+
+  @Test("--shard K/N on two machines: disjoint shards that together make what one run makes")
+  func twoMachines() throws {
+    let env = CLIEnvironment()
+    let input = try table(env, count: 20, tag: String(UUID().uuidString.prefix(8)))
+    let out = env.root.path + "/shared"
+    for k in 0..<2 {
+      let run = env.run([
+        "export", "-i", input, "-o", out, "--shard", "\(k)/2", "--shard-size", "4",
+        "--caption-col", "caption",
+      ])
+      #expect(
+        run.status == 0 && run.stderr.contains("3 shards left to other machines"), "\(run.stderr)")
+    }
+    let names = try FileManager.default.contentsOfDirectory(atPath: out).filter {
+      $0.hasSuffix(".tar")
+    }
+    #expect(names.sorted() == (0..<6).map { String(format: "%05d.tar", $0) })
+    let checked = check(out)
+    #expect(checked.status == 0 && checked.stdout == "6 shards 20 samples\n", "\(checked.stderr)")
+  }
+
+  @Test("prefetch and job submit read tables; a header without the URL column is exit 2")
+  func tablesElsewhere() throws {
+    let env = CLIEnvironment()
+    let tag = String(UUID().uuidString.prefix(8))
+    let path = env.root.path + "/list.tsv"
+    let text = "id\tlink\n1\t\(servers.fault("/image/base.png?t=\(tag)&pad=1"))\n2\n"
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    let run = env.run(["prefetch", "-i", path, "--url-col", "link"])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stderr.contains("list.tsv, line 3: 1 fields where the header has 2; row skipped"))
+    #expect(requests(tag) == 1)
+    let missing = env.run(["prefetch", "-i", path])
+    expectCleanError(missing, contains: "has no column 'url' (its columns: 'id', 'link')")
+    #expect(missing.status == 2)
+    let export = env.run(["export", "-i", path, "-o", env.root.path + "/x", "--url-col", "link"])
+    #expect(export.status == 0, "\(export.stderr)")
+  }
+
   /// Requests the fault server had for URLs tagged `tag`.
   func requests(_ tag: String) -> Int {
     (servers.stats()?.requests ?? [:]).filter { $0.key.contains("t=\(tag)") }.values.reduce(0, +)

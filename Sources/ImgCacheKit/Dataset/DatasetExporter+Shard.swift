@@ -11,36 +11,25 @@ struct PreparedSample {
 }
 
 extension DatasetExporter {
-  /// Fetches and writes shard `number` of `rows`; its stats, or nil when cancelled (then
+  /// Writes `shard` from its fetched `results`; its stats, or nil when cancelled (then
   /// nothing of it stays).
-  func write(_ rows: [TableRow], shard number: Int, seen: inout SeenSamples) async throws
-    -> ShardStats?
+  func write(_ shard: ShardRows, _ results: [String: FetchResult], seen: inout SeenSamples)
+    throws -> ShardStats?
   {
-    let start = Date()
-    let began = ContinuousClock.now
-    var repeated = Set<Int>()
-    var wanted = [String]()
-    for (index, row) in rows.enumerated() {
-      if options.dedup == .url && !seen.insert(url: row.url) {
-        repeated.insert(index)
-      } else {
-        wanted.append(row.url)
-      }
-    }
-    guard let results = await fetchAll(wanted.distinct()) else { return nil }
     let originals = try originalEntries(results.values)
     let output = try ShardOutput(
-      directory: options.directory, name: naming.shardName(number), format: options.format)
-    var stats = ShardStats(shard: number, start: start.timeIntervalSince1970)
+      directory: options.directory, name: naming.shardName(shard.number), format: options.format)
+    var stats = ShardStats(shard: shard.number, start: shard.started.timeIntervalSince1970)
     let encoder = JSONEncoder()
     // Sorted: the same samples make the same bytes, run after run.
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    for (index, row) in rows.enumerated() {
+    for (index, row) in shard.rows.enumerated() {
       var record = SampleRecord(
-        url: row.url, caption: row.caption, captionColumn: options.columns.caption != nil,
+        url: CacheKey.redacted(row.url), caption: row.caption,
+        captionColumn: options.columns.caption != nil,
         saved: Array(zip(options.columns.saved, row.saved)),
-        key: naming.key(shard: number, index: index), status: .duplicate)
-      if repeated.contains(index) {
+        key: naming.key(shard: shard.number, index: index), status: .duplicate)
+      if shard.repeated.contains(index) {
         record.errorMessage = "the same URL as an earlier row"
       } else {
         try add(row, result: results[row.url], originals, to: output, &record, &seen, encoder)
@@ -49,7 +38,7 @@ extension DatasetExporter {
       output.addMetadata(Array(try encoder.encode(record)))
     }
     stats.endTime = Date().timeIntervalSince1970
-    stats.duration = (ContinuousClock.now - began).seconds
+    stats.duration = (ContinuousClock.now - shard.began).seconds
     if Task.isCancelled { return nil }
     try output.finish(Array(try encoder.encode(stats)))
     return stats

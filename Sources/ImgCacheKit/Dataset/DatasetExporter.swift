@@ -43,23 +43,71 @@ public struct DatasetExporter: Sendable {
     var summary = ExportSummary()
     var seen = SeenSamples()
     var number = 0
-    while !Task.isCancelled {
-      let rows = try readShard(reader, summary: &summary, report: report)
-      if rows.isEmpty { return summary }
-      defer { number += 1 }
-      guard options.owns(number) else {
-        if options.dedup == .url { seen.noteURLs(of: rows) }
-        summary.others += 1
-        continue
+    var current = try plan(reader, number, &summary, &seen, report)
+    // The next shard is read and its fetch started before this one is written: downloads
+    // go on while a shard's tail finishes and while it is written.
+    var next: ShardWork?
+    defer { next?.cancel() }
+    while let work = current, !Task.isCancelled {
+      number += 1
+      next = try plan(reader, number, &summary, &seen, report)
+      guard try await settle(work, &summary, &seen, report) else { break }
+      (current, next) = (next, nil)
+    }
+    summary.cancelled = Task.isCancelled
+    return summary
+  }
+
+  /// Reads shard `number`'s rows and decides what to do with them; nil at the end of the
+  /// table. A shard to write has its fetch started.
+  private func plan(
+    _ reader: TableReader, _ number: Int, _ summary: inout ExportSummary,
+    _ seen: inout SeenSamples, _ report: (ExportEvent) -> Void
+  ) throws -> ShardWork? {
+    let rows = try readShard(reader, summary: &summary, report: report)
+    if rows.isEmpty { return nil }
+    guard options.owns(number), wholeStats(number) == nil else {
+      if options.dedup == .url { seen.noteURLs(of: rows) }
+      return options.owns(number) ? .whole(number) : .others
+    }
+    var repeated = Set<Int>()
+    var wanted = [String]()
+    for (index, row) in rows.enumerated() {
+      if options.dedup == .url && !seen.insert(url: row.url) {
+        repeated.insert(index)
+      } else {
+        wanted.append(row.url)
       }
-      if let stats = wholeStats(number) {
-        if options.dedup == .url { seen.noteURLs(of: rows) }
-        if options.dedup == .sha256 { seen.noteBodies(ofShard: metadataPath(number)) }
-        summary.skipped += 1
-        report(.wholeAlready(shard: stats.shard))
-        continue
+    }
+    let fetch = Task(executorPreference: EngineExecutor.shared) { [self, wanted] in
+      await fetchAll(wanted.distinct())
+    }
+    let shard = ShardRows(
+      number: number, rows: rows, repeated: repeated, started: Date(), began: .now)
+    return .write(shard, fetch)
+  }
+
+  /// Does what `work` says, in table order; false when cancelled meanwhile.
+  private func settle(
+    _ work: ShardWork, _ summary: inout ExportSummary, _ seen: inout SeenSamples,
+    _ report: (ExportEvent) -> Void
+  ) async throws -> Bool {
+    switch work {
+    case .others:
+      summary.others += 1
+    case .whole(let number):
+      if options.dedup == .sha256 { seen.noteBodies(ofShard: metadataPath(number)) }
+      summary.skipped += 1
+      report(.wholeAlready(shard: number))
+    case .write(let shard, let fetch):
+      let fetched = await withTaskCancellationHandler {
+        await fetch.value
+      } onCancel: {
+        fetch.cancel()
       }
-      guard let stats = try await write(rows, shard: number, seen: &seen) else { break }
+      guard let results = fetched, let stats = try write(shard, results, seen: &seen) else {
+        return false
+      }
       summary.written += 1
       summary.statuses[.success, default: 0] += stats.successes
       summary.statuses[.failedToDownload, default: 0] += stats.failedToDownload
@@ -67,8 +115,7 @@ public struct DatasetExporter: Sendable {
       summary.statuses[.duplicate, default: 0] += stats.duplicates
       report(.written(stats))
     }
-    summary.cancelled = true
-    return summary
+    return true
   }
 
   /// The next shard's rows (up to the shard size); malformed rows are counted and reported.
@@ -111,5 +158,30 @@ public struct DatasetExporter: Sendable {
     }
     _ = await run.summary
     return Task.isCancelled ? nil : results
+  }
+}
+
+/// A shard's rows, numbered, with those that repeat an earlier row's URL (`--dedup url`).
+struct ShardRows: Sendable {
+  var number: Int
+  var rows: [TableRow]
+  var repeated: Set<Int>
+  /// When its fetch started, as a date and on the monotonic clock.
+  var started: Date
+  var began: ContinuousClock.Instant
+}
+
+/// What an export does with a shard, decided as its rows are read and done in table order.
+enum ShardWork {
+  /// Another machine's (`--shard K/N`).
+  case others
+  /// Whole already (a re-run).
+  case whole(Int)
+  /// To write once its images are fetched.
+  case write(ShardRows, Task<[String: FetchResult]?, Never>)
+
+  /// Stops its fetch, if any.
+  func cancel() {
+    if case .write(_, let fetch) = self { fetch.cancel() }
   }
 }

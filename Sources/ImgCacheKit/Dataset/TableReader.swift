@@ -44,6 +44,10 @@ public final class TableReader {
         "\(name) is a plain list of URLs: columns (--url-col, --caption-col, --save-column, "
           + "--verify-hash) need a csv, tsv or jsonl table (--input-format)")
     }
+    // The header at once: a column it lacks stops the command before any work.
+    if format == .csv || format == .tsv, case .malformed(let line, let reason) = try next() {
+      throw CacheError(.invalidInput, "\(name), line \(line), the header: \(reason)")
+    }
   }
 
   /// The next row, malformed row, or the end.
@@ -64,7 +68,7 @@ public final class TableReader {
       case .jsonl:
         return jsonRow(bytes, line: number)
       case .csv, .tsv:
-        if let item = try delimitedRow(bytes, line: number) { return item }
+        return try delimitedRow(bytes, line: number)
       }
     }
     return .end
@@ -78,9 +82,9 @@ public final class TableReader {
     return row(line: line) { object[$0] }
   }
 
-  /// The row of a CSV or TSV record starting with `bytes` (the header's when none was read);
-  /// nil for the header.
-  private func delimitedRow(_ bytes: ArraySlice<UInt8>, line: Int) throws -> TableItem? {
+  /// The row of a CSV or TSV record starting with `bytes`; for the header (the first
+  /// record), ``TableItem/end`` once it is read.
+  private func delimitedRow(_ bytes: ArraySlice<UInt8>, line: Int) throws -> TableItem {
     var record = Array(bytes)
     let delimiter: UInt8 = format == .tsv ? 0x09 : 0x2C
     var (fields, open) = DelimitedRecord.fields(of: record, delimiter: delimiter)
@@ -94,7 +98,7 @@ public final class TableReader {
     }
     guard let positions else {
       try readHeader(fields)
-      return nil
+      return .end
     }
     guard fields.count == headerCount else {
       return .malformed(
