@@ -208,6 +208,25 @@ struct ExportCLITests {
     #expect(checked.status == 0 && checked.stdout == "6 shards 20 samples\n", "\(checked.stderr)")
   }
 
+  @Test("a fleet: one machine fetches into the remote tier, another exports with no origin request")
+  func fleetExport() throws {
+    let (fetcher, exporter) = (CLIEnvironment(), CLIEnvironment())
+    let tag = String(UUID().uuidString.prefix(8))
+    let input = try table(fetcher, count: 8, tag: tag)
+    let redis = RemoteStores(redis: 1)
+    let remote = ["--remote", "redis://127.0.0.1:\(redis.redis[0].port)"]
+    let warm = fetcher.run(["prefetch", "-i", input] + remote)
+    #expect(warm.status == 8, "\(warm.stderr)")  // the 404 row
+    let before = requests(tag)
+    let out = exporter.root.path + "/shards"
+    let run = exporter.run(
+      ["export", "-i", input, "-o", out, "--caption-col", "caption", "--shard", "0/1"] + remote)
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(requests(tag) == before + 1, "only the 404 is asked again")
+    let checked = check(out)
+    #expect(checked.status == 0 && checked.stdout == "1 shards 8 samples\n", "\(checked.stderr)")
+  }
+
   @Test("prefetch and job submit read tables; a header without the URL column is exit 2")
   func tablesElsewhere() throws {
     let env = CLIEnvironment()
