@@ -143,6 +143,14 @@ static inline int imgcache_vips_load(struct imgcache_vips *api, char *error, siz
   api->log_set_handler("VIPS", IMGCACHE_LOG_CHATTER, log, NULL);
   api->cache_set_max(0);
   api->block_untrusted_set(1);
+  /* No ORC (liborc's run-time SIMD code) for libvips 8.14's resamplers and convolutions:
+   * ORC programs made and freed by derivations running at once corrupt the heap (liborc's
+   * own races: `prefetch --resize` of 20,000 downloads at -j 128 crashed in orc_code_free,
+   * docs/design.md, Variants). libvips falls back to its C loops; 8.15 dropped ORC. */
+  void (*vector_set_enabled)(int);
+  if ((*(void **)&vector_set_enabled = dlsym(lib, "vips_vector_set_enabled")) != NULL) {
+    vector_set_enabled(0);
+  }
   return 1;
 }
 
@@ -153,6 +161,13 @@ static inline int imgcache_vips_enum_value(const struct imgcache_vips *api, cons
   imgcache_gtype (*type)(void);
   if ((*(void **)&type = dlsym(api->library, type_name)) == NULL) return -1;
   return api->enum_from_nick("imgcache", type(), nick);
+}
+
+/* Whether libvips runs ORC code (1), does not (0), or cannot say (-1). */
+static inline int imgcache_vips_vector_enabled(const struct imgcache_vips *api) {
+  int (*enabled)(void);
+  if ((*(void **)&enabled = dlsym(api->library, "vips_vector_isenabled")) == NULL) return -1;
+  return enabled();
 }
 
 /* Whether this libvips has the operation `nickname` (a saver: "heifsave_target"). */

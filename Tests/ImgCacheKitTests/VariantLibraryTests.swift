@@ -71,6 +71,12 @@ struct VariantLibraryTests {
     }
   }
 
+  @Test("libvips runs no ORC code: liborc's races corrupted the heap under concurrent derivations")
+  func noVectorCode() throws {
+    _ = try VipsLibrary.loaded()
+    #expect(VipsLibrary.runsVectorCode == false)
+  }
+
   @Test("this Debian libvips writes AVIF")
   func avif() {
     #expect(Deriver.writableFormats.contains(.avif))

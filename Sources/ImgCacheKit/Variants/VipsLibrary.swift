@@ -88,6 +88,13 @@ struct VipsLibrary: @unchecked Sendable {
   /// Frees what libvips keeps for the calling thread, which libvips did not create.
   func endThread() { imgcache_vips_thread_shutdown(api) }
 
+  /// Whether libvips runs ORC's run-time SIMD code (nil: it cannot say): never, once loaded.
+  package static var runsVectorCode: Bool? {
+    guard let library = try? loaded() else { return nil }
+    let enabled = imgcache_vips_vector_enabled(library.api)
+    return enabled < 0 ? nil : enabled != 0
+  }
+
   /// Whether this libvips can write AVIF (its heifsave; Debian's libheif encodes AV1).
   static let writesAVIF: Bool = {
     guard let library = try? loaded() else { return false }
