@@ -245,6 +245,22 @@ struct ExportCLITests {
     #expect(export.status == 0, "\(export.stderr)")
   }
 
+  @Test("a closed stdout ends the export after the shard in hand: whole shards only, quietly")
+  func closedPipe() throws {
+    let env = CLIEnvironment()
+    let input = try table(env, count: 12, tag: String(UUID().uuidString.prefix(8)))
+    let out = env.root.path + "/shards"
+    let script =
+      "\(imgcacheBinary) export --json -q -i \(input) -o \(out) --shard-size 2 | head -c 0; "
+      + "echo status=${PIPESTATUS[0]}"
+    let output = ImgCacheTestSupport.run("/bin/bash", ["-c", script], environment: env.environment)
+    #expect(output.stdout.contains("status=0"), "\(output.stdout) \(output.stderr)")
+    let names = try FileManager.default.contentsOfDirectory(atPath: out)
+    let stats = names.filter { $0.hasSuffix("_stats.json") }.count
+    #expect(stats >= 1 && stats < 7, "\(names)")
+    #expect(names.filter { $0.hasPrefix(".") }.isEmpty, "\(names)")
+  }
+
   /// Requests the fault server had for URLs tagged `tag`.
   func requests(_ tag: String) -> Int {
     (servers.stats()?.requests ?? [:]).filter { $0.key.contains("t=\(tag)") }.values.reduce(0, +)

@@ -107,7 +107,8 @@ extension ImgCacheCommand {
       switch event {
       case .written(let stats):
         if context.json {
-          _ = context.emit(stats)
+          // A closed stdout ends the export quietly, as a signal would, whole shards kept.
+          if !context.emit(stats) { withUnsafeCurrentTask { $0?.cancel() } }
         } else {
           context.console.detail(
             "shard \(ShardNaming.name(ofShard: stats.shard)): \(stats.successes) of \(stats.count) "

@@ -47,7 +47,11 @@ public struct DatasetExporter: Sendable {
     // The next shard is read and its fetch started before this one is written: downloads
     // go on while a shard's tail finishes and while it is written.
     var next: ShardWork?
-    defer { next?.cancel() }
+    // An error or a cancel leaves no fetch running behind the export.
+    defer {
+      current?.cancel()
+      next?.cancel()
+    }
     while let work = current, !Task.isCancelled {
       number += 1
       next = try plan(reader, number, &summary, &seen, report)
