@@ -261,6 +261,28 @@ struct ExportCLITests {
     #expect(names.filter { $0.hasPrefix(".") }.isEmpty, "\(names)")
   }
 
+  @Test("a table grown since its last shard was written: that shard is made again, whole")
+  func grownTable() throws {
+    let env = CLIEnvironment()
+    let tag = String(UUID().uuidString.prefix(8))
+    let path = env.root.path + "/grow.csv"
+    let urls = (0..<5).map { servers.fault("/image/base.png?t=\(tag)&pad=\($0)") }
+    try ("url\n" + urls.prefix(3).joined(separator: "\n") + "\n")
+      .write(toFile: path, atomically: true, encoding: .utf8)
+    let out = env.root.path + "/shards"
+    let arguments = ["export", "-i", path, "-o", out, "--shard-size", "5"]
+    #expect(env.run(arguments).status == 0)
+    try ("url\n" + urls.joined(separator: "\n") + "\n")
+      .write(toFile: path, atomically: true, encoding: .utf8)
+    let again = env.run(arguments)
+    #expect(
+      again.status == 0 && again.stderr.contains("exported 5 of 5 samples"), "\(again.stderr)")
+    let stats =
+      try JSONSerialization.jsonObject(
+        with: Data(contentsOf: URL(fileURLWithPath: out + "/00000_stats.json"))) as? [String: Any]
+    #expect(stats?["count"] as? Int == 5)
+  }
+
   /// Requests the fault server had for URLs tagged `tag`.
   func requests(_ tag: String) -> Int {
     (servers.stats()?.requests ?? [:]).filter { $0.key.contains("t=\(tag)") }.values.reduce(0, +)

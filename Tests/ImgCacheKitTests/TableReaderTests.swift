@@ -114,6 +114,15 @@ struct TableReaderTests {
     #expect(found.last == .malformed(line: 4, reason: "column 'h' is not a sha256 digest"))
   }
 
+  @Test(
+    "a quoted field over 100,000 lines is read in one pass (it was parsed again at every line)",
+    .timeLimit(.minutes(1)))
+  func manyLines() throws {
+    let text = "url,caption\nhttp://a/1.png,\"" + String(repeating: "\n", count: 100_000) + "\"\n"
+    let found = rows(try items("lines.csv", Array(text.utf8), columns: .init(caption: "caption")))
+    #expect(found.count == 1 && found.first?.caption?.utf8.count == 100_000)
+  }
+
   @Test("a line over 1 MiB is one malformed row; the rows after it are read")
   func longLine() throws {
     let text = "url\n" + String(repeating: "x", count: 3 << 20) + "\nhttp://a/2.png\n"

@@ -70,6 +70,8 @@ extension ImgCacheCommand {
         }
       }
       context.warn(about: damage, in: input == "-" ? "stdin" : input)
+      // Interrupted while waiting on its input: the signal's status, not the cancel's error.
+      if let signal, case .failure(let error) = result, error.kind == .cancelled { return signal }
       let summary = try result.get()
       if !context.json { context.console.info(Self.describe(summary, into: output)) }
       return signal ?? ExitStatus.ok

@@ -45,19 +45,27 @@ public struct DatasetExporter: Sendable {
     var number = 0
     var current = try plan(reader, number, &summary, &seen, report)
     // The next shard is read and its fetch started before this one is written: downloads
-    // go on while a shard's tail finishes and while it is written.
+    // go on while a shard's tail finishes and while it is written. A table that fails to
+    // read past this shard fails the export once this shard is written.
     var next: ShardWork?
-    // An error or a cancel leaves no fetch running behind the export.
-    defer {
-      current?.cancel()
-      next?.cancel()
-    }
-    while let work = current, !Task.isCancelled {
+    var failure: (any Error)?
+    while let work = current, !Task.isCancelled, failure == nil {
       number += 1
-      next = try plan(reader, number, &summary, &seen, report)
-      guard try await settle(work, &summary, &seen, report) else { break }
+      do {
+        next = try plan(reader, number, &summary, &seen, report)
+      } catch {
+        failure = error
+      }
+      do {
+        guard try await settle(work, &summary, &seen, report) else { break }
+      } catch {
+        failure = failure ?? error
+      }
       (current, next) = (next, nil)
     }
+    // No fetch goes on behind the export: each is stopped and waited for.
+    for work in [current, next].compactMap({ $0 }) { await work.stop() }
+    if let failure { throw failure }
     summary.cancelled = Task.isCancelled
     return summary
   }
@@ -70,7 +78,7 @@ public struct DatasetExporter: Sendable {
   ) throws -> ShardWork? {
     let rows = try readShard(reader, summary: &summary, report: report)
     if rows.isEmpty { return nil }
-    guard options.owns(number), wholeStats(number) == nil else {
+    guard options.owns(number), !isWhole(number, rows: rows.count) else {
       if options.dedup == .url { seen.noteURLs(of: rows) }
       return options.owns(number) ? .whole(number) : .others
     }
@@ -89,6 +97,16 @@ public struct DatasetExporter: Sendable {
     let shard = ShardRows(
       number: number, rows: rows, repeated: repeated, started: Date(), began: .now)
     return .write(shard, fetch)
+  }
+
+  /// Whether shard `number` of `rows` rows is whole already: its stats file reads back with
+  /// that many rows, beside its samples in this export's format (a table grown since, or
+  /// another shard size or format, makes it again).
+  private func isWhole(_ number: Int, rows: Int) -> Bool {
+    guard let stats = wholeStats(number), stats.count == rows else { return false }
+    let name = naming.shardName(number)
+    let samples = options.format == .webdataset ? name + ".tar" : name
+    return access(FileIO.path(samples, in: options.directory), F_OK) == 0
   }
 
   /// Does what `work` says, in table order; false when cancelled meanwhile.
@@ -184,8 +202,10 @@ enum ShardWork {
   /// To write once its images are fetched.
   case write(ShardRows, Task<[String: FetchResult]?, Never>)
 
-  /// Stops its fetch, if any.
-  func cancel() {
-    if case .write(_, let fetch) = self { fetch.cancel() }
+  /// Stops its fetch, if any, and waits for it to end.
+  func stop() async {
+    guard case .write(_, let fetch) = self else { return }
+    fetch.cancel()
+    _ = await fetch.value
   }
 }

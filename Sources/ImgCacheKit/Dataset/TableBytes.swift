@@ -50,7 +50,7 @@ package final class FileBytes: TableBytes {
   private func waitForInput() throws {
     var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
     while poll(&poller, 1, 100) == 0 {
-      if Task.isCancelled { throw CancellationError() }
+      if Task.isCancelled { throw CacheError(.cancelled, "cancelled") }
     }
   }
 }
@@ -76,7 +76,7 @@ package final class GzipBytes: TableBytes {
   private let source: any TableBytes
   private let name: String
   private let zlib: ZlibLibrary
-  private let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+  private let stream: UnsafeMutablePointer<z_stream>
   private var input = [UInt8](repeating: 0, count: 65_536)
   /// The part of `input` not yet inflated.
   private var pending = 0..<0
@@ -86,8 +86,10 @@ package final class GzipBytes: TableBytes {
   package init(_ source: any TableBytes, name: String) throws {
     (self.source, self.name) = (source, name)
     zlib = try ZlibLibrary.loaded()
+    // Made only once zlib is there; a failed start is ended and freed by deinit (every
+    // property is set by then, so a throw runs it).
+    stream = .allocate(capacity: 1)
     guard imgcache_inflate_init(zlib.api, stream) == Z_OK else {
-      stream.deallocate()
       throw CacheError(.localIO, "cannot start zlib to read \(name)")
     }
   }

@@ -53,6 +53,8 @@ struct TableLines {
         return .text(number: number, bytes: Self.trimmed(line))
       }
       scanned = buffer.count
+      // A line skipped as too long is dropped as it comes, not kept to its end.
+      if skipping { start = buffer.count }
       try fill()
     }
   }
@@ -111,5 +113,44 @@ enum DelimitedRecord {
     }
     fields.append(String(decoding: field, as: UTF8.self))
     return (fields, quoted)
+  }
+}
+
+/// Whether a CSV or TSV record is inside a quoted field after the bytes seen so far, as
+/// ``DelimitedRecord/fields(of:delimiter:)`` reads it: fed a line at a time, each byte once.
+struct QuoteScan {
+  /// Inside a quoted field.
+  private(set) var quoted = false
+  private var wasQuoted = false
+  private var fieldEmpty = true
+  /// A quote inside a quoted field, closing it unless a second one follows.
+  private var pendingQuote = false
+
+  /// Reads `bytes`, the record's next ones.
+  mutating func scan(_ bytes: some Sequence<UInt8>, delimiter: UInt8) {
+    for byte in bytes {
+      if pendingQuote {
+        pendingQuote = false
+        if byte == 0x22 {
+          fieldEmpty = false
+          continue
+        }
+        quoted = false
+      }
+      if quoted {
+        if byte == 0x22 { pendingQuote = true } else { fieldEmpty = false }
+      } else if byte == delimiter {
+        (fieldEmpty, wasQuoted) = (true, false)
+      } else if byte == 0x22 && fieldEmpty && !wasQuoted {
+        (quoted, wasQuoted) = (true, true)
+      } else {
+        fieldEmpty = false
+      }
+    }
+  }
+
+  /// Ends the record's bytes: a quote left waiting closed its field.
+  mutating func end() {
+    if pendingQuote { (pendingQuote, quoted) = (false, false) }
   }
 }

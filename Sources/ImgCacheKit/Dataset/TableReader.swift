@@ -87,15 +87,22 @@ public final class TableReader {
   private func delimitedRow(_ bytes: ArraySlice<UInt8>, line: Int) throws -> TableItem {
     var record = Array(bytes)
     let delimiter: UInt8 = format == .tsv ? 0x09 : 0x2C
-    var (fields, open) = DelimitedRecord.fields(of: record, delimiter: delimiter)
-    while open {
+    // Whether a quoted field runs on into the next line, followed line by line (each line
+    // scanned once): a record is split into fields once it is whole.
+    var quotes = QuoteScan()
+    quotes.scan(record, delimiter: delimiter)
+    quotes.end()  // a line is followed by a line break or nothing: never by a quote
+    while quotes.quoted {
       guard case .text(_, let more) = try lines.next(), record.count < TableLines.maxLength else {
         return .malformed(line: line, reason: "a quoted field is never closed")
       }
       record.append(0x0A)
       record.append(contentsOf: more)
-      (fields, open) = DelimitedRecord.fields(of: record, delimiter: delimiter)
+      quotes.scan(CollectionOfOne(0x0A), delimiter: delimiter)
+      quotes.scan(more, delimiter: delimiter)
+      quotes.end()
     }
+    let fields = DelimitedRecord.fields(of: record, delimiter: delimiter).fields
     guard let positions else {
       try readHeader(fields)
       return .end
