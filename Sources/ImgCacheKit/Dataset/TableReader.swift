@@ -62,7 +62,7 @@ public final class TableReader {
       if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
       switch format {
       case .lines:
-        let text = String(decoding: bytes, as: UTF8.self).trimmingBlanks
+        let text = String(decoding: bytes, as: UTF8.self).trimming(where: Self.isBlank)
         if text.hasPrefix("#") { continue }
         return .row(TableRow(line: number, url: text, caption: nil, saved: [], expectedHash: nil))
       case .jsonl:
@@ -135,13 +135,18 @@ public final class TableReader {
     headerCount = fields.count
   }
 
+  /// A space or a tab: what is trimmed from a URL, a hash and a plain list's line.
+  private static func isBlank(_ scalar: Unicode.Scalar) -> Bool { scalar == " " || scalar == "\t" }
+
   /// The row whose cells `cell` finds by column name.
   private func row(line: Int, cell: (String) -> TableValue?) -> TableItem {
-    guard let url = cell(columns.url)?.text?.trimmingBlanks, !url.isEmpty else {
+    guard let url = cell(columns.url)?.text?.trimming(where: Self.isBlank), !url.isEmpty else {
       return .malformed(line: line, reason: "no URL in column '\(columns.url.prefix(80))'")
     }
     var expected: String?
-    if let hash = columns.hash, let text = cell(hash.column)?.text?.trimmingBlanks, !text.isEmpty {
+    if let hash = columns.hash, let text = cell(hash.column)?.text?.trimming(where: Self.isBlank),
+      !text.isEmpty
+    {
       let lower = text.lowercased()
       guard lower.utf8.count == hash.algorithm.hexLength, lower.utf8.allSatisfy(\.isHexDigit)
       else {
@@ -156,22 +161,5 @@ public final class TableReader {
       TableRow(
         line: line, url: url, caption: caption, saved: columns.saved.map { cell($0) ?? .null },
         expectedHash: expected))
-  }
-}
-
-extension UInt8 {
-  fileprivate var isHexDigit: Bool {
-    (0x30...0x39).contains(self) || (0x61...0x66).contains(self)
-  }
-}
-
-extension String {
-  /// The string without leading and trailing spaces and tabs.
-  fileprivate var trimmingBlanks: String {
-    let scalars = unicodeScalars
-    guard let first = scalars.firstIndex(where: { $0 != " " && $0 != "\t" }),
-      let last = scalars.lastIndex(where: { $0 != " " && $0 != "\t" })
-    else { return "" }
-    return String(scalars[first...last])
   }
 }
