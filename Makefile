@@ -6,7 +6,7 @@ SWIFT ?= swift
 DOCS_DATE := 2026-01-01
 
 # Debian packages the build, the tests and the demo need.
-DEB_PACKAGES := pkg-config curl libsqlite3-dev libssl-dev libcurl4-openssl-dev libhiredis-dev libvips-dev zlib1g-dev openssl \
+DEB_PACKAGES := pkg-config curl libsqlite3-dev libssl-dev libcurl4-openssl-dev libhiredis-dev libvips-dev libjpeg62-turbo-dev libyuv0 zlib1g-dev openssl \
   python3 nginx-light imagemagick webp libheif-examples libavif-bin libjxl-tools redis-server e2fsprogs prometheus \
   prometheus-node-exporter
 # PyPI: the S3 server the remote-tier tests run (moto, with its server extras).

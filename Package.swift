@@ -25,6 +25,9 @@ let package = Package(
     .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
     // Declarations only: libvips is loaded with dlopen on first use (Variants/VipsLibrary.swift).
     .systemLibrary(name: "CVips"),
+    // Declarations only: libjpeg-turbo and libyuv are loaded with dlopen on first use, for the
+    // direct JPEG path (Variants/JPEGLibrary.swift).
+    .systemLibrary(name: "CJpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
     // Declarations only: zlib is loaded with dlopen to read a gzip-compressed table
     // (Dataset/GzipBytes.swift).
     .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
@@ -67,7 +70,7 @@ let package = Package(
       dependencies: ["ImgCacheStorage", "ImgCacheTransport", "ImgCacheRedis"],
       path: "Sources/ImgCacheKit/Remote"),
     .target(
-      name: "ImgCacheVariants", dependencies: ["ImgCacheSniffer", "CVips"],
+      name: "ImgCacheVariants", dependencies: ["ImgCacheSniffer", "CVips", "CJpeg"],
       path: "Sources/ImgCacheKit/Variants"),
     .target(
       name: "ImgCachePipeline",

@@ -27,6 +27,7 @@ IMPORTS = {
     "GRDBSQLite": ["Sources/ImgCacheKit/Index/", "Tests/"],
     "CCurl": ["Sources/ImgCacheKit/Transport/"],
     "CVips": ["Sources/ImgCacheKit/Variants/", "Tests/"],
+    "CJpeg": ["Sources/ImgCacheKit/Variants/"],
     "CHiredis": ["Sources/ImgCacheKit/Redis/RedisConnection"],
     "COpenSSL": ["Sources/ImgCacheKit/Support/Digest.swift"],
     "AsyncAlgorithms": ["Sources/ImgCacheKit/Pipeline/Prefetcher.swift"],

@@ -28,8 +28,8 @@ printf 'imgcache (%s) unstable; urgency=medium\n\n  * Release %s; see /usr/share
   "$version" "$version" "$date" | gzip -9n > "$doc/changelog.gz"
 gzip -9n < "$root/CHANGELOG.md" > "$doc/CHANGELOG.md.gz"
 
-# Depends: what the loader needs (dpkg-shlibdeps wants a debian/control beside it) + libcurl4
-# and libvips42, both opened at run time.
+# Depends: what the loader needs (dpkg-shlibdeps wants a debian/control beside it) + libcurl4,
+# libvips42, libjpeg62-turbo and libyuv0, all opened at run time.
 mkdir -p "$work/shlibs/debian"
 printf 'Source: imgcache\n\nPackage: imgcache\nArchitecture: any\n' > "$work/shlibs/debian/control"
 shlibs=$(cd "$work/shlibs" && dpkg-shlibdeps -O "$stage/usr/bin/imgcache" 2>/dev/null \
@@ -48,7 +48,9 @@ fi
 curl_version=$(dpkg-query -W -f '${Version}' libcurl4 | sed 's/-.*//')
 # libvips is loaded with dlopen too, on the first variant (Variants/VipsLibrary.swift).
 vips_version=$(dpkg-query -W -f '${Version}' libvips42 2>/dev/null | sed 's/-.*//')
+# libjpeg-turbo and libyuv too, for the direct JPEG path (Variants/JPEGLibrary.swift).
 depends="$shlibs, libcurl4 (>= $curl_version), libvips42${vips_version:+ (>= $vips_version)}"
+depends="$depends, libjpeg62-turbo, libyuv0"
 size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@DEPENDS@/$depends/" \
   -e "s/@SIZE@/$size/" "$root/packaging/control" > "$stage/DEBIAN/control"

@@ -49,6 +49,16 @@ static void imgcache_vips_budget_eval(VipsImage *image, void *progress, void *da
   }
 }
 
+/* Whether work under `budget` may go on: 0, and `killed` set, once it is spent or cancelled
+ * (asked between rows by the direct JPEG path, which libvips' handler never sees). */
+static inline int imgcache_vips_budget_proceed(void *data) {
+  struct imgcache_vips_budget *budget = data;
+  int over = budget->deadline > 0 && imgcache_monotonic_seconds() > budget->deadline;
+  if (!over && !__atomic_load_n(&budget->cancelled, __ATOMIC_RELAXED)) return 1;
+  __atomic_store_n(&budget->killed, 1, __ATOMIC_RELAXED);
+  return 0;
+}
+
 /* Watches the computation of `image` with `budget`, which must outlive it. */
 static inline void imgcache_vips_watch(const struct imgcache_vips *api, VipsImage *image,
                                        struct imgcache_vips_budget *budget) {

@@ -63,6 +63,7 @@ struct imgcache_vips {
   int (*image_hasalpha)(VipsImage *);
   imgcache_gtype (*image_get_typeof)(const VipsImage *, const char *);
   int (*image_get_orientation_swap)(VipsImage *);
+  int (*image_get_orientation)(VipsImage *);
   int (*image_guess_interpretation)(const VipsImage *);
   int (*thumbnail)(const char *, VipsImage **, int, ...);
   int (*gravity)(VipsImage *, VipsImage **, int, int, int, ...);
@@ -118,6 +119,7 @@ static inline int imgcache_vips_load(struct imgcache_vips *api, char *error, siz
   IMGCACHE_VIPS_SYMBOL(image_hasalpha, "vips_image_hasalpha")
   IMGCACHE_VIPS_SYMBOL(image_get_typeof, "vips_image_get_typeof")
   IMGCACHE_VIPS_SYMBOL(image_get_orientation_swap, "vips_image_get_orientation_swap")
+  IMGCACHE_VIPS_SYMBOL(image_get_orientation, "vips_image_get_orientation")
   IMGCACHE_VIPS_SYMBOL(image_guess_interpretation, "vips_image_guess_interpretation")
   IMGCACHE_VIPS_SYMBOL(thumbnail, "vips_thumbnail")
   IMGCACHE_VIPS_SYMBOL(gravity, "vips_gravity")
@@ -218,6 +220,9 @@ static inline int imgcache_vips_has_alpha(const struct imgcache_vips *api, VipsI
 static inline int imgcache_vips_orientation_swaps(const struct imgcache_vips *api,
                                                   VipsImage *image) {
   return api->image_get_orientation_swap(image) != 0;
+}
+static inline int imgcache_vips_orientation(const struct imgcache_vips *api, VipsImage *image) {
+  return api->image_get_orientation(image);
 }
 static inline int imgcache_vips_has_profile(const struct imgcache_vips *api, VipsImage *image) {
   return api->image_get_typeof(image, "icc-profile-data") != 0;

@@ -31,6 +31,10 @@ public enum Boundary {
     case robotsTag = "x-robots-tag"
     /// A URL table (`-i TABLE`): as CSV, TSV, JSON lines and gzip.
     case table
+    /// A JPEG's header segments as the direct JPEG path reads them (size, components, EXIF
+    /// orientation, ICC profile). Its input is text whose scalars are the bytes (U+00FF is the
+    /// byte FF), so a seed can hold any byte.
+    case jpegLayout = "jpeg-layout"
   }
 
   /// A sample input of `target` for a fuzzer to start from.
@@ -70,6 +74,13 @@ public enum Boundary {
       return [
         "url,caption,h\nhttp://a/1.png,\"a, \"\"b\"\"\nc\",\n",
         "{\"url\": \"http://a/1.png\", \"caption\": [1, {\"x\": null}], \"h\": \"0123456789abcdef0123456789ABCDEF\"}\n",
+      ]
+    case .jpegLayout:
+      // SOI, APP1 Exif (big-endian, orientation 6), APP2 ICC_PROFILE, SOF0 of 3 components.
+      return [
+        "\u{FF}\u{D8}\u{FF}\u{E1}\0\u{22}Exif\0\0MM\0*\0\0\0\u{8}\0\u{1}\u{1}\u{12}\0\u{3}\0\0\0\u{1}"
+          + "\0\u{6}\0\0\0\0\0\0\u{FF}\u{E2}\0\u{10}ICC_PROFILE\0\u{1}\u{1}"
+          + "\u{FF}\u{C0}\0\u{11}\u{8}\0\u{10}\0\u{20}\u{3}"
       ]
     }
   }
@@ -120,6 +131,10 @@ public enum Boundary {
         != nil
     case .table:
       return table(bytes)
+    case .jpegLayout:
+      return JPEGParser.layout(
+        data: text.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) })
+        != nil
     }
   }
 

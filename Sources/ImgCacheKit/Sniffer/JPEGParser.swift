@@ -3,7 +3,7 @@ import Glibc
 /// JPEG: walks the marker segments to the first start-of-frame.
 package enum JPEGParser {
   /// SOF markers that carry the frame size (C4 DHT, C8 JPG and CC DAC are not frames).
-  private static let frameMarkers: Set<Int> = [
+  static let frameMarkers: Set<Int> = [
     0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF,
   ]
 

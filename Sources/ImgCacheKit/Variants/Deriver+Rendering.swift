@@ -10,7 +10,27 @@ struct Rendering {
 
 /// The libvips side of a derivation: the header read, the thumbnail, a compass crop, the save.
 extension Deriver {
-  /// Renders `spec` of the original at `original` (sniffed as `info`) into `descriptor`.
+  /// Renders `spec` of the original at `original` (sniffed as `info`) into `descriptor`: by the
+  /// direct JPEG path when it takes the image, else through libvips.
+  func render(
+    original: String, info: ImageInfo, spec: VariantSpec, into descriptor: Int32,
+    budget: DerivationBudget
+  ) throws -> Rendering {
+    if let rendering = try renderDirect(
+      original: original, info: info, spec: spec, into: descriptor, budget: budget)
+    {
+      return rendering
+    }
+    let vips = try VipsLibrary.loaded()
+    vips.forgetWarnings()
+    // libvips keeps per-thread buffers for threads it did not create; freed here.
+    defer { vips.endThread() }
+    return try render(
+      vips, original: original, info: info, spec: spec, into: descriptor, budget: budget)
+  }
+
+  /// Renders `spec` of the original at `original` (sniffed as `info`) into `descriptor` with
+  /// libvips.
   func render(
     _ vips: VipsLibrary, original: String, info: ImageInfo, spec: VariantSpec,
     into descriptor: Int32, budget: DerivationBudget
@@ -41,13 +61,26 @@ extension Deriver {
     // Pixels go to sRGB through the embedded profile unless the profile is kept with them
     // (a CMYK image cannot keep its pixels in a web format, so it is converted anyway).
     let profile = header.hasProfile && (!spec.keepMetadata || header.isCMYK) ? "srgb" : nil
-    var image = try VipsImageReference.make(vips, "decoding and resizing the original") { output in
+    let image = try VipsImageReference.make(vips, "decoding and resizing the original") { output in
       withOptionalCString(profile) { profile in
         imgcache_vips_thumbnail(
           vips.api, name, output, Int32(plan.width), Int32(plan.height), plan.size, plan.crop,
           spec.noRotate ? 1 : 0, profile)
       }
     }
+    return try save(
+      vips, image: image, spec: spec, plan: plan, format: format, frames: frames,
+      into: descriptor, budget: budget)
+  }
+
+  /// Crops `image` at the plan's compass point, flattens it for JPEG, and saves it into
+  /// `descriptor` as `format`, watched by `budget`.
+  private func save(
+    _ vips: VipsLibrary, image thumbnail: VipsImageReference, spec: VariantSpec,
+    plan: ThumbnailPlan, format: ImageFormat, frames: Int, into descriptor: Int32,
+    budget: DerivationBudget
+  ) throws -> Rendering {
+    var image = thumbnail
     if let direction = plan.compass, let box = spec.geometry, let boxWidth = box.width,
       let boxHeight = box.height
     {
@@ -117,7 +150,7 @@ package struct ThumbnailPlan {
 
   /// The plan for `spec` of an original of `originalWidth` × `originalHeight`, as seen
   /// upright when the orientation is applied.
-  init(spec: VariantSpec, originalWidth: Int, originalHeight: Int) {
+  package init(spec: VariantSpec, originalWidth: Int, originalHeight: Int) {
     let free = Self.freeSide
     let upOrDown = spec.enlarge ? IMGCACHE_SIZE_BOTH : IMGCACHE_SIZE_DOWN
     (width, height, size, crop, compass) = (

@@ -60,6 +60,9 @@ public struct DerivedVariant: Sendable, Hashable {
 public struct Deriver: Sendable {
   /// The limits every original is checked against.
   public var limits: DerivationLimits
+  /// Whether a JPEG made from a JPEG may take the direct path (libjpeg-turbo and libyuv,
+  /// docs/design.md, Variants); false sends every image through libvips.
+  package var usesDirectJPEG = true
 
   /// A deriver checking originals against `limits`.
   public init(limits: DerivationLimits = DerivationLimits()) {
@@ -107,10 +110,6 @@ public struct Deriver: Sendable {
     original: String, spec: VariantSpec, into directory: String, budget: DerivationBudget
   ) throws -> DerivedVariant {
     let info = try check(original: original)
-    let vips = try VipsLibrary.loaded()
-    vips.forgetWarnings()
-    // libvips keeps per-thread buffers for threads it did not create; freed here.
-    defer { vips.endThread() }
     let (path, descriptor) = try FileIO.makeTemporaryFile(
       in: directory, prefix: "derive-\(ProcessTag.current)-")
     var done = false
@@ -122,7 +121,7 @@ public struct Deriver: Sendable {
     let rendered: Rendering
     do {
       rendered = try render(
-        vips, original: original, info: info, spec: spec, into: descriptor, budget: budget)
+        original: original, info: info, spec: spec, into: descriptor, budget: budget)
     } catch let failure as VipsFailure {
       if budget.killed && !budget.isAbandoned { throw budget.overBudget }
       throw CacheError(

@@ -128,6 +128,8 @@ final class VipsImageReference {
   var hasProfile: Bool { imgcache_vips_has_profile(library.api, pointer) != 0 }
   /// Whether the EXIF orientation turns the image a quarter (width and height swap).
   var orientationSwapsSides: Bool { imgcache_vips_orientation_swaps(library.api, pointer) != 0 }
+  /// The EXIF orientation, 1 (upright, or none) to 8.
+  var orientation: Int { Int(imgcache_vips_orientation(library.api, pointer)) }
   /// Whether the pixels are CMYK.
   var isCMYK: Bool { imgcache_vips_is_cmyk(library.api, pointer) != 0 }
 
