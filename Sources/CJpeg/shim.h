@@ -33,12 +33,12 @@ struct imgcache_jpeg {
   void (*create_decompress)(j_decompress_ptr, int, size_t);
   void (*mem_src)(j_decompress_ptr, const unsigned char *, unsigned long);
   int (*read_header)(j_decompress_ptr, boolean);
+  void (*save_markers)(j_decompress_ptr, int, unsigned int);
   boolean (*start_decompress)(j_decompress_ptr);
   JDIMENSION (*read_scanlines)(j_decompress_ptr, JSAMPARRAY, JDIMENSION);
   boolean (*finish_decompress)(j_decompress_ptr);
   void (*destroy_decompress)(j_decompress_ptr);
   void (*create_compress)(j_compress_ptr, int, size_t);
-  void (*mem_dest)(j_compress_ptr, unsigned char **, unsigned long *);
   void (*set_defaults)(j_compress_ptr);
   void (*set_quality)(j_compress_ptr, int, boolean);
   void (*start_compress)(j_compress_ptr, boolean);
@@ -46,7 +46,7 @@ struct imgcache_jpeg {
   void (*finish_compress)(j_compress_ptr);
   void (*destroy_compress)(j_compress_ptr);
   int (*argb_scale)(const uint8_t *, int, int, int, uint8_t *, int, int, int, int);
-  void (*plane_scale)(const uint8_t *, int, int, int, uint8_t *, int, int, int, int);
+  int (*plane_scale)(const uint8_t *, int, int, int, uint8_t *, int, int, int, int);
 };
 
 /* Fills `api` from libjpeg.so.62 (libjpeg-turbo) and libyuv.so.0. On failure returns 0 with the
@@ -68,12 +68,12 @@ static inline int imgcache_jpeg_load(struct imgcache_jpeg *api, char *error, siz
   IMGCACHE_JPEG_SYMBOL(jpeg, create_decompress, "jpeg_CreateDecompress")
   IMGCACHE_JPEG_SYMBOL(jpeg, mem_src, "jpeg_mem_src")
   IMGCACHE_JPEG_SYMBOL(jpeg, read_header, "jpeg_read_header")
+  IMGCACHE_JPEG_SYMBOL(jpeg, save_markers, "jpeg_save_markers")
   IMGCACHE_JPEG_SYMBOL(jpeg, start_decompress, "jpeg_start_decompress")
   IMGCACHE_JPEG_SYMBOL(jpeg, read_scanlines, "jpeg_read_scanlines")
   IMGCACHE_JPEG_SYMBOL(jpeg, finish_decompress, "jpeg_finish_decompress")
   IMGCACHE_JPEG_SYMBOL(jpeg, destroy_decompress, "jpeg_destroy_decompress")
   IMGCACHE_JPEG_SYMBOL(jpeg, create_compress, "jpeg_CreateCompress")
-  IMGCACHE_JPEG_SYMBOL(jpeg, mem_dest, "jpeg_mem_dest")
   IMGCACHE_JPEG_SYMBOL(jpeg, set_defaults, "jpeg_set_defaults")
   IMGCACHE_JPEG_SYMBOL(jpeg, set_quality, "jpeg_set_quality")
   IMGCACHE_JPEG_SYMBOL(jpeg, start_compress, "jpeg_start_compress")
@@ -90,7 +90,7 @@ static inline int imgcache_jpeg_load(struct imgcache_jpeg *api, char *error, siz
 enum imgcache_jpeg_status {
   IMGCACHE_JPEG_DONE = 0,     /* written */
   IMGCACHE_JPEG_DECLINED = 1, /* not for this path (or libjpeg objected): nothing written */
-  IMGCACHE_JPEG_FAILED = 2,   /* the file could not be written: `message` says why */
+  IMGCACHE_JPEG_FAILED = 2,   /* the file could not be written: `error` says why */
   IMGCACHE_JPEG_STOPPED = 3,  /* `proceed` said stop: nothing written */
 };
 
@@ -104,9 +104,10 @@ struct imgcache_jpeg_job {
   int crop_left, crop_top, crop_width, crop_height;
   int quality;
   size_t max_bytes;           /* the most the file or a pixel buffer may take */
+  long marker_bytes;          /* APP1 and APP2 bytes the caller saw before the first scan */
   int (*proceed)(void *);     /* asked between rows: 0 stops */
   void *context;
-  char message[200];
+  int error;                  /* the errno of a failed write */
 };
 
 /* Pixels in memory: `channels` 1 (grey) or 4 (B, G, R, X: libyuv's ARGB). */
@@ -177,6 +178,20 @@ static inline int imgcache_jpeg_channels(j_decompress_ptr info) {
   return 0;
 }
 
+/* Whether the APP1 and APP2 segments libjpeg saw are the ones the caller's walk decided on
+ * (their total length; none an ICC profile): the file may have been replaced since. */
+static inline int imgcache_jpeg_markers_agree(const struct imgcache_jpeg_job *job,
+                                              j_decompress_ptr info) {
+  long total = 0;
+  for (jpeg_saved_marker_ptr marker = info->marker_list; marker != NULL; marker = marker->next) {
+    total += (long)marker->original_length;
+    if (marker->marker == JPEG_APP0 + 2 && marker->data_length >= 11 &&
+        memcmp(marker->data, "ICC_PROFILE", 11) == 0)
+      return 0;
+  }
+  return total == job->marker_bytes;
+}
+
 /* Reads every row of a started decompression into `pixels`, asking `proceed` between rows. */
 static inline int imgcache_jpeg_rows(const struct imgcache_jpeg *api,
                                      const struct imgcache_jpeg_job *job, j_decompress_ptr info,
@@ -211,10 +226,13 @@ static inline int imgcache_jpeg_decode(const struct imgcache_jpeg *api,
   }
   api->create_decompress(&info, JPEG_LIB_VERSION, sizeof info);
   api->mem_src(&info, data, (unsigned long)length);
+  api->save_markers(&info, JPEG_APP0 + 1, 0xFFFF);
+  api->save_markers(&info, JPEG_APP0 + 2, 0xFFFF);
   api->read_header(&info, TRUE);
   int channels = imgcache_jpeg_channels(&info);
   int status = IMGCACHE_JPEG_DECLINED;
-  if (channels > 0 && (int)info.image_width == job->source_width &&
+  if (channels > 0 && imgcache_jpeg_markers_agree(job, &info) &&
+      (int)info.image_width == job->source_width &&
       (int)info.image_height == job->source_height) {
     info.scale_num = 1;
     info.scale_denom = (unsigned)job->shrink;
@@ -241,11 +259,11 @@ static inline int imgcache_jpeg_scale(const struct imgcache_jpeg *api,
   if ((resized->data = malloc(stride * (size_t)job->height)) == NULL)
     return IMGCACHE_JPEG_DECLINED;
   int source = pixels->width * pixels->channels;
-  if (pixels->channels == 1) {
-    api->plane_scale(pixels->data, source, pixels->width, pixels->height, resized->data,
-                     (int)stride, job->width, job->height, IMGCACHE_YUV_FILTER_BOX);
-    return IMGCACHE_JPEG_DONE;
-  }
+  if (pixels->channels == 1)
+    return api->plane_scale(pixels->data, source, pixels->width, pixels->height, resized->data,
+                            (int)stride, job->width, job->height, IMGCACHE_YUV_FILTER_BOX) == 0
+               ? IMGCACHE_JPEG_DONE
+               : IMGCACHE_JPEG_DECLINED;
   return api->argb_scale(pixels->data, source, pixels->width, pixels->height, resized->data,
                          (int)stride, job->width, job->height, IMGCACHE_YUV_FILTER_BOX) == 0
              ? IMGCACHE_JPEG_DONE
@@ -272,12 +290,42 @@ static inline int imgcache_jpeg_write_rows(const struct imgcache_jpeg *api,
   return IMGCACHE_JPEG_DONE;
 }
 
-/* Encodes the job's crop of `pixels` into `*output` (malloc'd; freed by the caller), as libvips'
+/* A growing buffer libjpeg writes into, owned here (libjpeg's own memory destination forgets
+ * its buffer when an error ends the compression after the buffer has grown). */
+struct imgcache_jpeg_destination {
+  struct jpeg_destination_mgr manager;
+  unsigned char *data;
+  size_t size, length;
+};
+
+static void imgcache_jpeg_destination_start(j_compress_ptr info) {
+  struct imgcache_jpeg_destination *destination = (struct imgcache_jpeg_destination *)info->dest;
+  destination->manager.next_output_byte = destination->data;
+  destination->manager.free_in_buffer = destination->size;
+}
+
+static boolean imgcache_jpeg_destination_grow(j_compress_ptr info) {
+  struct imgcache_jpeg_destination *destination = (struct imgcache_jpeg_destination *)info->dest;
+  unsigned char *grown = realloc(destination->data, destination->size * 2);
+  if (grown == NULL) imgcache_jpeg_fail((j_common_ptr)info);
+  destination->manager.next_output_byte = grown + destination->size;
+  destination->manager.free_in_buffer = destination->size;
+  destination->data = grown;
+  destination->size *= 2;
+  return TRUE;
+}
+
+static void imgcache_jpeg_destination_end(j_compress_ptr info) {
+  struct imgcache_jpeg_destination *destination = (struct imgcache_jpeg_destination *)info->dest;
+  destination->length = destination->size - destination->manager.free_in_buffer;
+}
+
+/* Encodes the job's crop of `pixels` into `output` (its `data` freed by the caller), as libvips'
  * jpegsave would: no JFIF marker, optimised Huffman tables, 4:2:0 chroma below quality 90, 4:4:4 from it. */
 static inline int imgcache_jpeg_encode(const struct imgcache_jpeg *api,
                                        struct imgcache_jpeg_job *job,
                                        const struct imgcache_jpeg_pixels *pixels,
-                                       unsigned char **output, unsigned long *length) {
+                                       struct imgcache_jpeg_destination *output) {
   struct jpeg_compress_struct info;
   struct imgcache_jpeg_failure failure;
   memset(&info, 0, sizeof info);
@@ -288,7 +336,10 @@ static inline int imgcache_jpeg_encode(const struct imgcache_jpeg *api,
     return IMGCACHE_JPEG_DECLINED;
   }
   api->create_compress(&info, JPEG_LIB_VERSION, sizeof info);
-  api->mem_dest(&info, output, length);
+  output->manager.init_destination = imgcache_jpeg_destination_start;
+  output->manager.empty_output_buffer = imgcache_jpeg_destination_grow;
+  output->manager.term_destination = imgcache_jpeg_destination_end;
+  info.dest = &output->manager;
   info.image_width = (JDIMENSION)job->crop_width;
   info.image_height = (JDIMENSION)job->crop_height;
   info.input_components = pixels->channels;
@@ -314,7 +365,7 @@ static inline int imgcache_jpeg_write(struct imgcache_jpeg_job *job, const unsig
     ssize_t wrote = write(job->descriptor, data + done, length - done);
     if (wrote < 0 && errno == EINTR) continue;
     if (wrote <= 0) {
-      snprintf(job->message, sizeof job->message, "%s", strerror(wrote < 0 ? errno : EIO));
+      job->error = wrote < 0 ? errno : EIO;
       return IMGCACHE_JPEG_FAILED;
     }
     done += (size_t)wrote;
@@ -346,12 +397,13 @@ static inline int imgcache_jpeg_thumbnail(const struct imgcache_jpeg *api,
     }
   }
   free(pixels.data);
-  unsigned char *output = NULL;
-  unsigned long size = 0;
-  if (status == IMGCACHE_JPEG_DONE) status = imgcache_jpeg_encode(api, job, &resized, &output, &size);
+  struct imgcache_jpeg_destination output = {{0}, NULL, 64 * 1024, 0};
+  if (status == IMGCACHE_JPEG_DONE && (output.data = malloc(output.size)) == NULL)
+    status = IMGCACHE_JPEG_DECLINED;
+  if (status == IMGCACHE_JPEG_DONE) status = imgcache_jpeg_encode(api, job, &resized, &output);
   free(resized.data);
-  if (status == IMGCACHE_JPEG_DONE) status = imgcache_jpeg_write(job, output, size);
-  free(output);
+  if (status == IMGCACHE_JPEG_DONE) status = imgcache_jpeg_write(job, output.data, output.length);
+  free(output.data);
   return status;
 }
 

@@ -76,11 +76,12 @@ public enum Boundary {
         "{\"url\": \"http://a/1.png\", \"caption\": [1, {\"x\": null}], \"h\": \"0123456789abcdef0123456789ABCDEF\"}\n",
       ]
     case .jpegLayout:
-      // SOI, APP1 Exif (big-endian, orientation 6), APP2 ICC_PROFILE, SOF0 of 3 components.
+      // SOI, APP1 Exif (big-endian, orientation 6), APP2 ICC_PROFILE, SOF0 of 3 components, SOS.
       return [
         "\u{FF}\u{D8}\u{FF}\u{E1}\0\u{22}Exif\0\0MM\0*\0\0\0\u{8}\0\u{1}\u{1}\u{12}\0\u{3}\0\0\0\u{1}"
           + "\0\u{6}\0\0\0\0\0\0\u{FF}\u{E2}\0\u{10}ICC_PROFILE\0\u{1}\u{1}"
-          + "\u{FF}\u{C0}\0\u{11}\u{8}\0\u{10}\0\u{20}\u{3}"
+          + "\u{FF}\u{C0}\0\u{11}\u{8}\0\u{10}\0\u{20}\u{3}\u{1}\u{22}\0\u{2}\u{11}\u{1}\u{3}\u{11}\u{1}"
+          + "\u{FF}\u{DA}\0\u{2}"
       ]
     }
   }

@@ -12,6 +12,9 @@ package struct JPEGLayout: Equatable, Sendable {
   package var orientation: Int?
   /// Whether an APP2 `ICC_PROFILE` segment is there.
   package var hasProfile: Bool
+  /// The bytes of every APP1 and APP2 segment before the first scan, without their length
+  /// fields: what libjpeg saves of them, for the decoder to check it reads the same file.
+  package var applicationBytes = 0
 
   /// A layout of these values.
   package init(width: Int, height: Int, components: Int, orientation: Int?, hasProfile: Bool) {
@@ -36,9 +39,11 @@ extension JPEGParser {
     return source.matches(0, [0xFF, 0xD8, 0xFF]) ? layout(source) : nil
   }
 
+  /// Walks every segment up to the first scan, as libjpeg reads the header (an EXIF or ICC
+  /// segment after the frame header counts too); nil with a second frame header.
   static func layout(_ s: some ByteSource) -> JPEGLayout? {
     var layout = JPEGLayout(width: 0, height: 0, components: 0, orientation: 1, hasProfile: false)
-    var exifSeen = false
+    var (exifSeen, frameSeen) = (false, false)
     var position = 2
     for _ in 0..<4_096 {
       guard let (marker, segment) = nextMarker(s, from: position) else { return nil }
@@ -46,16 +51,19 @@ extension JPEGParser {
         position = segment
         continue
       }
-      if marker == 0xD9 || marker == 0xDA { return nil }
+      if marker == 0xD9 { return nil }
+      if marker == 0xDA { return frameSeen ? layout : nil }
       guard let length = s.be16(segment), length >= 2 else { return nil }
       if frameMarkers.contains(marker) {
-        guard length >= 8, let height = s.be16(segment + 3), let width = s.be16(segment + 5),
-          let components = s.u8(segment + 7)
+        guard !frameSeen, length >= 8, let height = s.be16(segment + 3),
+          let width = s.be16(segment + 5), let components = s.u8(segment + 7)
         else { return nil }
         (layout.width, layout.height, layout.components) = (width, height, components)
-        return layout
+        frameSeen = true
       }
-      if marker == 0xE2, s.matches(segment + 2, Array("ICC_PROFILE\0".utf8)) {
+      if marker == 0xE1 || marker == 0xE2 { layout.applicationBytes += length - 2 }
+      // libvips takes an ICC profile by the name alone, without its NUL.
+      if marker == 0xE2, s.matches(segment + 2, Array("ICC_PROFILE".utf8)) {
         layout.hasProfile = true
       }
       if marker == 0xE1, s.matches(segment + 2, Array("Exif\0\0".utf8)) {
@@ -85,13 +93,19 @@ extension JPEGParser {
     guard u16(tiff + 2) == 42, let offset = u32(tiff + 4), offset >= 8, offset < end - tiff,
       let count = u16(tiff + offset)
     else { return nil }
+    // Every entry read: a second orientation tag, or one libexif would drop (not one SHORT),
+    // makes it unknown.
+    var orientation: Int?
     for entry in 0..<count {
       let at = tiff + offset + 2 + entry * 12
-      guard let tag = u16(at), let type = u16(at + 2), at + 12 <= end else { return nil }
+      guard let tag = u16(at), let type = u16(at + 2), let values = u32(at + 4), at + 12 <= end
+      else { return nil }
       guard tag == 0x0112 else { continue }
-      guard type == 3, let value = u16(at + 8), (1...8).contains(value) else { return nil }
-      return value
+      guard orientation == nil, type == 3, values == 1, let value = u16(at + 8),
+        (1...8).contains(value)
+      else { return nil }
+      orientation = value
     }
-    return 1
+    return orientation ?? 1
   }
 }

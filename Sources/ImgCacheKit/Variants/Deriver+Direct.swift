@@ -1,6 +1,7 @@
 import CJpeg
 import CVips
 import FoundationEssentials
+import Glibc
 
 /// The direct JPEG path (docs/design.md, Variants): a JPEG made from a JPEG with libjpeg-turbo
 /// and libyuv, the sizes and crop libvips' thumbnail would give.
@@ -44,6 +45,7 @@ extension Deriver {
     (job.crop_width, job.crop_height) = (Int32(direct.crop.width), Int32(direct.crop.height))
     job.quality = Int32(quality)
     job.max_bytes = Self.directBufferLimit
+    job.marker_bytes = layout.applicationBytes
     job.proceed = imgcache_vips_budget_proceed
     job.context = UnsafeMutableRawPointer(budget.budget)
     let outcome = original.withCString { path in
@@ -52,12 +54,15 @@ extension Deriver {
     }
     switch outcome {
     case .written:
-      return Rendering(width: direct.crop.width, height: direct.crop.height, format: .jpeg)
+      return Rendering(
+        width: direct.crop.width, height: direct.crop.height, format: .jpeg, direct: true)
     case .declined: return nil
     case .stopped:
       throw VipsFailure(what: "decoding the original and writing JPEG", message: "stopped")
-    case .failed(let reason):
-      throw CacheError(.localIO, "cannot write a variant: \(reason)")
+    case .failed(let code):
+      let error = POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+      throw CacheError(
+        .localIO, "cannot write a variant: \(String(cString: strerror(code)))", underlying: error)
     }
   }
 }
@@ -66,7 +71,7 @@ extension Deriver {
 /// the crop of it written; the sizes and crop libvips' thumbnail and gravity would give.
 package struct DirectJPEGPlan: Equatable {
   /// libjpeg decodes at 1/`shrink` (1, 2, 4 or 8): the largest that leaves at least the
-  /// resized size.
+  /// resized size; what is left is a step under 2x.
   package var shrink: Int
   /// The whole image, resized.
   package var width: Int
@@ -80,7 +85,8 @@ package struct DirectJPEGPlan: Equatable {
   }
 
   /// The plan for `plan` (and its compass crop in `box`) of an upright `width` × `height`
-  /// JPEG; nil for a crop by interest (attention, entropy), which only libvips makes.
+  /// JPEG; nil for a crop by interest (attention, entropy), which only libvips makes, and for
+  /// a step of 2x or more after the DCT shrink (an original over 16 times the size asked).
   package init?(plan: ThumbnailPlan, box: ResizeGeometry?, width: Int, height: Int) {
     guard width > 0, height > 0,
       plan.crop == IMGCACHE_INTERESTING_NONE || plan.crop == IMGCACHE_INTERESTING_CENTRE
@@ -102,6 +108,11 @@ package struct DirectJPEGPlan: Equatable {
         Self.divideUp(width, factor) >= resized.width
           && Self.divideUp(height, factor) >= resized.height
       } ?? 1
+    // libyuv resizes colour bilinearly (2 taps): past a 2x step it would skip pixels. So the
+    // step left after the DCT shrink stays under 2x, or libvips does the work.
+    guard Self.divideUp(width, shrink) < 2 * resized.width,
+      Self.divideUp(height, shrink) < 2 * resized.height
+    else { return nil }
     crop = (0, 0, resized.width, resized.height)
     if plan.crop == IMGCACHE_INTERESTING_CENTRE {
       crop = Self.gravity(

@@ -6,6 +6,8 @@ struct Rendering {
   var width: Int
   var height: Int
   var format: ImageFormat
+  /// Whether the direct JPEG path made it (else libvips).
+  var direct = false
 }
 
 /// The libvips side of a derivation: the header read, the thumbnail, a compass crop, the save.

@@ -53,6 +53,8 @@ public struct DerivedVariant: Sendable, Hashable {
   public var format: ImageFormat
   /// The body's size in bytes.
   public var size: Int64
+  /// Whether the direct JPEG path made it (else libvips).
+  package var madeDirectly = false
 }
 
 /// Derives variants from originals with libvips: synchronous and blocking (run it off the
@@ -133,9 +135,11 @@ public struct Deriver: Sendable {
     // A waiter that gave up has removed the file (or will not take it): nothing to keep.
     guard !budget.isAbandoned else { throw CacheError(.cancelled, "cancelled") }
     done = true
-    return DerivedVariant(
+    var variant = DerivedVariant(
       path: path, width: rendered.width, height: rendered.height, format: rendered.format,
       size: size)
+    variant.madeDirectly = rendered.direct
+    return variant
   }
 
   /// Sniffs the original and checks its format and the size its headers declare.

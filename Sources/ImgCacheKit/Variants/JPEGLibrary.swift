@@ -28,8 +28,8 @@ struct JPEGLibrary: @unchecked Sendable {
     case declined
     /// Stopped by the budget: nothing written.
     case stopped
-    /// The variant could not be written, for `reason`.
-    case failed(String)
+    /// The variant could not be written: the `errno`.
+    case failed(Int32)
   }
 
   /// Runs `job` (the shim's `imgcache_jpeg_thumbnail`).
@@ -38,11 +38,7 @@ struct JPEGLibrary: @unchecked Sendable {
     switch imgcache_jpeg_status(rawValue: UInt32(bitPattern: status)) {
     case IMGCACHE_JPEG_DONE: return .written
     case IMGCACHE_JPEG_STOPPED: return .stopped
-    case IMGCACHE_JPEG_FAILED:
-      let message = withUnsafeBytes(of: job.message) { bytes in
-        String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-      }
-      return .failed(message)
+    case IMGCACHE_JPEG_FAILED: return .failed(job.error)
     default: return .declined
     }
   }
