@@ -61,20 +61,33 @@ final class ShardOutput {
   }
 
   /// Makes the shard whole: the samples, then the metadata table, then `stats` under their
-  /// names, each synced first.
+  /// names, each synced first, and the names synced last.
   func finish(_ stats: [UInt8]) throws {
     if var tar {
       try tar.finish()
       guard fsync(descriptor) == 0 else { throw CacheError.posix("cannot sync", path: partial) }
       try FileIO.rename(partial + ".tar", to: FileIO.path(name + ".tar", in: directory))
     } else {
+      // Every sample file synced at once (`sync`: Swift's Glibc has no `syncfs`), before
+      // the folder is named: one call a shard, not three a sample.
+      Glibc.sync()
       let target = FileIO.path(name, in: directory)
       try FileTree.remove(target)
       try FileIO.rename(partial, to: target)
     }
     try place(metadata, as: name + ".jsonl")
     try place(stats, as: name + "_stats.json")
+    // The names themselves: the folder's entries synced, so a power loss keeps them.
+    try Self.syncFolder(directory)
     finished = true
+  }
+
+  /// Syncs the folder `path`: its entries (the names given).
+  private static func syncFolder(_ path: String) throws {
+    let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard fd >= 0 else { throw CacheError.posix("cannot open", path: path) }
+    defer { close(fd) }
+    guard fsync(fd) == 0 else { throw CacheError.posix("cannot sync", path: path) }
   }
 
   /// Writes `bytes` under a hidden name, syncs it and gives it `file`'s name.
