@@ -95,7 +95,6 @@ extension DatasetExporter {
       guard let path = outcome.path else { return .failure(CacheError(.localIO, "no body")) }
       body = path
     }
-    defer { if case .notStored = outcome { unlink(body) } }
     do {
       let bytes = try WholeFile.read(body, limit: Int(Int32.max))
       guard let info = ImageSniffer.sniff(data: bytes) else {

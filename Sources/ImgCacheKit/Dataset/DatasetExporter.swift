@@ -127,9 +127,10 @@ public struct DatasetExporter: Sendable {
       } onCancel: {
         fetch.cancel()
       }
-      guard let results = fetched, let stats = try write(shard, results, seen: &seen) else {
-        return false
-      }
+      guard let results = fetched else { return false }
+      // A body not cached (`no-store`) was kept for the shard: gone once it is written.
+      defer { for result in results.values { result.discardUncachedBody() } }
+      guard let stats = try write(shard, results, seen: &seen) else { return false }
       summary.written += 1
       summary.statuses[.success, default: 0] += stats.successes
       summary.statuses[.failedToDownload, default: 0] += stats.failedToDownload
@@ -171,7 +172,8 @@ public struct DatasetExporter: Sendable {
 
   /// Fetches the images of `urls` through a prefetch; nil when cancelled meanwhile.
   func fetchAll(_ urls: [String]) async -> [String: FetchResult]? {
-    let run = Prefetcher(fetcher: fetcher).start(URLList(urls), options: options.fetch)
+    let run = Prefetcher(fetcher: fetcher).start(
+      URLList(urls), options: options.fetch, keepsUncachedBodies: true)
     var results = [String: FetchResult](minimumCapacity: urls.count)
     await withTaskCancellationHandler {
       for await event in run { results[event.result.url] = event.result }
@@ -179,7 +181,11 @@ public struct DatasetExporter: Sendable {
       run.cancel()
     }
     _ = await run.summary
-    return Task.isCancelled ? nil : results
+    guard !Task.isCancelled else {
+      for result in results.values { result.discardUncachedBody() }
+      return nil
+    }
+    return results
   }
 }
 
@@ -206,6 +212,6 @@ enum ShardWork {
   func stop() async {
     guard case .write(_, let fetch) = self else { return }
     fetch.cancel()
-    _ = await fetch.value
+    for result in await fetch.value?.values ?? [:].values { result.discardUncachedBody() }
   }
 }

@@ -16,6 +16,8 @@ struct RunState {
   let retryList: RetryList?
   /// The part of the list this run takes (`--shard K/N`), and how keys are made for it.
   let shard: (shard: Shard, filter: KeyFilter)?
+  /// Whether the body of a response not cached is left for the events' reader.
+  var keepsUncachedBodies = false
 
   init(retryList: RetryList? = nil, shard: (shard: Shard, filter: KeyFilter)? = nil) {
     self.retryList = retryList
@@ -136,8 +138,8 @@ struct RunState {
     case .success(.offlineMiss): progress.misses += 1
     case .success(.stale): progress.stale += 1
     case .success(.notStored(let body)):
-      // A prefetch keeps nothing it may not cache.
-      unlink(body)
+      // A prefetch keeps nothing it may not cache (an export reads it first, then deletes it).
+      if !keepsUncachedBodies { unlink(body) }
       progress.notStored += 1
     case .failure(let error) where error.kind == .cancelled:
       noteUnfinished(result.url)

@@ -59,14 +59,18 @@ public struct Prefetcher: Sendable {
   /// Starts fetching every URL `input` yields (of `shard`, when given: the others are counted
   /// and skipped). With a `retryList`, every failure and unfinished URL goes to it as the run
   /// goes, and a cancelled run reads what is left of the input (without waiting) into it.
+  /// With `keepsUncachedBodies`, the body of a response not cached (`no-store`) is left for
+  /// the events' reader, who deletes it (``FetchResult/discardUncachedBody()``); else the
+  /// run deletes it as it goes.
   public func start(
     _ input: sending any URLSource, options: FetchOptions, retryList: RetryList? = nil,
-    shard: Shard? = nil
+    shard: Shard? = nil, keepsUncachedBodies: Bool = false
   ) -> PrefetchRun {
     let channel = AsyncChannel<[PrefetchEvent]>()
     // On the engine's executor: its steps may block briefly (the index, the input's poll).
     let task = Task(executorPreference: EngineExecutor.shared) { [self] in
       var run = RunState(retryList: retryList, shard: shard.map { ($0, options.keyFilter) })
+      run.keepsUncachedBodies = keepsUncachedBodies
       await produce(input, into: &run, options: options, channel: channel)
       let summary = run.summary(collecting: retryList != nil ? input : nil)
       channel.finish()
