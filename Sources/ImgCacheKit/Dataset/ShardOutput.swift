@@ -78,16 +78,8 @@ final class ShardOutput {
     try place(metadata, as: name + ".jsonl")
     try place(stats, as: name + "_stats.json")
     // The names themselves: the folder's entries synced, so a power loss keeps them.
-    try Self.syncFolder(directory)
+    try OpenDirectory.open(directory)?.sync()
     finished = true
-  }
-
-  /// Syncs the folder `path`: its entries (the names given).
-  private static func syncFolder(_ path: String) throws {
-    let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard fd >= 0 else { throw CacheError.posix("cannot open", path: path) }
-    defer { close(fd) }
-    guard fsync(fd) == 0 else { throw CacheError.posix("cannot sync", path: path) }
   }
 
   /// Writes `bytes` under a hidden name, syncs it and gives it `file`'s name.

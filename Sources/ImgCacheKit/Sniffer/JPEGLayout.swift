@@ -44,20 +44,11 @@ extension JPEGParser {
   static func layout(_ s: some ByteSource) -> JPEGLayout? {
     var layout = JPEGLayout(width: 0, height: 0, components: 0, orientation: 1, hasProfile: false)
     var (exifSeen, frameSeen) = (false, false)
-    var position = 2
-    for _ in 0..<4_096 {
-      guard let (marker, segment) = nextMarker(s, from: position) else { return nil }
-      if marker == 0x01 || (0xD0...0xD7).contains(marker) {
-        position = segment
-        continue
-      }
-      if marker == 0xD9 { return nil }
-      if marker == 0xDA { return frameSeen ? layout : nil }
-      guard let length = s.be16(segment), length >= 2 else { return nil }
+    let end = walk(s) { marker, segment, length in
       if frameMarkers.contains(marker) {
         guard !frameSeen, length >= 8, let height = s.be16(segment + 3),
           let width = s.be16(segment + 5), let components = s.u8(segment + 7)
-        else { return nil }
+        else { return false }
         (layout.width, layout.height, layout.components) = (width, height, components)
         frameSeen = true
       }
@@ -71,9 +62,9 @@ extension JPEGParser {
           exifSeen ? nil : exifOrientation(s, tiff: segment + 8, end: segment + length)
         exifSeen = true
       }
-      position = segment + length
+      return true
     }
-    return nil
+    return end == .scan && frameSeen ? layout : nil
   }
 
   /// The orientation tag (0x0112) of the first IFD of the TIFF structure at `tiff`, which ends

@@ -13,24 +13,49 @@ package enum JPEGParser {
   static let maxSkipped = 65_536
 
   static func parse(_ s: some ByteSource) -> ImageInfo? {
+    var info: ImageInfo?
+    _ = walk(s) { marker, segment, length in
+      guard frameMarkers.contains(marker) else { return true }
+      if length >= 7, let h = s.be16(segment + 3), let w = s.be16(segment + 5) {
+        info = ImageInfo(format: .jpeg, width: w, height: h)
+      }
+      return false
+    }
+    return info
+  }
+
+  /// How a walk of the header's segments ended.
+  enum WalkEnd {
+    /// At the first scan (`FF DA`).
+    case scan
+    /// Where the visitor said to stop.
+    case stopped
+    /// Before any scan: the end of the image, no marker found, a length under 2, or 4,096
+    /// segments.
+    case broken
+  }
+
+  /// Walks the header's marker segments after the start of image, as libjpeg reads them:
+  /// markers without a segment (restarts, TEM) are passed over; `visit` gets each segment's
+  /// marker, where it starts (at its length field) and its length (at least 2), and says
+  /// whether to go on.
+  static func walk(
+    _ s: some ByteSource, _ visit: (_ marker: Int, _ segment: Int, _ length: Int) -> Bool
+  ) -> WalkEnd {
     var position = 2
     for _ in 0..<4_096 {
-      guard let (marker, segment) = nextMarker(s, from: position) else { return nil }
+      guard let (marker, segment) = nextMarker(s, from: position) else { return .broken }
       if marker == 0x01 || (0xD0...0xD7).contains(marker) {
         position = segment
         continue
       }
-      if marker == 0xD9 || marker == 0xDA { return nil }
-      guard let length = s.be16(segment), length >= 2 else { return nil }
-      if frameMarkers.contains(marker) {
-        guard length >= 7, let h = s.be16(segment + 3), let w = s.be16(segment + 5) else {
-          return nil
-        }
-        return ImageInfo(format: .jpeg, width: w, height: h)
-      }
+      if marker == 0xD9 { return .broken }
+      if marker == 0xDA { return .scan }
+      guard let length = s.be16(segment), length >= 2 else { return .broken }
+      guard visit(marker, segment, length) else { return .stopped }
       position = segment + length
     }
-    return nil
+    return .broken
   }
 
   /// The next marker at or after `position`, found as libjpeg's `next_marker` finds it: stray

@@ -72,6 +72,11 @@ package final class OpenDirectory {
   /// The names inside.
   package func names() throws -> [String] { try entries().map(\.name) }
 
+  /// Syncs the directory's entries (`fsync`): names given inside it survive a power loss.
+  package func sync() throws {
+    guard fsync(descriptor) == 0 else { throw CacheError.posix("cannot sync", path: path) }
+  }
+
   /// `lstat` of `name`, or nil when it is gone.
   package func status(_ name: String) -> stat? {
     var info = stat()
