@@ -69,7 +69,7 @@ extension Deriver {
 
 /// Where the direct path's pixels go: the DCT shrink, the whole image's size once resized, and
 /// the crop of it written; the sizes and crop libvips' thumbnail and gravity would give.
-package struct DirectJPEGPlan: Equatable {
+package struct DirectJPEGPlan {
   /// libjpeg decodes at 1/`shrink` (1, 2, 4 or 8): the largest that leaves at least the
   /// resized size; what is left is a step under 2x.
   package var shrink: Int
@@ -78,11 +78,6 @@ package struct DirectJPEGPlan: Equatable {
   package var height: Int
   /// The part of it written.
   package var crop: (left: Int, top: Int, width: Int, height: Int)
-
-  package static func == (lhs: Self, rhs: Self) -> Bool {
-    (lhs.shrink, lhs.width, lhs.height) == (rhs.shrink, rhs.width, rhs.height)
-      && lhs.crop == rhs.crop
-  }
 
   /// The plan for `plan` (and its compass crop in `box`) of an upright `width` × `height`
   /// JPEG; nil for a crop by interest (attention, entropy), which only libvips makes, and for
