@@ -11,18 +11,19 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-    .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
     .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
   ],
   targets: [
     // Headers only: libcurl is loaded with dlopen on first use (see Transport/CurlLibrary.swift).
     .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     .systemLibrary(
-      name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+      name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
     // The Redis client (Redis/RedisConnection* only). No pkg-config: hiredis's adds
     // -D_FILE_OFFSET_BITS=64, which SwiftPM refuses with a warning (its headers are reached as
     // <hiredis/hiredis.h>; the module map links the library).
     .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
+    // SQLite's C API and the wrappers Swift needs for its variadic calls (Index/ only).
+    .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
     // Declarations only: libvips is loaded with dlopen on first use (Variants/VipsLibrary.swift).
     .systemLibrary(name: "CVips"),
     // Declarations only: libjpeg-turbo and libyuv are loaded with dlopen on first use, for the
@@ -54,10 +55,9 @@ let package = Package(
       path: "Sources/ImgCacheKit/Transport"),
     .target(
       name: "ImgCacheIndex",
-      // SQLite through its C API (Index/SQLite/), the header and library from GRDB's system
-      // module: GRDB's Swift layer imports Foundation, ICU and all (docs/architecture.md,
-      // Start-up).
-      dependencies: ["ImgCacheSniffer", .product(name: "GRDBSQLite", package: "GRDB.swift")],
+      // SQLite through its C API (Index/SQLite/), not GRDB: GRDB's Swift layer imports
+      // Foundation, ICU and all (docs/architecture.md, Start-up).
+      dependencies: ["ImgCacheSniffer", "CSQLite"],
       path: "Sources/ImgCacheKit/Index"),
     .target(
       name: "ImgCacheStorage", dependencies: ["ImgCacheIndex"],
@@ -74,10 +74,7 @@ let package = Package(
       path: "Sources/ImgCacheKit/Variants"),
     .target(
       name: "ImgCachePipeline",
-      dependencies: [
-        "ImgCacheRemote", "ImgCacheVariants",
-        .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
-      ],
+      dependencies: ["ImgCacheRemote", "ImgCacheVariants"],
       path: "Sources/ImgCacheKit/Pipeline"),
     .target(
       name: "ImgCacheConfiguration", dependencies: ["ImgCachePipeline"],
@@ -102,13 +99,21 @@ let package = Package(
     // reads and applies them faster (docs/architecture.md, Layers). Still a PIE. Nothing
     // exported: `-static-stdlib` asks for `-export-dynamic`, which put 8,000 symbols (760 KB)
     // in the dynamic table that nothing looks up.
+    //
+    // A release build links SQLite, libcrypto, hiredis and libstdc++ statically: `link/` holds
+    // linker scripts named as their shared libraries that name the archives instead, found first
+    // on the search path. Debian builds the shared ones with immediate binding, and the loader
+    // resolved their 6,000 symbols at every start: 3.4 M instructions of a 15 M hit
+    // (docs/architecture.md, Start-up). Nothing of the archives is exported (`-static-stdlib`'s
+    // `--exclude-libs ALL`), so libcurl's own libcrypto, loaded later, keeps to itself.
     .executableTarget(
       name: "imgcache", dependencies: ["ImgCacheCLI"],
       linkerSettings: [
         .unsafeFlags([
           "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker",
           "--no-export-dynamic",
-        ])
+        ]),
+        .unsafeFlags(["-L\(Context.packageDirectory)/link"], .when(configuration: .release)),
       ]),
     .executableTarget(
       name: "imgcache-stress",
@@ -136,6 +141,12 @@ let package = Package(
 for target in package.targets where target.type != .system {
   target.swiftSettings =
     (target.swiftSettings ?? []) + [
-      .enableUpcomingFeature("MemberImportVisibility")
+      .enableUpcomingFeature("MemberImportVisibility"),
+      // A concrete generic type's metadata (a `[String: Int]`, say) made by its accessor with
+      // the conformances it needs, not from its mangled name: from the name, the runtime looks
+      // each conformance up by scanning every conformance record of the binary, 280,000
+      // instructions a new one; a hit met 31 of them, a quarter of its start-up
+      // (docs/architecture.md, Start-up).
+      .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"]),
     ]
 }

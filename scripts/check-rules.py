@@ -23,14 +23,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Where each outside module may be imported (a path prefix under the repository).
 IMPORTS = {
-    "GRDB": ["Sources/ImgCacheKit/Index/", "Sources/imgcache-stress/", "Tests/"],
-    "GRDBSQLite": ["Sources/ImgCacheKit/Index/", "Tests/"],
+    "GRDB": ["Sources/imgcache-stress/", "Tests/"],
+    "GRDBSQLite": ["Tests/"],
+    "CSQLite": ["Sources/ImgCacheKit/Index/"],
     "CCurl": ["Sources/ImgCacheKit/Transport/"],
     "CVips": ["Sources/ImgCacheKit/Variants/", "Tests/"],
     "CJpeg": ["Sources/ImgCacheKit/Variants/"],
     "CHiredis": ["Sources/ImgCacheKit/Redis/RedisConnection"],
     "COpenSSL": ["Sources/ImgCacheKit/Support/Digest.swift"],
-    "AsyncAlgorithms": ["Sources/ImgCacheKit/Pipeline/Prefetcher.swift"],
     "Atomics": ["Sources/ImgCacheKit/Transport/SharedHosts"],
     "CSharedMemory": ["Sources/ImgCacheKit/Transport/SharedHosts", "Sources/ImgCacheKit/Transport/SharedMapping.swift"],
     "ArgumentParser": ["Sources/ImgCacheCLI/", "Tests/ImgCacheCLITests/"],

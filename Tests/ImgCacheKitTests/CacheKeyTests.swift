@@ -85,6 +85,23 @@ struct CacheKeyTests {
     #expect(MD5.hex(of: "message digest") == "f96b697d7cb7938d525a2f31aaf161d0")
   }
 
+  @Test("SHA-256 and SHA-1 through OpenSSL match FIPS 180's examples, whole and streamed")
+  func sha() throws {
+    let twoBlocks = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"
+    #expect(
+      SHA256.hex(of: Array("abc".utf8))
+        == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    #expect(SHA256.empty == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    #expect(SHA1.hex(of: Array("abc".utf8)) == "a9993e364706816aba3e25717850c26c9cd0d89d")
+    #expect(SHA1.hex(of: Array(twoBlocks.utf8)) == "84983e441c3bd26ebaae4aa1f95129e5e54670f1")
+    let stream = SHA256Stream()
+    for byte in twoBlocks.utf8 { [byte].withUnsafeBytes { stream.update($0) } }
+    #expect(stream.finish() == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+    // A finished stream starts over.
+    Array("abc".utf8).withUnsafeBytes { stream.update($0) }
+    #expect(stream.finish() == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+  }
+
   @Test("userinfo is found on the bytes: first ://, authority up to / ? #, last @ in it")
   func userinfo() {
     #expect(CacheKey.withoutUserinfo("http://u:p@h.example/a@b.png") == "http://h.example/a@b.png")

@@ -1,5 +1,5 @@
+import CSQLite
 import FoundationEssentials
-import GRDBSQLite
 
 /// Something whose columns are read by position: a row copied out (``SQLiteRow``), or the
 /// current row of a stepped statement read straight from SQLite (``CompiledStatement``), which

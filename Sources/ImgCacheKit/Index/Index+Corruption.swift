@@ -1,5 +1,5 @@
+import CSQLite
 import FoundationEssentials
-import GRDBSQLite
 import Glibc
 
 /// A damaged index: how its errors read, and moving it aside (`clear`).

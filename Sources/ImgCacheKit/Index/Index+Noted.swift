@@ -1,6 +1,6 @@
+import CSQLite
 import Dispatch
 import FoundationEssentials
-import GRDBSQLite
 import Synchronization
 
 /// What waits in memory for the index (``PendingWrites``): counts, and the uses of entries,

@@ -1,5 +1,5 @@
+import CSQLite
 import FoundationEssentials
-import GRDBSQLite
 import Synchronization
 
 /// Reads and writes when SQLite finds no room for the index's shared memory (docs/design.md, A

@@ -1,5 +1,5 @@
+import CSQLite
 import FoundationEssentials
-import GRDBSQLite
 import Glibc
 import Synchronization
 

@@ -1,5 +1,5 @@
+import CSQLite
 import FoundationEssentials
-import GRDBSQLite
 
 /// The index schema and its migrations.
 enum IndexSchema {

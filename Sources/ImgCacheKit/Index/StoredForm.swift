@@ -1,5 +1,5 @@
+import CSQLite
 import FoundationEssentials
-import GRDBSQLite
 
 /// How an entry's fields are written in its row from schema v9 (docs/design.md, On disk): what
 /// the row can give back is not written twice, so the index of a million entries is half the

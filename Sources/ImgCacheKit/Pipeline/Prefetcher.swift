@@ -1,4 +1,3 @@
-import AsyncAlgorithms
 import FoundationEssentials
 import Glibc
 
@@ -8,11 +7,11 @@ import Glibc
 /// together), so a run pays one channel hand-off per batch, not per URL.
 public struct PrefetchRun: AsyncSequence, Sendable {
   public typealias Element = PrefetchEvent
-  let channel: AsyncChannel<[PrefetchEvent]>
+  let channel: Rendezvous<[PrefetchEvent]>
   let task: Task<PrefetchSummary, Never>
 
   public func makeAsyncIterator() -> Iterator {
-    Iterator(batches: channel.makeAsyncIterator(), task: task)
+    Iterator(batches: channel, task: task)
   }
 
   /// Stops reading input and cancels transfers in flight; events still pending are dropped and
@@ -24,7 +23,7 @@ public struct PrefetchRun: AsyncSequence, Sendable {
 
   /// The events one at a time, in the order they happened.
   public struct Iterator: AsyncIteratorProtocol {
-    var batches: AsyncChannel<[PrefetchEvent]>.Iterator
+    let batches: Rendezvous<[PrefetchEvent]>
     let task: Task<PrefetchSummary, Never>
     var batch = [PrefetchEvent]()
     var position = 0
@@ -66,7 +65,7 @@ public struct Prefetcher: Sendable {
     _ input: sending any URLSource, options: FetchOptions, retryList: RetryList? = nil,
     shard: Shard? = nil, keepsUncachedBodies: Bool = false
   ) -> PrefetchRun {
-    let channel = AsyncChannel<[PrefetchEvent]>()
+    let channel = Rendezvous<[PrefetchEvent]>()
     // On the engine's executor: its steps may block briefly (the index, the input's poll).
     let task = Task(executorPreference: EngineExecutor.shared) { [self] in
       var run = RunState(retryList: retryList, shard: shard.map { ($0, options.keyFilter) })
@@ -81,7 +80,7 @@ public struct Prefetcher: Sendable {
 
   private func produce(
     _ input: any URLSource, into run: inout RunState, options: FetchOptions,
-    channel: AsyncChannel<[PrefetchEvent]>
+    channel: Rendezvous<[PrefetchEvent]>
   ) async {
     let inbox = FinishedDownloads()
     // A cancel stops the transfers at once, wherever this task is (its children see it too);
@@ -95,7 +94,7 @@ public struct Prefetcher: Sendable {
 
   private func produce(
     _ input: any URLSource, into run: inout RunState, options: FetchOptions,
-    channel: AsyncChannel<[PrefetchEvent]>, inbox: FinishedDownloads
+    channel: Rendezvous<[PrefetchEvent]>, inbox: FinishedDownloads
   ) async {
     let rules = fetcher.rules(options)
     var scheduler = PrefetchScheduler(transfers: fetcher.transfer.maxConcurrent, now: .now)

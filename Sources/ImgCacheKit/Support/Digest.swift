@@ -3,15 +3,6 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 
-/// A digest algorithm fetched from OpenSSL's provider once (`EVP_MD_fetch`): a fetched
-/// EVP_MD is reference-counted and never changes, and OpenSSL lets threads share it.
-// @unchecked: an OpenSSL EVP_MD (a C handle), reference-counted and never changed.
-private struct FetchedDigest: @unchecked Sendable {
-  let pointer: OpaquePointer?
-
-  init(_ pointer: OpaquePointer?) { self.pointer = pointer }
-}
-
 /// MD5 digests through OpenSSL's one-shot MD5 (``imgcache_md5`` in the COpenSSL shim).
 public enum MD5 {
   /// Returns the 16 bytes of the MD5 of `bytes`.
@@ -48,23 +39,19 @@ public enum MD5 {
   public static func hex(of string: String) -> String { hex(of: string.utf8) }
 }
 
-/// SHA-1 through OpenSSL's EVP interface: only to name a Redis script as Redis does
-/// (`EVALSHA`), never to check a body.
+/// SHA-1 through OpenSSL's `SHA1`: only to name a Redis script as Redis does (`EVALSHA`),
+/// never to check a body.
 package enum SHA1 {
   /// Returns the lowercase hexadecimal SHA-1 of `bytes`.
   package static func hex<Bytes: Sequence>(of bytes: Bytes) -> String
   where Bytes.Element == UInt8 {
-    var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-    var length: UInt32 = 0
-    let input = Array(bytes)
-    input.withUnsafeBytes {
-      EVP_Digest($0.baseAddress, $0.count, &digest, &length, EVP_sha1(), nil)
-    }
-    return Hex.encode(digest.prefix(Int(length)))
+    var digest = [UInt8](repeating: 0, count: 20)
+    Array(bytes).withUnsafeBytes { imgcache_sha1($0.baseAddress, $0.count, &digest) }
+    return Hex.encode(digest)
   }
 }
 
-/// SHA-256 through OpenSSL's EVP interface.
+/// SHA-256 through OpenSSL's `SHA256_*` functions.
 public enum SHA256 {
   /// Returns the lowercase hexadecimal SHA-256 of `bytes`.
   public static func hex<Bytes: Sequence>(of bytes: Bytes) -> String where Bytes.Element == UInt8 {
@@ -115,42 +102,32 @@ public enum SHA256 {
 ///
 /// It owns an OpenSSL context, used by one thread at a time: a transfer feeds it only through
 /// ``SHA256Stream/queue``, a serial queue, so hashing overlaps receiving on another core.
-// @unchecked: an OpenSSL context (a C handle), fed by one thread at a time (a serial queue).
+// @unchecked: an OpenSSL context (C memory), fed by one thread at a time (a serial queue).
 package final class SHA256Stream: @unchecked Sendable {
-  // @unchecked: the EVP context is touched only on `queue` (serial), never concurrently.
-
   /// The serial queue every transfer's hashing runs on.
   package static let queue = DispatchQueue(label: "imgcache.sha256", qos: .userInitiated)
 
-  private let context: OpaquePointer?
+  private let context = UnsafeMutablePointer<SHA256_CTX>.allocate(capacity: 1)
 
-  /// OpenSSL's SHA-256, fetched once: with `EVP_sha256()` each start looked the
-  /// implementation up again (three starts a download, ≈8,500 instructions).
-  private static let algorithm = FetchedDigest(EVP_MD_fetch(nil, "SHA256", nil) ?? EVP_sha256())
+  package init() { reset() }
 
-  package init() {
-    context = EVP_MD_CTX_new()
-    reset()
-  }
-
-  deinit { EVP_MD_CTX_free(context) }
+  deinit { context.deallocate() }
 
   /// Starts over, for a retried transfer.
-  package func reset() { EVP_DigestInit_ex(context, Self.algorithm.pointer, nil) }
+  package func reset() { imgcache_sha256_reset(context) }
 
   /// Adds `bytes`.
   package func update(_ bytes: UnsafeRawBufferPointer) {
     guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
-    EVP_DigestUpdate(context, base, bytes.count)
+    imgcache_sha256_update(context, base, bytes.count)
   }
 
   /// The digest of everything added, as lowercase hex; the stream starts over after.
   package func finish() -> String {
-    var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-    var length: UInt32 = 0
-    EVP_DigestFinal_ex(context, &digest, &length)
+    var digest = [UInt8](repeating: 0, count: 32)
+    imgcache_sha256_finish(context, &digest)
     reset()
-    return Hex.encode(digest.prefix(Int(length)))
+    return Hex.encode(digest)
   }
 }
 

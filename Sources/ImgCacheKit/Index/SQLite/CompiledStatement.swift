@@ -1,5 +1,5 @@
+import CSQLite
 import FoundationEssentials
-import GRDBSQLite
 
 /// One SQL statement, prepared on its connection (``SQLiteConnection``): bound, stepped and
 /// reset there, finalized when released. Used only inside its connection's serialized access.

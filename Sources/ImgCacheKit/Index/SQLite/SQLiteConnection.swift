@@ -1,4 +1,4 @@
-import GRDBSQLite
+import CSQLite
 
 /// One connection to an SQLite database (docs/architecture.md, Start-up): opened with
 /// extended result codes and a busy timeout, its statements cached by their SQL. Not
@@ -38,7 +38,7 @@ package final class SQLiteConnection {
     owned = true
     sqlite3_extended_result_codes(opened, 1)
     // A double-quoted name that names nothing is an error, never a string (as GRDB had it).
-    _disableDoubleQuotedStringLiterals(opened)
+    imgcache_sqlite_disable_quoted_strings(opened)
     let milliseconds = (busyTimeout * 1_000).rounded()
     sqlite3_busy_timeout(opened, milliseconds < 1 ? 0 : Int32(min(milliseconds, Double(Int32.max))))
   }

@@ -1,4 +1,4 @@
-import GRDBSQLite
+import CSQLite
 
 /// An error SQLite returned: its extended result code, its message, and the statement's SQL
 /// (never its arguments, which may be a user's URL).

@@ -1,5 +1,5 @@
+import CSQLite
 import FoundationEssentials
-import GRDBSQLite
 
 /// A scalar SQL function written in Swift, added to a connection (``SQLiteConnection/add(_:)``):
 /// a migration's conversions run inside one `INSERT … SELECT`.

@@ -1,4 +1,4 @@
-import GRDBSQLite
+import CSQLite
 
 /// The migrations of a schema, applied in order, each once, each in its own transaction. The
 /// identifiers applied are kept in the table `grdb_migrations` (one `identifier` a row), the

@@ -1,4 +1,4 @@
-import GRDBSQLite
+import CSQLite
 
 /// A result row, its values and their column names.
 package struct SQLiteRow: Sendable, Equatable {
