@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import FoundationEssentials
 import Glibc
 import ImgCacheKit
@@ -27,15 +28,24 @@ public struct ImgCacheCommand: AsyncParsableCommand {
   public init() {}
 
   /// Runs the command line, with the exit statuses of docs/design.md, Command line (usage errors
-  /// are 2, not 64).
-  public static func runMain() async {
+  /// are 2, not 64). Synchronous: `--version` answers on the main thread and exits, starting no
+  /// thread (docs/architecture.md, Start-up); anything else runs in a task while the main
+  /// thread serves dispatch's main queue, as an `async` main would.
+  public static func runMain() -> Never {
     signal(SIGPIPE, SIG_IGN)
     let arguments = CommandLine.arguments.dropFirst().map { $0 }
+    if FrontParser.asksVersion(arguments) {
+      print(ImgCacheVersion.current)
+      Glibc.exit(ExitStatus.ok)
+    }
     ArgumentSecrets.blank()
-    let status = await run(arguments)
-    // No download thread may be inside libcurl while the process's globals are torn down.
-    Downloader.shutdownAll()
-    Glibc.exit(status)
+    Task {
+      let status = await run(arguments)
+      // No download thread may be inside libcurl while the process's globals are torn down.
+      Downloader.shutdownAll()
+      Glibc.exit(status)
+    }
+    dispatchMain()
   }
 
   /// Parses and runs `arguments`; returns the exit status. The one place a thrown error
@@ -44,14 +54,19 @@ public struct ImgCacheCommand: AsyncParsableCommand {
     do {
       let expanded = OptionalValues.expand(arguments)
       var command: any ParsableCommand
+      // What the front parser took is known to be async: no dynamic cast, whose conformance
+      // lookup scans every record of the binary (docs/architecture.md, Start-up).
+      var asynchronous: (any AsyncParsableCommand)?
       switch FrontParser.parse(expanded) {
       case .version:
         print(ImgCacheVersion.current)
         return ExitStatus.ok
-      case .command(let recognised): command = recognised
-      case nil: command = try parseAsRoot(expanded)
+      case .command(let recognised): (command, asynchronous) = (recognised, recognised)
+      case nil:
+        command = try parseAsRoot(expanded)
+        asynchronous = command as? any AsyncParsableCommand
       }
-      if var asyncCommand = command as? any AsyncParsableCommand {
+      if var asyncCommand = asynchronous {
         // A command's synchronous work on the cache (its index, its files) may block: on the
         // engine's executor, never on Swift's cooperative pool.
         try await withTaskExecutorPreference(EngineExecutor.shared) {

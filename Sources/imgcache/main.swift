@@ -1,3 +1,3 @@
 import ImgCacheCLI
 
-await ImgCacheCommand.runMain()
+ImgCacheCommand.runMain()

@@ -19,7 +19,7 @@ enum FrontParser {
 
   /// `arguments` (without the program's name) recognised, or nil for the full parser.
   static func parse(_ arguments: [String]) -> Parsed? {
-    if arguments == ["--version"] { return .version }
+    if asksVersion(arguments) { return .version }
     var words = FrontWords(arguments)
     var global = GlobalOptions.unset
     guard words.globals(into: &global), let name = words.next() else { return nil }
@@ -32,6 +32,9 @@ enum FrontParser {
     guard var command, (try? command.validate()) != nil else { return nil }
     return .command(command)
   }
+
+  /// Whether `arguments` are `--version` alone.
+  static func asksVersion(_ arguments: [String]) -> Bool { arguments == ["--version"] }
 
   // A global option, before or after the command's name, is the parser's value for both the
   // root's options and the command's.

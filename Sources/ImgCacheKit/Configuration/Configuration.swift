@@ -172,7 +172,9 @@ public struct ResolvedConfiguration: Sendable {
     flags: [PolicyKey: String], environment: [String: String], cacheFile: String?,
     userFile: String?, userFileRequired: Bool
   ) throws {
-    for key in PolicyKey.all { values[key] = (key.defaultText, "default") }
+    // Only what is set is applied: the defaults are `Configuration()`'s own, and rendering
+    // every key's default to text to parse it back cost each start a few hundred thousand
+    // instructions (docs/architecture.md, Start-up; `PolicyDefaultsTests`).
     if let userFile { try read(file: userFile, required: userFileRequired) }
     if let cacheFile { try read(file: cacheFile, required: false) }
     for key in PolicyKey.all {

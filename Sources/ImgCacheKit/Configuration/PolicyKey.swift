@@ -147,9 +147,14 @@ extension PolicyKey {
     _ name: String, _ summary: String,
     _ path: @autoclosure @escaping @Sendable () -> WritableKeyPath<Configuration, Value>
   ) -> PolicyKey where Value.RawValue == String {
-    PolicyKey(
+    // A loop, not `map(\.rawValue).joined(separator:)`: a key path is an object made at first
+    // use, and the join's generic types cost conformance lookups, at every start for every
+    // key of this kind (docs/architecture.md, Start-up).
+    var expected = ""
+    for value in Value.allCases { expected += (expected.isEmpty ? "" : " or ") + value.rawValue }
+    return PolicyKey(
       name: name, summary: summary,
-      expected: Value.allCases.map(\.rawValue).joined(separator: " or "),
+      expected: expected,
       apply: { config, text in
         guard let value = Value(rawValue: text.lowercased()) else { return false }
         config[keyPath: path()] = value
