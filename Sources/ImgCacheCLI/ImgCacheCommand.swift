@@ -39,7 +39,9 @@ public struct ImgCacheCommand: AsyncParsableCommand {
       Glibc.exit(ExitStatus.ok)
     }
     ArgumentSecrets.blank()
-    Task {
+    // On the engine's executor from the start: the command's run prefers it anyway, and a
+    // task on the global executor would start a thread only to hop off it.
+    Task(executorPreference: EngineExecutor.shared) {
       let status = await run(arguments)
       // No download thread may be inside libcurl while the process's globals are torn down.
       Downloader.shutdownAll()

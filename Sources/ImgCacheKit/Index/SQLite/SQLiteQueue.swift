@@ -1,4 +1,6 @@
 import Dispatch
+import Glibc
+import Synchronization
 
 /// How a connection is opened: its busy timeout, whether it only reads, and the statements
 /// run on it once opened (pragmas).
@@ -21,23 +23,30 @@ package struct SQLiteOptions: Sendable {
 package final class SQLiteQueue: @unchecked Sendable {
   private let connection: SQLiteConnection
   private let queue: DispatchQueue
-  private let inside = DispatchSpecificKey<Bool>()
+  /// The thread inside an access (`pthread_self`), 0 when none: an access from inside another
+  /// is refused instead of waiting for itself. Not a `DispatchSpecificKey`: a queue with one
+  /// releases its value on a thread of its own when it goes, a thread every hit started.
+  private let inside = Atomic<UInt>(0)
 
   /// Opens `path` with `options`, their `prepare` run first.
   package init(path: String, options: SQLiteOptions, label: String) throws {
     connection = try SQLiteConnection(
       path: path, readOnly: options.readOnly, busyTimeout: options.busyTimeout)
     queue = DispatchQueue(label: label)
-    queue.setSpecific(key: inside, value: true)
     try options.prepare(connection)
   }
 
   /// Runs `body` with the connection, alone.
   package func access<T>(_ body: (SQLiteConnection) throws -> T) rethrows -> T {
+    let thread = UInt(bitPattern: Int(bitPattern: pthread_self()))
     precondition(
-      DispatchQueue.getSpecific(key: inside) != true,
+      inside.load(ordering: .relaxed) != thread,
       "an SQLite connection's access from inside another: it would wait for itself")
-    return try queue.sync { try body(connection) }
+    return try queue.sync {
+      inside.store(thread, ordering: .relaxed)
+      defer { inside.store(0, ordering: .relaxed) }
+      return try body(connection)
+    }
   }
 
   /// Runs `body` in a deferred transaction: one snapshot of the database throughout.
