@@ -77,6 +77,34 @@ struct SharedHostsTests {
     #expect(shared.claim("b:80", now: now + second, bounds: bounds(overall: second)) == .start)
   }
 
+  @Test("processes that open a new hosts file at once clear it once: no claim made is wiped")
+  func newFileClearedOnce() throws {
+    // Eight threads, each its own mapping of a new file, as eight processes starting at once
+    // (two `fetch`es of one cache in a shell): each claims its own host's rate as soon as its
+    // mapping is set up. A mapping that cleared the table after another's claim (it saw the
+    // file unmarked, then cleared when the first had marked and claimed) let that host's next
+    // start go again at once: its second claim below would start instead of waiting.
+    let hosts = (0..<8).map { "host-\($0).example:80" }
+    let rate = bounds(perHost: 3_600 * second)
+    for round in 0..<50 {
+      let file = directory.url.path + "/hosts-\(round)"
+      let claims = Mutex<[SharedHosts.Claim]>([])
+      let mappings = Mutex<[SharedHosts]>([])
+      DispatchQueue.concurrentPerform(iterations: hosts.count) { index in
+        guard let mapping = SharedHosts(path: file) else { return }
+        let claim = mapping.claim(hosts[index], now: now, bounds: rate)
+        claims.withLock { $0.append(claim) }
+        mappings.withLock { $0.append(mapping) }
+      }
+      #expect(claims.withLock { $0 } == Array(repeating: .start, count: hosts.count))
+      let check = try #require(SharedHosts(path: file))
+      for host in hosts {
+        let again = check.claim(host, now: now + second, bounds: rate)
+        #expect(again == .wait(until: now + 3_600 * second), "round \(round), \(host)")
+      }
+    }
+  }
+
   @Test("a damaged hosts file never traps and never pauses a host for long")
   func damagedFile() throws {
     for fill in [UInt8(0xFF), 0x7F, 0x00, 0x5A] {

@@ -1,6 +1,7 @@
 import Atomics
 import CSharedMemory
 import FoundationEssentials
+import Glibc
 
 /// The politeness every process of one cache shares (docs/design.md, Politeness): a host's
 /// pause, its refusal and the next start its rate allows, and the next start of the overall
@@ -39,25 +40,46 @@ package final class SharedHosts: Sendable {
   }
 
   /// Slot 0's first two words: this layout's mark and the boot the times are of. A table of
-  /// another layout, or of an earlier boot (its boot-clock times mean nothing now), is
-  /// cleared by the first process to see it.
+  /// another layout, or of an earlier boot (its boot-clock times mean nothing now), is cleared
+  /// once, by the process whose compare-and-swap turns the mark to ``clearingMark``; the others
+  /// wait for the mark, a bounded wait (a clearer that died midway is taken over). A process
+  /// that cleared on what it read before another's mark wiped that one's claims: two
+  /// processes started at once on a new cache each took the same rate's first start.
   private func prepare() {
     let boot = Self.bootIdentity
     let (mark, booted) = (cell(0, .hash), cell(0, .paused))
-    let seen = booted.load(ordering: .acquiring)
-    guard mark.load(ordering: .acquiring) != Self.layoutMark || seen != boot else { return }
-    guard
-      booted.compareExchange(expected: seen, desired: boot, ordering: .acquiringAndReleasing)
-        .exchanged
-    else { return }
+    for _ in 0..<Self.clearingTurns {
+      let seen = mark.load(ordering: .acquiring)
+      if seen == Self.layoutMark && booted.load(ordering: .acquiring) == boot { return }
+      if seen == Self.clearingMark {
+        usleep(Self.clearingTurn)
+        continue
+      }
+      let (cleared, _) = mark.compareExchange(
+        expected: seen, desired: Self.clearingMark, ordering: .acquiringAndReleasing)
+      if cleared { return clear(boot: boot) }
+    }
+    clear(boot: boot)
+  }
+
+  /// Empties every slot, then marks the table as this layout's of this boot.
+  private func clear(boot: Int64) {
+    cell(0, .paused).store(boot, ordering: .releasing)
     for slot in 0..<Self.slots {
       for field in [Field.hash, .paused, .refused, .nextStart] where slot > 0 || field == .nextStart
       {
         cell(slot, field).store(0, ordering: .releasing)
       }
     }
-    mark.store(Self.layoutMark, ordering: .releasing)
+    cell(0, .hash).store(Self.layoutMark, ordering: .releasing)
   }
+
+  /// The mark while one process clears the table.
+  static let clearingMark: Int64 = layoutMark ^ 0x7F
+  /// How long the others wait for a clear: 200 turns of half a millisecond, a tenth of a
+  /// second (a clear takes microseconds).
+  private static let clearingTurns = 200
+  private static let clearingTurn: useconds_t = 500
 
   /// The mark of this layout ("imgcache hosts, version 2").
   static let layoutMark: Int64 = 0x696D_6763_6873_7432
