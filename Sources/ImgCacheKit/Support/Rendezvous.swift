@@ -3,7 +3,8 @@ import Synchronization
 /// A channel from one producer to one consumer where each ``send(_:)`` waits until the consumer
 /// has taken its element (back pressure: a consumer that stops reading holds the producer up).
 /// ``finish()`` ends it: the consumer's ``next()`` then returns nil and a waiting send returns.
-/// A cancelled send returns without delivering; a cancelled ``next()`` returns nil.
+/// A cancelled send returns without delivering; a cancelled ``next()`` returns nil. Two sends,
+/// or two receives, waiting at once break its contract and stop the process.
 ///
 /// The semantics of swift-async-algorithms' `AsyncChannel` for one producer and one consumer,
 /// written here because that package cost the binary 1.4 MB for this one type
@@ -36,6 +37,7 @@ package final class Rendezvous<Element: Sendable>: Sendable {
             state.receiving = nil
             return .some(receiver)
           }
+          precondition(state.sending == nil, "a Rendezvous has one producer: two sends at once")
           state.sending = (element, sent)
           return .none
         }
@@ -61,6 +63,7 @@ package final class Rendezvous<Element: Sendable>: Sendable {
             state.sending = nil
             return .some((sending.element, sending.sent))
           }
+          precondition(state.receiving == nil, "a Rendezvous has one consumer: two at once")
           state.receiving = received
           return .none
         }
