@@ -59,12 +59,9 @@ public struct ImgCacheCommand: AsyncParsableCommand {
       // What the front parser took is known to be async: no dynamic cast, whose conformance
       // lookup scans every record of the binary (docs/architecture.md, Start-up).
       var asynchronous: (any AsyncParsableCommand)?
-      switch FrontParser.parse(expanded) {
-      case .version:
-        print(ImgCacheVersion.current)
-        return ExitStatus.ok
-      case .command(let recognised): (command, asynchronous) = (recognised, recognised)
-      case nil:
+      if let recognised = FrontParser.parse(expanded) {
+        (command, asynchronous) = (recognised, recognised)
+      } else {
         command = try parseAsRoot(expanded)
         asynchronous = command as? any AsyncParsableCommand
       }

@@ -9,17 +9,9 @@ import ImgCacheKit
 /// `--`, a value that looks like a flag, a failed validation — returns nil and goes to the full
 /// parser, so help, errors and completions stay the parser's own.
 enum FrontParser {
-  /// What the front parser recognised.
-  enum Parsed {
-    /// `imgcache --version`.
-    case version
-    /// A command, validated as the parser would.
-    case command(any AsyncParsableCommand)
-  }
-
-  /// `arguments` (without the program's name) recognised, or nil for the full parser.
-  static func parse(_ arguments: [String]) -> Parsed? {
-    if asksVersion(arguments) { return .version }
+  /// The command `arguments` (without the program's name) ask for, validated as the parser
+  /// would, or nil for the full parser. (`--version` never reaches it: ``asksVersion(_:)``.)
+  static func parse(_ arguments: [String]) -> (any AsyncParsableCommand)? {
     var words = FrontWords(arguments)
     var global = GlobalOptions.unset
     guard words.globals(into: &global), let name = words.next() else { return nil }
@@ -30,10 +22,11 @@ enum FrontParser {
     default: command = nil
     }
     guard var command, (try? command.validate()) != nil else { return nil }
-    return .command(command)
+    return command
   }
 
-  /// Whether `arguments` are `--version` alone.
+  /// Whether `arguments` are `--version` alone: answered on the main thread, before any task
+  /// (``ImgCacheCommand/runMain()``).
   static func asksVersion(_ arguments: [String]) -> Bool { arguments == ["--version"] }
 
   // A global option, before or after the command's name, is the parser's value for both the

@@ -38,7 +38,7 @@ package final class SQLiteQueue: @unchecked Sendable {
 
   /// Runs `body` with the connection, alone.
   package func access<T>(_ body: (SQLiteConnection) throws -> T) rethrows -> T {
-    let thread = UInt(bitPattern: Int(bitPattern: pthread_self()))
+    let thread = UInt(pthread_self())
     precondition(
       inside.load(ordering: .relaxed) != thread,
       "an SQLite connection's access from inside another: it would wait for itself")
