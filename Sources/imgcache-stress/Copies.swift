@@ -73,6 +73,15 @@ func makeCopies(in directory: URL, count: Int, empty: Bool) throws {
     values["sha256"] = "X'" + SHA256.empty + "'"
   }
   let select = columns.map { values[$0] ?? "t.\($0)" }.joined(separator: ", ")
+  try insertCopies(
+    database, columns: columns, select: select, count: count - 1, writers: writers)
+}
+
+/// Inserts `count` rows made by `select` from the template, committed only once `writers` have
+/// written every file.
+private func insertCopies(
+  _ database: DatabaseQueue, columns: [String], select: String, count: Int, writers: Workers
+) throws {
   try database.writeWithoutTransaction { db in
     db.add(
       function: DatabaseFunction("digest_high", argumentCount: 1, pure: true) {
@@ -93,7 +102,7 @@ func makeCopies(in directory: URL, count: Int, empty: Bool) throws {
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
             INSERT INTO entry (\(columns.joined(separator: ", ")))
             SELECT \(select) FROM n, template AS t
-            """, arguments: [count - 1])
+            """, arguments: [count])
         try db.execute(
           sql: """
             UPDATE totals SET entries = (SELECT COUNT(*) FROM entry),

@@ -45,6 +45,34 @@ func randomURL(_ generator: inout SplitMix) -> String {
   "https://stress.example/\(Int.random(in: 0..<200, using: &generator)).png"
 }
 
+/// Stores `batch` new PNG bodies of random sizes in one transaction, each file's times set
+/// to its entry's last access.
+func populate(_ cache: DiskCache, _ batch: Int, _ generator: inout SplitMix) throws {
+  var items = [PendingStore]()
+  for _ in 0..<batch {
+    let (path, fd) = try cache.makeTemporaryFile()
+    // A PNG header (1×1) padded to a random size, with its hash, as a download stores it.
+    let header: [UInt8] = [
+      0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52,
+      0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0, 0x90, 0x77, 0x53, 0xDE,
+    ]
+    let padding = Int.random(in: 1_024...8_192, using: &generator) - header.count
+    let body = header + [UInt8](repeating: 0x5A, count: padding)
+    _ = body.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    close(fd)
+    let url = "https://bench.example/\(UUID().uuidString).png"
+    let metadata = EntryMetadata(
+      format: .png, width: 1, height: 1, sha256: SHA256.hex(of: body))
+    items.append(PendingStore(temporaryPath: path, key: url, url: url, metadata: metadata))
+  }
+  for result in try cache.store(items) {
+    let entry = try result.get()
+    let seconds = Int(entry.lastAccess.timeIntervalSince1970)
+    var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
+    utimensat(AT_FDCWD, cache.layout.dataPath(entry.file), &times, 0)
+  }
+}
+
 func hammer(_ cache: DiskCache, mode: String, count: Int, seed: UInt64) throws -> Int {
   var generator = SplitMix(seed: seed)
   var busy = 0
@@ -66,29 +94,7 @@ func hammer(_ cache: DiskCache, mode: String, count: Int, seed: UInt64) throws -
       // in well under a minute on a release build.
       let batch = min(1_000, count - populated)
       guard batch > 0 else { break }
-      var items = [PendingStore]()
-      for _ in 0..<batch {
-        let (path, fd) = try cache.makeTemporaryFile()
-        // A PNG header (1×1) padded to a random size, with its hash, as a download stores it.
-        let header: [UInt8] = [
-          0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52,
-          0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0, 0x90, 0x77, 0x53, 0xDE,
-        ]
-        let padding = Int.random(in: 1_024...8_192, using: &generator) - header.count
-        let body = header + [UInt8](repeating: 0x5A, count: padding)
-        _ = body.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-        let url = "https://bench.example/\(UUID().uuidString).png"
-        let metadata = EntryMetadata(
-          format: .png, width: 1, height: 1, sha256: SHA256.hex(of: body))
-        items.append(PendingStore(temporaryPath: path, key: url, url: url, metadata: metadata))
-      }
-      for result in try cache.store(items) {
-        let entry = try result.get()
-        let seconds = Int(entry.lastAccess.timeIntervalSince1970)
-        var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
-        utimensat(AT_FDCWD, cache.layout.dataPath(entry.file), &times, 0)
-      }
+      try populate(cache, batch, &generator)
       populated += batch
     case "read":
       if let hit = try cache.lookup(key: randomURL(&generator)) {

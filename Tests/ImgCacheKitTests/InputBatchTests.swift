@@ -45,21 +45,4 @@ struct InputBatchTests {
     #expect(try pipe.available(wait: true) == [.url("a")], "only what was there")
     #expect(try pipe.available(wait: false) == [.url("b"), .end])
   }
-
-  @Test("a prefetch's read waits on through duplicates and blank lines, and stops at the end")
-  func waitsThroughDuplicates() {
-    var run = RunState()
-    let pipe = ScriptedSource([
-      .url("a"), .notYet, .url("a"), .blank(line: 2), .notYet, .url("b"), .end,
-    ])
-    #expect(run.readBatch(pipe, size: 256) == ["a"])
-    #expect(!run.inputEnded)
-    // Only a duplicate and a blank line were there: an empty batch would end the prefetch.
-    #expect(run.readBatch(pipe, size: 256) == ["b"])
-    #expect(run.inputEnded)
-    #expect(run.progress.duplicates == 1)
-    let dense = URLList(["x", "x", "x", "y", "z"])
-    var again = RunState()
-    #expect(again.readBatch(dense, size: 2) == ["x", "y"], "duplicates do not fill a batch")
-  }
 }

@@ -41,22 +41,10 @@ struct JobWork: CacheCommand {
   func run(in first: CommandContext) async throws -> Int32 {
     let queue = try job.queue(first)
     let recorded = try queue.options()
-    // The job's values, checked as flags are (a key a job may not set is refused), then ours.
-    for key in recorded.policy.keys where !FleetPolicy.jobPolicyKeys.contains(key) {
-      throw CacheError(
-        .invalidInput,
-        "job \(job.name): its options set \(Console.escaped(key)), which a job may not")
-    }
     let context = try CommandContext(
-      global: first.global, flags: recorded.policy.merging(policyFlags) { $1 })
+      global: first.global, flags: try jobPolicy(recorded).merging(policyFlags) { $1 })
     defer { context.cache.close() }
-    let configuration = context.configuration
-    var options = FetchOptions(policy: configuration)
-    options.acceptAnyBody = recorded.acceptAnyBody
-    options.useRemote = !noRemote
-    options.variant = try recorded.variant.map { try VariantSpec.parse(preset: $0) }
-    options.derivationLimits = configuration.derivation
-    options.discardOriginal = recorded.discardOriginal && options.variant != nil
+    let options = try fetchOptions(recorded, context.configuration)
     // A host's rate and pauses hold across the fleet, through the queue's Redis.
     let fleet = try RedisFleetHosts(queue: job.queue, remote: first.configuration.remote)
     var transferOptions = try transfer.transferOptions(context)
@@ -76,17 +64,13 @@ struct JobWork: CacheCommand {
             + "this machine's own held meanwhile")
       }
     }
-    let name = worker ?? JobWorker.defaultName
-    guard !name.isEmpty, name.utf8.count <= 200, !name.containsControlCharacters else {
-      throw CacheError(.invalidInput, "--worker: expected 1 to 200 printable characters")
-    }
+    let name = try workerName()
+    let fleetPolicy = context.configuration.fleet
     let worker = JobWorker(
       queue: queue, prefetcher: Prefetcher(fetcher: fetcher), options: options, consumer: name,
-      lease: .milliseconds(
-        Checked.milliseconds(max(configuration.fleet.lease, FleetPolicy.shortestLease))),
-      maxDeliveries: configuration.fleet.maxDeliveries)
-    let console = context.console
-    let json = context.json
+      lease: .milliseconds(Checked.milliseconds(max(fleetPolicy.lease, FleetPolicy.shortestLease))),
+      maxDeliveries: fleetPolicy.maxDeliveries)
+    let (console, json) = (context.console, context.json)
     let (summary, signal) = await Interrupts.run { [follow] in
       await worker.run(follow: follow) { event in
         if json {
@@ -96,12 +80,50 @@ struct JobWork: CacheCommand {
         }
       }
     }
-    if let signal { return signal }
+    return signal ?? report(summary, worker: name, context)
+  }
+
+  /// The job's recorded policy, checked as flags are: a key a job may not set is refused.
+  private func jobPolicy(_ recorded: JobOptions) throws -> [String: String] {
+    for key in recorded.policy.keys where !FleetPolicy.jobPolicyKeys.contains(key) {
+      throw CacheError(
+        .invalidInput,
+        "job \(job.name): its options set \(Console.escaped(key)), which a job may not")
+    }
+    return recorded.policy
+  }
+
+  /// The options of every fetch: the job's, under this machine's policy.
+  private func fetchOptions(_ recorded: JobOptions, _ configuration: Configuration)
+    throws -> FetchOptions
+  {
+    var options = FetchOptions(policy: configuration)
+    options.acceptAnyBody = recorded.acceptAnyBody
+    options.useRemote = !noRemote
+    options.variant = try recorded.variant.map { try VariantSpec.parse(preset: $0) }
+    options.derivationLimits = configuration.derivation
+    options.discardOriginal = recorded.discardOriginal && options.variant != nil
+    return options
+  }
+
+  /// The name this worker reads under (`--worker`, else the host's and the process's).
+  private func workerName() throws -> String {
+    let name = worker ?? JobWorker.defaultName
+    guard !name.isEmpty, name.utf8.count <= 200, !name.containsControlCharacters else {
+      throw CacheError(.invalidInput, "--worker: expected 1 to 200 printable characters")
+    }
+    return name
+  }
+
+  /// The run's end: its error, a cancelled job, or the worker's counts; the exit status.
+  private func report(_ summary: JobWorkSummary, worker name: String, _ context: CommandContext)
+    -> Int32
+  {
     if let error = summary.error { return context.report(error) }
-    if summary.jobCancelled { console.info("job \(job.name) was cancelled") }
-    if !json {
+    if summary.jobCancelled { context.console.info("job \(job.name) was cancelled") }
+    if !context.json {
       let counts = summary.counts
-      console.info(
+      context.console.info(
         "\(name): \(summary.shards) shards, \(counts.urls) URLs: \(counts.stored) stored, "
           + "\(counts.failures) failed, \(counts.disallowed) disallowed")
     }
@@ -113,15 +135,15 @@ struct JobWork: CacheCommand {
 /// field in every record, null where it does not apply).
 struct JobEventRecord: Encodable {
   var event: String
-  var shard: Int?
-  var urls: Int?
-  var deliveries: Int?
-  var stored: Int?
-  var failed: [String: Int]?
-  var disallowed: Int?
-  var seconds: Double?
-  var kept: Bool?
-  var count: Int?
+  @Nullable var shard: Int? = nil
+  @Nullable var urls: Int? = nil
+  @Nullable var deliveries: Int? = nil
+  @Nullable var stored: Int? = nil
+  @Nullable var failed: [String: Int]? = nil
+  @Nullable var disallowed: Int? = nil
+  @Nullable var seconds: Double? = nil
+  @Nullable var kept: Bool? = nil
+  @Nullable var count: Int? = nil
 
   init(_ event: JobWorkEvent) {
     switch event {
@@ -136,24 +158,6 @@ struct JobEventRecord: Encodable {
     case .lost(let index): (self.event, shard) = ("lost", index)
     case .buried(let count): (self.event, self.count) = ("buried", count)
     }
-  }
-
-  private enum CodingKeys: String, CodingKey {
-    case event, shard, urls, deliveries, stored, failed, disallowed, seconds, kept, count
-  }
-
-  func encode(to encoder: any Encoder) throws {
-    var container = encoder.container(keyedBy: CodingKeys.self)
-    try container.encode(event, forKey: .event)
-    try container.encode(shard, forKey: .shard)
-    try container.encode(urls, forKey: .urls)
-    try container.encode(deliveries, forKey: .deliveries)
-    try container.encode(stored, forKey: .stored)
-    try container.encode(failed, forKey: .failed)
-    try container.encode(disallowed, forKey: .disallowed)
-    try container.encode(seconds, forKey: .seconds)
-    try container.encode(kept, forKey: .kept)
-    try container.encode(count, forKey: .count)
   }
 
   var text: String {

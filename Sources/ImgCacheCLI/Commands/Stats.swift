@@ -118,20 +118,66 @@ struct RemoteCountersRecord: Codable {
 }
 
 /// The `stats` table.
-enum StatsTable {
+struct StatsTable {
+  /// The statistics shown.
+  let s: CacheStatistics
+
   static func lines(_ s: CacheStatistics, totals: CacheTotals) -> [String] {
-    func row(_ label: String, _ value: String, _ extra: String = "") -> String {
-      let padded = label.fitted(to: 28)
-      let number = String(repeating: " ", count: max(0, 12 - value.count)) + value
-      return padded + number + (extra.isEmpty ? "" : "  " + extra)
+    let table = StatsTable(s: s)
+    let since = s.since.map {
+      (s.zeroed == nil ? "since " : "since zeroed ") + Units.formatTime($0)
     }
-    func count(_ counter: Counter) -> String { grouped(s[counter]) }
-    func percent(_ part: Int64) -> String {
-      s[.lookups] > 0
-        ? "(" + Printf.fixed(Double(part) * 100 / Double(s[.lookups]), digits: 1) + " %)" : ""
-    }
-    // Counts read from a file: summed without a trap.
+    let size = table.row(
+      "Cache size", grouped(Int64(totals.entries)),
+      "entries, \(Units.formatBytes(totals.bytes)) (\(Units.formatBytes(totals.allocated)) on disk)"
+    )
+    return ["Statistics " + (since ?? "(none yet)")] + table.traffic() + table.upkeep()
+      + table.remote() + [size]
+  }
+
+  func row(_ label: String, _ value: String, _ extra: String = "") -> String {
+    let padded = label.fitted(to: 28)
+    let number = String(repeating: " ", count: max(0, 12 - value.count)) + value
+    return padded + number + (extra.isEmpty ? "" : "  " + extra)
+  }
+
+  func count(_ counter: Counter) -> String { Self.grouped(s[counter]) }
+
+  func percent(_ part: Int64) -> String {
+    s[.lookups] > 0
+      ? "(" + Printf.fixed(Double(part) * 100 / Double(s[.lookups]), digits: 1) + " %)" : ""
+  }
+
+  /// Counts read from a file, summed without a trap.
+  func sum(_ counters: [(String, Counter)]) -> String {
+    Self.grouped(counters.reduce(0) { $0.addingSaturating(s[$1.1]) })
+  }
+
+  /// Lookups, downloads and what was served.
+  func traffic() -> [String] {
     let hits = s[.hitsLocal].addingSaturating(s[.hitsReadOnly]).addingSaturating(s[.remoteHits])
+    return [
+      row("Lookups", count(.lookups)),
+      row("  Hits", Self.grouped(hits), percent(hits)),
+      row("    local", count(.hitsLocal)),
+      row("    read-only directories", count(.hitsReadOnly)),
+      row("    remote", count(.remoteHits)),
+      row("  Misses", count(.misses), percent(s[.misses])),
+      row("Blacklisted refusals", count(.blacklisted)),
+      row("Downloads", count(.downloads), Units.formatBytes(s[.bytesDownloaded])),
+      row("Waited for another process", count(.waitedForProcess)),
+      row("Not modified (304)", count(.notModified)),
+      row("Served stale (origin failed)", count(.servedStale)),
+      row("Not stored (no-store)", count(.notStored)),
+      row("Served from the cache", Units.formatBytes(s[.bytesServed])),
+      row("Variants derived", count(.derivations), Units.formatBytes(s[.bytesDerived])),
+      row("  served stored", count(.variantHits)),
+      row("  failed", count(.derivationFailures)),
+    ]
+  }
+
+  /// Failures by class, evictions by cause, what was swept, cleans.
+  func upkeep() -> [String] {
     let failures: [(String, Counter)] = [
       ("network", .failuresNetwork), ("TLS", .failuresTLS), ("authentication", .failuresAuth),
       ("protocol", .failuresProtocol), ("HTTP status", .failuresHTTP),
@@ -141,38 +187,25 @@ enum StatsTable {
       ("age (clean)", .evictionsAge), ("size (clean)", .evictionsSize),
       ("count (clean)", .evictionsCount), ("remove", .evictionsRemove), ("clear", .evictionsClear),
     ]
-    let since = s.since.map {
-      (s.zeroed == nil ? "since " : "since zeroed ") + Units.formatTime($0)
-    }
-    var lines = ["Statistics " + (since ?? "(none yet)")]
-    lines.append(row("Lookups", count(.lookups)))
-    lines.append(row("  Hits", grouped(hits), percent(hits)))
-    lines.append(row("    local", count(.hitsLocal)))
-    lines.append(row("    read-only directories", count(.hitsReadOnly)))
-    lines.append(row("    remote", count(.remoteHits)))
-    lines.append(row("  Misses", count(.misses), percent(s[.misses])))
-    lines.append(row("Blacklisted refusals", count(.blacklisted)))
-    lines.append(row("Downloads", count(.downloads), Units.formatBytes(s[.bytesDownloaded])))
-    lines.append(row("Waited for another process", count(.waitedForProcess)))
-    lines.append(row("Not modified (304)", count(.notModified)))
-    lines.append(row("Served stale (origin failed)", count(.servedStale)))
-    lines.append(row("Not stored (no-store)", count(.notStored)))
-    lines.append(row("Served from the cache", Units.formatBytes(s[.bytesServed])))
-    lines.append(row("Variants derived", count(.derivations), Units.formatBytes(s[.bytesDerived])))
-    lines.append(row("  served stored", count(.variantHits)))
-    lines.append(row("  failed", count(.derivationFailures)))
-    lines.append(row("Failures", grouped(failures.reduce(0) { $0 + s[$1.1] })))
+    var lines = [row("Failures", sum(failures))]
     for (label, counter) in failures where s[counter] > 0 {
       lines.append(row("  " + label, count(counter)))
     }
-    lines.append(row("Evictions", grouped(evictions.reduce(0) { $0 + s[$1.1] })))
+    lines.append(row("Evictions", sum(evictions)))
     for (label, counter) in evictions { lines.append(row("  " + label, count(counter))) }
-    lines.append(row("Orphan files swept", count(.orphansSwept)))
-    lines.append(row("Temporary files swept", count(.temporariesSwept)))
-    lines.append(row("Partial bodies given up", count(.partialsGivenUp)))
-    lines.append(row("Cleans", count(.cleans)))
+    return lines + [
+      row("Orphan files swept", count(.orphansSwept)),
+      row("Temporary files swept", count(.temporariesSwept)),
+      row("Partial bodies given up", count(.partialsGivenUp)),
+      row("Cleans", count(.cleans)),
+    ]
+  }
+
+  /// The remote tier, in all and by backend.
+  func remote() -> [String] {
     func remoteRow(_ label: String, _ value: (Counter) -> Int64) -> String {
-      row(
+      let grouped = Self.grouped
+      return row(
         label, "",
         "hits \(grouped(value(.remoteHits))), misses \(grouped(value(.remoteMisses))), "
           + "errors \(grouped(value(.remoteErrors))), timeouts \(grouped(value(.remoteTimeouts))), "
@@ -181,15 +214,10 @@ enum StatsTable {
           + "up \(Units.formatBytes(value(.remoteBytesUp))) (\(grouped(value(.remoteWrites))) writes)"
       )
     }
-    lines.append(remoteRow("Remote", { s[$0] }))
+    var lines = [remoteRow("Remote", { s[$0] })]
     for backend in s.remotes.keys.sorted() {
       lines.append(remoteRow("  " + backend, { s.remotes[backend]?[$0] ?? 0 }))
     }
-    lines.append(
-      row(
-        "Cache size", grouped(Int64(totals.entries)),
-        "entries, \(Units.formatBytes(totals.bytes)) (\(Units.formatBytes(totals.allocated)) on disk)"
-      ))
     return lines
   }
 

@@ -4,32 +4,24 @@ import FoundationEssentials
 /// dataset's index. The fields of `fetch --json` that mean the same on every machine (no local
 /// path, no access times).
 struct JobManifestRecord: Encodable {
-  struct ErrorField: Encodable {
+  struct ErrorField: Codable, Equatable {
     var kind: String
     var message: String
-    var httpStatus: Int?
-
-    func encode(to encoder: any Encoder) throws {
-      var container = encoder.container(keyedBy: CodingKeys.self)
-      try container.encode(kind, forKey: .kind)
-      try container.encode(message, forKey: .message)
-      try container.encode(httpStatus, forKey: .httpStatus)
-    }
-    private enum CodingKeys: String, CodingKey { case kind, message, httpStatus }
+    @Nullable var httpStatus: Int? = nil
   }
 
   var url: String
   var key: String
   /// `fetch --json`'s status: `hit`, `downloaded`, `derived`, …, `error`, `disallowed`.
   var status: String
-  var sha256: String?
-  var size: Int64?
-  var format: String?
-  var width: Int?
-  var height: Int?
+  @Nullable var sha256: String? = nil
+  @Nullable var size: Int64? = nil
+  @Nullable var format: String? = nil
+  @Nullable var width: Int? = nil
+  @Nullable var height: Int? = nil
   /// The variant's canonical spec, when the job asks for one.
-  var variant: String?
-  var error: ErrorField?
+  @Nullable var variant: String? = nil
+  @Nullable var error: ErrorField? = nil
   /// The worker that did it.
   var worker: String
 
@@ -58,24 +50,6 @@ struct JobManifestRecord: Encodable {
       error = ErrorField(
         kind: failure.kind.rawValue, message: failure.message, httpStatus: failure.httpStatus)
     }
-  }
-
-  func encode(to encoder: any Encoder) throws {
-    var container = encoder.container(keyedBy: CodingKeys.self)
-    try container.encode(url, forKey: .url)
-    try container.encode(key, forKey: .key)
-    try container.encode(status, forKey: .status)
-    try container.encode(sha256, forKey: .sha256)
-    try container.encode(size, forKey: .size)
-    try container.encode(format, forKey: .format)
-    try container.encode(width, forKey: .width)
-    try container.encode(height, forKey: .height)
-    try container.encode(variant, forKey: .variant)
-    try container.encode(error, forKey: .error)
-    try container.encode(worker, forKey: .worker)
-  }
-  private enum CodingKeys: String, CodingKey {
-    case url, key, status, sha256, size, format, width, height, variant, error, worker
   }
 
   private static let encoder: JSONEncoder = {

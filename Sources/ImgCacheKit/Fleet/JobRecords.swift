@@ -9,7 +9,7 @@ public struct JobOptions: Codable, Sendable, Equatable {
   /// Policy values by key name (`rate_per_host`, `jobs`, …).
   public var policy: [String: String]
   /// The variant each URL is fetched as (a preset, `320x320^ webp q=75`), or nil.
-  public var variant: String?
+  @Nullable public var variant: String?
   /// Whether any body is accepted, not only images (`--any`).
   public var acceptAnyBody: Bool
   /// Whether originals are dropped once their variant is stored.
@@ -30,14 +30,6 @@ public struct JobOptions: Codable, Sendable, Equatable {
     variant = try container.decodeIfPresent(String.self, forKey: .variant)
     acceptAnyBody = try container.decodeIfPresent(Bool.self, forKey: .acceptAnyBody) ?? false
     discardOriginal = try container.decodeIfPresent(Bool.self, forKey: .discardOriginal) ?? false
-  }
-
-  public func encode(to encoder: any Encoder) throws {
-    var container = encoder.container(keyedBy: CodingKeys.self)
-    try container.encode(policy, forKey: .policy)
-    try container.encode(variant, forKey: .variant)
-    try container.encode(acceptAnyBody, forKey: .acceptAnyBody)
-    try container.encode(discardOriginal, forKey: .discardOriginal)
   }
 
   private enum CodingKeys: String, CodingKey {

@@ -187,13 +187,21 @@ public struct JobWorker: Sendable {
       let ok = (try? queue.giveBack(shard, consumer: consumer, timeout: 0.3)) != nil
       _ = life.withLock { $0.handle(.gaveBack(ok)) }
     }
-    let result = await run.summary
-    let cancelled = result.cancelled || Task.isCancelled
-    switch life.withLock({ $0.handle(.prefetchEnded(cancelled: cancelled)) }) {
+    let cancelled = await run.summary.cancelled || Task.isCancelled
+    counts.seconds = Date().timeIntervalSince(start)
+    let ending = life.withLock { $0.handle(.prefetchEnded(cancelled: cancelled)) }
+    return try await end(shard, ending, manifest: lines, counts: counts, &summary)
+  }
+
+  /// Performs how `shard`'s life ends: its manifest written (`lines`, one a URL) with its
+  /// counts, or nothing when it was lost or stopped.
+  private func end(
+    _ shard: JobQueue.Shard, _ ending: ShardLife.Action, manifest lines: [String],
+    counts: ShardCounts, _ summary: inout JobWorkSummary
+  ) async throws -> ShardEnd {
+    switch ending {
     case .finish:
-      counts.seconds = Date().timeIntervalSince(start)
-      lines.append("")
-      let manifest = lines.joined(separator: "\n")
+      let manifest = (lines + [""]).joined(separator: "\n")
       let kept = try await patiently { try queue.finish(shard, manifest: manifest, counts: counts) }
       return .finished(counts, kept: kept)
     case .end(.lost): return .lost

@@ -16,25 +16,8 @@ enum IndexSchema {
       // Partial bodies kept for a resumed download (Range + If-Range with a strong validator).
       try db.execute(sql: v2)
     }
-    migrator.register("v3") { db in
-      // Counters by cause (stats): the four of v1 with a clear meaning keep their counts.
-      for (old, new) in [
-        ("hits", "hits_local"), ("stores", "downloads"), ("bytes_stored", "bytes_downloaded"),
-        ("revalidations", "not_modified"),
-      ] {
-        try db.execute(sql: "UPDATE counter SET name = ? WHERE name = ?", [new, old])
-      }
-      try db.execute(sql: "DELETE FROM counter WHERE name = 'evictions'")
-      // `list --sort size|created` page through these (values change only when stored).
-      try db.execute(
-        sql: """
-          CREATE INDEX "entry_size" ON "entry"("size");
-          CREATE INDEX "entry_created" ON "entry"("created");
-          """)
-      try db.execute(
-        sql: "INSERT OR IGNORE INTO counter (name, value) VALUES (?, ?)",
-        [Counter.sinceName, Int64(Date().timeIntervalSince1970)])
-    }
+    // Counters by cause (stats), and the indexes `list --sort size|created` pages through.
+    migrator.register("v3") { db in try countersByCause(db) }
     migrator.register("v4") { db in
       // HTTP freshness (RFC 9111): the response's own words, and when it was received.
       try db.execute(
@@ -64,6 +47,26 @@ enum IndexSchema {
     // robots.txt rules by origin, for `--robots` (StoredRobots).
     migrator.register("v10") { db in try StoredRobots.create(db) }
     return migrator
+  }
+
+  /// v3: counters by cause (stats): the four of v1 with a clear meaning keep their counts.
+  static func countersByCause(_ db: SQLiteConnection) throws {
+    for (old, new) in [
+      ("hits", "hits_local"), ("stores", "downloads"), ("bytes_stored", "bytes_downloaded"),
+      ("revalidations", "not_modified"),
+    ] {
+      try db.execute(sql: "UPDATE counter SET name = ? WHERE name = ?", [new, old])
+    }
+    try db.execute(sql: "DELETE FROM counter WHERE name = 'evictions'")
+    // `list --sort size|created` page through these (values change only when stored).
+    try db.execute(
+      sql: """
+        CREATE INDEX "entry_size" ON "entry"("size");
+        CREATE INDEX "entry_created" ON "entry"("created");
+        """)
+    try db.execute(
+      sql: "INSERT OR IGNORE INTO counter (name, value) VALUES (?, ?)",
+      [Counter.sinceName, Int64(Date().timeIntervalSince1970)])
   }
 
   /// Brings the index up to date; the caller holds the opening lock (see ``Index/writer()``).

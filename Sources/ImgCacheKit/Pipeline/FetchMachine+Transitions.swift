@@ -21,11 +21,11 @@ extension FetchMachine {
             key: fetch.key, url: request.stripped, conditional: plan.validators != nil,
             fingerprint: plan.fingerprint))
       }
-      return plan.takesLock ? .lock : .submit(plan)
-    case .waiting: return .waitForProcess
+      return plan.takesLock ? .lock(plan) : .submit(plan)
+    case .waiting(let plan): return .waitForProcess(plan)
     case .transferring(_, let ticket): return .awaitResponse(ticket: ticket)
     case .following(let flight): return .follow(flight)
-    case .checked: return .store
+    case .checked(_, let pending): return .store(pending)
     case .stored(let outcome): return .writeBack(outcome, source: nil)
     case .variantStored(.derived(let entry, let path), let source):
       return .writeBack(.downloaded(entry, path: path), source: source)
@@ -61,112 +61,29 @@ extension FetchMachine {
     }
   }
 
-  /// Moves `fetch` on after `event`, and names what it calls for next. (It switches on the
-  /// event, then on the state: a tuple of both copied two enums of hundreds of bytes at every
-  /// transition.)
+  /// Moves `fetch` on after `event`, and names what it calls for next: one function an event
+  /// (AsyncHTTPClient's shape; FetchMachine+Events.swift), each nil when the fetch's state does
+  /// not expect it; the variant's events, and any unexpected pair, go to
+  /// ``variantEvent(_:for:rules:)``.
   static func handle(_ event: Event, for fetch: inout Fetch, rules: Rules) -> Action {
+    let action: Action?
     switch event {
-    case .proceed:
-      switch fetch.state {
-      case .stored(let outcome), .variantStored(let outcome, _):
-        // Written back (or not: a write-back never fails the fetch).
-        fetch.state = .done(.success(outcome))
-      default: break
-      }
-      return next(&fetch, rules: rules)
-    case .robots(let answer):
-      guard case .download(var plan) = fetch.state else { break }
-      switch answer {
-      case .allowed:
-        plan.robots = .cleared
-        fetch.state = .download(plan)
-      case .refused(let error):
-        fetch.state = .done(.failure(error))
-        // Counted (a refusal is no failed request: never recorded).
-        return .noteFailure(error, recordingUnder: nil)
-      }
-      return next(&fetch, rules: rules)
-    case .joined(let flight, let leads):
-      guard case .download = fetch.state else { break }
-      if leads { fetch.flight = flight } else { fetch.state = .following(flight) }
-      return next(&fetch, rules: rules)
-    case .locked(let attempt):
-      guard case .download(var plan) = fetch.state else { break }
-      plan.takesLock = false
-      switch attempt {
-      case .busy:
-        fetch.state = .waiting(plan)
-      case .held(let lock):
-        fetch.lock = lock
-        fetch.state = .download(plan)
-      case .storedMeanwhile(let hit):
-        fetch.state = .done(.success(.hit(hit)))
-      case .unavailable:
-        fetch.state = .download(plan)
-      }
-      return next(&fetch, rules: rules)
-    case .submitted(let ticket):
-      guard case .download(let plan) = fetch.state else { break }
-      fetch.state = .transferring(plan, ticket: ticket)
-      return next(&fetch, rules: rules)
+    case .proceed: action = proceeded(&fetch, rules: rules)
+    case .robots(let answer): action = robots(answer, &fetch, rules: rules)
+    case .joined(let flight, let leads): action = joined(flight, leads: leads, &fetch, rules: rules)
+    case .locked(let attempt): action = locked(attempt, &fetch, rules: rules)
+    case .submitted(let ticket): action = submitted(ticket, &fetch, rules: rules)
     case .waited(let lock, let served, let cancelled):
-      guard case .waiting(let plan) = fetch.state else { break }
-      fetch.lock = lock
-      if cancelled {
-        fetch.state = .done(.failure(CacheError(.cancelled, "cancelled")))
-      } else {
-        // Nothing stored: the holder failed or died part way; this fetch downloads (resumes).
-        fetch.state = served.map { .done(.success(.hit($0))) } ?? .download(plan)
-      }
-      return next(&fetch, rules: rules)
-    case .followed(let result):
-      guard case .following = fetch.state else { break }
-      // The leader's result is this fetch's, its variant included (one batch, one variant).
-      (fetch.state, fetch.bytes, fetch.served, fetch.variant) = (
-        .done(result.outcome), result.bytes, result.variant, nil
-      )
-      return next(&fetch, rules: rules)
-    case .responded(let response):
-      if case .transferring(let plan, _) = fetch.state {
-        return received(&fetch, plan: plan, response: response, rules: rules)
-      }
-      // The transfer could not be submitted (the cache's directories could not be made):
-      // done with that, as when a batch's could not be.
-      if case .download = fetch.state, case .failure(let error) = response {
-        fetch.state = .done(.failure(error))
-        return next(&fetch, rules: rules)
-      }
-    case .partial(let fate):
-      guard case .received(let plan, .failure(let error)) = fetch.state else { break }
-      return failed(&fetch, plan: plan, error: error, fate: fate, rules: rules)
-    case .stale(let copy):
-      guard case .received(let plan, .failure(let error)) = fetch.state else { break }
-      fetch.state = copy.map { .done(.success($0)) } ?? .done(.failure(error))
-      // Counted either way; recorded only when nothing stood in for it.
-      return .noteFailure(
-        error, recordingUnder: copy == nil ? recorded(error, plan: plan, fetch: fetch) : nil)
-    case .revalidated(let result):
-      guard case .received = fetch.state else { break }
-      fetch.state = .done(result)
-      return next(&fetch, rules: rules)
-    case .checked(let checked):
-      guard case .checking(let plan, let storable) = fetch.state else { break }
-      return checkedBody(&fetch, plan: plan, storable: storable, checked: checked, rules: rules)
-    case .stored(let result):
-      guard case .checked(let plan, _) = fetch.state else { break }
-      switch result {
-      case .failure(let error):
-        fetch.state = .done(.failure(error))
-        return .noteFailure(error, recordingUnder: nil)
-      case .success(let body):
-        let outcome: FetchOutcome =
-          plan.validators == nil
-          ? .downloaded(body.entry, path: body.path) : .revalidated(body.entry, path: body.path)
-        fetch.state = rules.writesBack ? .stored(outcome) : .done(.success(outcome))
-        return next(&fetch, rules: rules)
-      }
-    case .variantLocked, .variantFound, .derived: break
+      action = waited(lock: lock, served: served, cancelled: cancelled, &fetch, rules: rules)
+    case .followed(let result): action = followed(result, &fetch, rules: rules)
+    case .responded(let response): action = responded(response, &fetch, rules: rules)
+    case .partial(let fate): action = partial(fate, &fetch, rules: rules)
+    case .stale(let copy): action = stale(copy, &fetch)
+    case .revalidated(let result): action = revalidated(result, &fetch, rules: rules)
+    case .checked(let result): action = checked(result, &fetch, rules: rules)
+    case .stored(let result): action = stored(result, &fetch, rules: rules)
+    case .variantLocked, .variantFound, .derived: action = nil
     }
-    return variantEvent(event, for: &fetch, rules: rules)
+    return action ?? variantEvent(event, for: &fetch, rules: rules)
   }
 }

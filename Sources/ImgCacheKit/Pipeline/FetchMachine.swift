@@ -26,8 +26,8 @@ enum FetchMachine {
     /// Join the request's flight in this process → ``Event/joined(_:leads:)``.
     case join(FlightKey)
     /// Try the key's lock between processes and, holding it, look for what another process
-    /// stored meanwhile → ``Event/locked(_:)``.
-    case lock
+    /// stored meanwhile, under the plan → ``Event/locked(_:)``.
+    case lock(Fetch.Plan)
     /// Submit the transfer under the plan (a batch owner submits its fetches' together) →
     /// ``Event/submitted(ticket:)``, or ``Event/responded(_:)`` with the failure when it could
     /// not be submitted (the cache's directories could not be made).
@@ -36,8 +36,9 @@ enum FetchMachine {
     case awaitResponse(ticket: UInt64)
     /// Wait for the leader of the flight → ``Event/followed(_:)``.
     case follow(FlightKey)
-    /// Wait for the process that holds the key's lock → ``Event/waited(lock:served:cancelled:)``.
-    case waitForProcess
+    /// Wait for the process that holds the key's lock, then download under the plan if it
+    /// stored nothing → ``Event/waited(lock:served:cancelled:)``.
+    case waitForProcess(Fetch.Plan)
     /// Keep, drop or restart the partial body after a failed resumable transfer →
     /// ``Event/partial(_:)``.
     case settlePartial(CacheError)
@@ -56,9 +57,9 @@ enum FetchMachine {
     indirect case check(DownloadResponse, file: String)
     /// Count `counter` once → ``Event/proceed``.
     case count(Counter)
-    /// Move the checked body (the state's) into `data/` (a batch owner stores its fetches'
-    /// together) → ``Event/stored(_:)``.
-    case store
+    /// Move the checked body into `data/` (a batch owner stores its fetches' together) →
+    /// ``Event/stored(_:)``.
+    case store(PendingStore)
     /// Write the stored body back to the remote tier (`source`: a variant's original) →
     /// ``Event/proceed``.
     case writeBack(FetchOutcome, source: VariantSource?)

@@ -23,8 +23,8 @@ extension Fetcher {
       return robotsAnswerNow(for: url).map { .robots($0) }
     case .join(let flight):
       return .joined(flight, leads: flights.join(flight))
-    case .lock:
-      return .locked(lockAttempt(for: fetch, options: options))
+    case .lock(let plan):
+      return .locked(lockAttempt(for: fetch, plan: plan, options: options))
     case .settlePartial(let error):
       return .partial(keepsPartial(after: error, key: fetch.key))
     case .makeRoom:
@@ -77,10 +77,9 @@ extension Fetcher {
       return .responded(response)
     case .follow(let flight):
       return .followed(await flights.result(of: flight))
-    case .waitForProcess:
-      return await waitForProcess(fetch, options: options)
-    case .store:
-      guard case .checked(_, let pending) = fetch.state else { return .proceed }
+    case .waitForProcess(let plan):
+      return await waitForProcess(fetch, plan: plan, options: options)
+    case .store(let pending):
       return .stored(await store(pending, alone: options.storesAlone).map(storedBody))
     case .writeBack(let outcome, let source):
       await writeBack(outcome, options: options, source: source)

@@ -31,17 +31,19 @@ extension Fetcher {
   /// The checked bodies of `fetches` stored in one transaction; each fetch comes back advanced by
   /// what came of its store (``advance(_:on:rules:options:)``).
   func store(checked fetches: [Fetch], options: FetchOptions) async -> [Fetch] {
-    var items = [PendingStore]()
-    for fetch in fetches {
-      if case .checked(_, let pending) = fetch.state { items.append(pending) }
-    }
-    var results = await StoreBatcher.store(items, in: cache).makeIterator()
     let rules = rules(options)
     var moved = fetches
+    var storing = [(index: Int, item: PendingStore)]()
     for index in moved.indices {
-      guard case .checked = moved[index].state, let result = results.next() else { continue }
+      // What each waits for, from the machine: a store carries its body.
+      if case .store(let pending) = FetchMachine.next(&moved[index], rules: rules) {
+        storing.append((index, pending))
+      }
+    }
+    let results = await StoreBatcher.store(storing.map(\.item), in: cache)
+    for (entry, result) in zip(storing, results) {
       _ = advance(
-        &moved[index], on: .stored(result.map(storedBody)), rules: rules, options: options)
+        &moved[entry.index], on: .stored(result.map(storedBody)), rules: rules, options: options)
     }
     return moved
   }

@@ -13,12 +13,16 @@ extension Fetcher {
   {
     let starting = fetches.indices.filter { fetches[$0].isToDownload }
     guard !starting.isEmpty else { return }
+    let rules = rules(options)
     do { try cache.prepare() } catch {
-      let failure = CacheError.io("cannot create the cache", error)
-      for index in starting { fetches[index].state = .done(.failure(failure)) }
+      // The machine's event for a transfer that could not be submitted: each is done with it.
+      let failure = Result<DownloadResponse, CacheError>.failure(
+        CacheError.io("cannot create the cache", error))
+      for index in starting {
+        _ = FetchMachine.handle(.responded(failure), for: &fetches[index], rules: rules)
+      }
       return
     }
-    let rules = rules(options)
     var submitted = [(index: Int, request: DownloadRequest)]()
     for index in starting {
       let action = performingNow(
@@ -37,8 +41,9 @@ extension Fetcher {
 
   /// What trying `fetch`'s key lock finds; holding it, what another process stored since the
   /// lookup. Without a lock (an unwritable locks/), the download goes on alone.
-  func lockAttempt(for fetch: Fetch, options: FetchOptions) -> FetchMachine.LockAttempt {
-    guard case .download(let plan) = fetch.state else { return .unavailable }
+  func lockAttempt(for fetch: Fetch, plan: Fetch.Plan, options: FetchOptions)
+    -> FetchMachine.LockAttempt
+  {
     switch Result(catching: { try cache.keyLocks.attempt(key: fetch.key) }) {
     case .success(nil): return .busy
     case .success(let held?):

@@ -35,10 +35,9 @@ extension Fetcher {
   /// failed, or died and the kernel dropped its lock), without it (the wait timed out — the
   /// whole wait, or the idle timeout without progress: a stopped holder), or cancelled; then
   /// looks for what it stored.
-  func waitForProcess(_ fetch: Fetch, options: FetchOptions) async -> FetchMachine.Event {
-    guard case .waiting(let plan) = fetch.state else {
-      return .waited(lock: nil, served: nil, cancelled: false)
-    }
+  func waitForProcess(_ fetch: Fetch, plan: Fetch.Plan, options: FetchOptions) async
+    -> FetchMachine.Event
+  {
     // The holder's progress shows in its partial body (a resumable download); without one, a
     // holder gets the idle timeout to finish before this process downloads the key itself.
     let partial = cache.layout.partialFile(forKey: fetch.key)

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Glibc
 
 /// The counts of one run, owned by its producing task.
 struct RunState {
@@ -42,46 +41,28 @@ struct RunState {
   var inputError: CacheError?
   var inputEnded = false
 
-  /// Up to `size` new URLs, waiting (when `wait`) only for the first: what else is already
-  /// there joins the batch, so a URL starts as soon as its line arrives. A wait also ends when
-  /// `wake` is signalled (then the batch is empty). Duplicates are counted and dropped.
-  mutating func readBatch(
-    _ input: any URLSource, size: Int, wait: Bool = true, wake: WakeSignal? = nil
-  ) -> [String] {
-    var batch = [String]()
-    while batch.count < size && !inputEnded {
-      let wanted = size - batch.count
-      let items: [URLSourceItem]
-      do {
-        items = try input.available(upTo: wanted, wait: wait && batch.isEmpty, wake: wake)
-      } catch {
-        inputError = CacheError.io("cannot read the URL list", error)
-        inputEnded = true
-        break
-      }
-      for item in items {
-        switch item {
-        case .url(let url):
-          progress.total += 1
-          if let (shard, filter) = shard,
-            !shard.contains(key: CacheKey.key(for: url, filter: filter))
-          {
-            progress.otherShards += 1
-            progress.done += 1
-          } else if seen.insert(KeyDigest(key: url)) {
-            batch.append(url)
-          } else {
-            progress.duplicates += 1
-            progress.done += 1
-          }
-        case .blank, .notYet: continue
-        case .end: inputEnded = true
+  /// Takes the URLs of `items` into `batch`: duplicates and other shards' URLs are counted and
+  /// dropped, the input's end noted.
+  mutating func collect(_ items: [URLSourceItem], into batch: inout [String]) {
+    for item in items {
+      switch item {
+      case .url(let url):
+        progress.total += 1
+        if let (shard, filter) = shard,
+          !shard.contains(key: CacheKey.key(for: url, filter: filter))
+        {
+          progress.otherShards += 1
+          progress.done += 1
+        } else if seen.insert(KeyDigest(key: url)) {
+          batch.append(url)
+        } else {
+          progress.duplicates += 1
+          progress.done += 1
         }
+      case .blank, .notYet: continue
+      case .end: inputEnded = true
       }
-      // What was there is read; a wait that found only duplicates and blank lines goes on.
-      guard items.count == wanted || (wait && batch.isEmpty && !items.isEmpty) else { break }
     }
-    return batch
   }
 
   /// The summary of the run that ends now; a cancelled run lists what `unread` still holds.
@@ -137,9 +118,9 @@ struct RunState {
     case .success(.notModified): progress.notModified += 1
     case .success(.offlineMiss): progress.misses += 1
     case .success(.stale): progress.stale += 1
-    case .success(.notStored(let body)):
-      // A prefetch keeps nothing it may not cache (an export reads it first, then deletes it).
-      if !keepsUncachedBodies { unlink(body) }
+    case .success(.notStored):
+      // A prefetch keeps nothing it may not cache: the machine deletes it, unless the reader
+      // keeps it (an export reads it first, then deletes it).
       progress.notStored += 1
     case .failure(let error) where error.kind == .cancelled:
       noteUnfinished(result.url)

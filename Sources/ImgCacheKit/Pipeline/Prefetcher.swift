@@ -92,185 +92,84 @@ public struct Prefetcher: Sendable {
     }
   }
 
+  /// Performs what the run's ``PrefetchMachine`` decides, one action at a time, and feeds it
+  /// what came of each (docs/architecture.md, The prefetch loop).
   private func produce(
     _ input: any URLSource, into run: inout RunState, options: FetchOptions,
     channel: Rendezvous<[PrefetchEvent]>, inbox: FinishedDownloads
   ) async {
     let rules = fetcher.rules(options)
-    var scheduler = PrefetchScheduler(transfers: fetcher.transfer.maxConcurrent, now: .now)
+    var machine = PrefetchMachine(
+      run: run, rules: rules, transfers: fetcher.transfer.maxConcurrent, batchSize: batchSize,
+      canWake: inbox.wake != nil, now: .now)
+    defer { run = machine.run }
     await withTaskGroup(of: Void.self) { group in
-      /// Where a fetch goes by the action it waits for (its state's, unless given): settled (an
-      /// event), transferring (kept until its response arrives), or a task of its own for the
-      /// actions that wait.
-      func hand(
-        _ fetch: consuming Fetch, _ action: FetchMachine.Action? = nil,
-        into events: inout [PrefetchEvent]
-      ) {
-        var fetch = fetch  // moved, not copied: a fetch is a dozen references
-        let action = action ?? FetchMachine.next(&fetch, rules: rules)
-        switch action {
-        case .awaitResponse(let ticket): scheduler.transfers[ticket] = fetch
-        case .settle:
-          let result = fetcher.settle(fetch)
-          scheduler.ended(result.url)
-          events.append(run.record(result))
-        default:
-          scheduler.children += 1
+      while true {
+        switch machine.next(facts) {
+        case .read(let wanted, let wait):
+          let (items, waited) = read(input, upTo: wanted, wait: wait, inbox: inbox)
+          machine.inputRead(items, waited: waited)
+        case .lookUp(let urls):
+          machine.lookedUp(await fetcher.lookUpOnCores(urls, options: options))
+        case .submit(var fetches):
+          submit(&fetches, options: options, inbox: inbox)
+          machine.submitted(fetches)
+        case .settle(let fetches): machine.settled(fetches.map(fetcher.settle))
+        case .spawn(let fetch, let action):
           group.addTask { inbox.add(await fetcher.drive(fetch, options: options, action: action)) }
-        }
-      }
-
-      /// Submits `fetches`' transfers into the inbox. A cancel that came meanwhile cancels them
-      /// too: its handler cancels only what was submitted when it ran, and the flag it reads
-      /// is set before it runs.
-      func startTransfers(_ fetches: inout [Fetch]) {
-        fetcher.start(&fetches, options: options, into: inbox)
-        if Task.isCancelled { fetcher.existingTransport?.cancel(sink: inbox) }
-      }
-
-      /// Starts storing the fetches that wait for it, in one transaction, in a task: unless the
-      /// store before is still running (they then join the next one).
-      func storeUnstored() {
-        guard let fetches = scheduler.takeStore() else { return }
-        group.addTask { inbox.add(stored: await fetcher.store(checked: fetches, options: options)) }
-      }
-
-      /// Takes what arrived (with `waiting`, waiting for something) and moves it on, as one
-      /// batch of events.
-      func takeArrivals(waiting: Bool = true) async {
-        if waiting && scheduler.storeIsDue(now: .now, inputEnded: run.inputEnded)
-          && !inbox.hasArrivals
-        {
-          storeUnstored()
-        }
-        let arrivals =
-          waiting ? await inbox.take(before: scheduler.storeDeadline) : inbox.takeNow()
-        var events = [PrefetchEvent]()
-        // Their tasks are reaped too: a group keeps every finished child until it is.
-        for result in arrivals.results {
-          await group.next()
-          scheduler.children -= 1
-          scheduler.ended(result.url)
-          events.append(run.record(result))
-        }
-        for fetches in arrivals.stored {
-          await group.next()
-          scheduler.storeEnded()
-          for fetch in fetches { hand(fetch, into: &events) }
-        }
-        // The loop only handed over "a partial started": written before anything deletes it.
-        if arrivals.responses.contains(where: { scheduler.transfers[$0.ticket]?.lock != nil }) {
-          fetcher.cache.flushPartialRecords()
-        }
-        var checked = [Fetch]()
-        var restarted = [Fetch]()
-        for (ticket, response) in arrivals.responses {
-          guard var fetch = scheduler.transfers.removeValue(forKey: ticket) else {
-            // Every ticket is in `transfers` before anything is taken; a stray body is not kept.
-            assertionFailure("a response for ticket \(ticket), which no fetch holds")
-            if case .success(let stray) = response, let file = stray.file { unlink(file) }
-            continue
+        case .store(let fetches):
+          group.addTask {
+            inbox.add(stored: await fetcher.store(checked: fetches, options: options))
           }
-          let action = fetcher.advance(
-            &fetch, on: .responded(response), rules: rules, options: options)
-          switch action {
-          case .store: checked.append(consume fetch)
-          case .submit: restarted.append(consume fetch)
-          default: hand(consume fetch, action, into: &events)
-          }
+        case .advance(let responses, let flushingPartials):
+          if flushingPartials { fetcher.cache.flushPartialRecords() }
+          machine.advanced(responses.map { advance($0, rules: rules, options: options) })
+        case .discard(let file): unlink(file)
+        case .send(let events): await channel.send(events)
+        case .take(let wait, let deadline):
+          let arrivals = wait ? await inbox.take(before: deadline) : inbox.takeNow()
+          // Their tasks are reaped too: a group keeps every finished child until it is.
+          for _ in 0..<(arrivals.results.count + arrivals.stored.count) { await group.next() }
+          machine.arrived(arrivals, now: .now)
+        case .finish: return
         }
-        scheduler.await(store: checked, now: .now)
-        if scheduler.storeIsDue(now: .now, inputEnded: run.inputEnded) { storeUnstored() }
-        if !restarted.isEmpty {
-          startTransfers(&restarted)
-          for fetch in restarted { hand(fetch, into: &events) }
-        }
-        if !events.isEmpty { await channel.send(events) }
-      }
-
-      /// Starts what the scheduler admits of `next` (after the fetches it parked for their hosts,
-      /// which come first); false when it admitted nothing. Nothing once the run is cancelled:
-      /// a transfer submitted after the cancel handler ran would never be cancelled.
-      func startAdmitted(_ next: inout ArraySlice<Fetch>, into events: inout [PrefetchEvent])
-        -> Bool
-      {
-        guard !Task.isCancelled else { return false }
-        var starting = scheduler.admit(&next)
-        guard !starting.isEmpty else { return false }
-        startTransfers(&starting)
-        for fetch in starting { hand(fetch, into: &events) }
-        return true
-      }
-
-      /// Starts the parked fetches whose hosts have room again.
-      func startParked() async {
-        guard scheduler.hasParked else { return }
-        scheduler.heldBack = fetcher.existingTransport?.heldBack ?? 0
-        var none = [Fetch]()[...]
-        var started = [PrefetchEvent]()
-        _ = startAdmitted(&none, into: &started)
-        if !started.isEmpty { await channel.send(started) }
-      }
-
-      while !Task.isCancelled {
-        // What finished goes to the store before more input is read, however fast the input
-        // comes (the window counts it until it is stored and its lock let go).
-        if inbox.hasArrivals { await takeArrivals(waiting: false) }
-        storeUnstored()
-        await startParked()
-        // With work outstanding, a wait for input also ends when something arrives.
-        let busy = scheduler.isBusy
-        let mayWait = !busy || inbox.watch()
-        let batch = run.readBatch(
-          input, size: batchSize, wait: mayWait, wake: busy ? inbox.wake : nil)
-        if busy { inbox.stopWatching() }
-        if batch.isEmpty {
-          // The input has ended (parked fetches are the final loop's, which waits for room).
-          if run.inputEnded || (!busy && !scheduler.hasParked) { break }
-          await takeArrivals(waiting: !mayWait && inbox.wake == nil)
-          continue
-        }
-        var answered = [PrefetchEvent]()
-        answered.reserveCapacity(batch.count)
-        var open = [Fetch]()
-        for fetch in await fetcher.lookUpOnCores(batch, options: options) {
-          if fetch.isFinished {
-            answered.append(run.record(fetch.result))
-          } else {
-            open.append(fetch)
-          }
-        }
-        var next = open[...]
-        while !next.isEmpty {
-          scheduler.heldBack = fetcher.existingTransport?.heldBack ?? 0
-          guard scheduler.room > 0 else {
-            // The answers so far go first: events keep the order they were recorded in.
-            if !answered.isEmpty { await channel.send(answered) }
-            answered = []
-            await takeArrivals()
-            continue
-          }
-          guard !Task.isCancelled else {
-            for fetch in next { run.noteUnfinished(fetch.display) }
-            break
-          }
-          // Started here, in input order, as many as the scheduler admits; when it admits none
-          // (its hosts' parked fetches are as many as it keeps), something must end first.
-          if !startAdmitted(&next, into: &answered) && !next.isEmpty {
-            if !answered.isEmpty { await channel.send(answered) }
-            answered = []
-            await takeArrivals()
-          }
-        }
-        if !answered.isEmpty { await channel.send(answered) }
-      }
-      while scheduler.hasWork || scheduler.hasParked {
-        if Task.isCancelled {
-          for fetch in scheduler.takeParked() { run.noteUnfinished(fetch.display) }
-        }
-        await startParked()
-        if scheduler.hasWork { await takeArrivals() }
       }
     }
+  }
+
+  /// What the input holds, up to `wanted` items, waiting as `wait` says; and whether the read
+  /// could wait (an `untilArrival` read cannot when something arrived already).
+  private func read(
+    _ input: any URLSource, upTo wanted: Int, wait: PrefetchMachine.ReadWait,
+    inbox: FinishedDownloads
+  ) -> (Result<[URLSourceItem], any Error>, waited: Bool) {
+    let waits = wait == .untilArrival ? inbox.watch() : wait == .block
+    let items = Result { try input.available(upTo: wanted, wait: waits, wake: inbox.wake) }
+    if wait == .untilArrival { inbox.stopWatching() }
+    return (items, waits)
+  }
+
+  /// Starts `fetches`' transfers into the inbox. A cancel that came meanwhile cancels them too:
+  /// its handler cancels only what was submitted when it ran, and the flag it reads is set
+  /// before it runs.
+  private func submit(_ fetches: inout [Fetch], options: FetchOptions, inbox: FinishedDownloads) {
+    fetcher.start(&fetches, options: options, into: inbox)
+    if Task.isCancelled { fetcher.existingTransport?.cancel(sink: inbox) }
+  }
+
+  /// The facts the machine's next step is taken on.
+  private var facts: PrefetchMachine.Facts {
+    PrefetchMachine.Facts(
+      now: .now, cancelled: Task.isCancelled, heldBack: fetcher.existingTransport?.heldBack ?? 0)
+  }
+
+  /// `response` fed to its fetch, with the action the fetch then waits for.
+  private func advance(
+    _ response: PrefetchMachine.Response, rules: FetchMachine.Rules, options: FetchOptions
+  ) -> (fetch: Fetch, action: FetchMachine.Action) {
+    var fetch = response.fetch
+    let action = fetcher.advance(
+      &fetch, on: .responded(response.result), rules: rules, options: options)
+    return (fetch, action)
   }
 }

@@ -62,28 +62,38 @@ public struct RemoteSpec: Sendable, Equatable {
   /// Parses one backend, number `number` of its list.
   public static func parse(_ text: String, number: Int = 1) throws -> RemoteSpec {
     let address = try BackendAddress(text, number: number)
-    let url = address.url
     // Errors name the backend by its number: until the whole list is parsed, a token may be
     // half of a password that holds a space (`redis://:first half@host`), label included.
     let shown = "backend \(number)"
-    func bad(_ why: String) -> CacheError {
-      CacheError(.invalidInput, "remote storage \(shown): \(why)")
-    }
-    let kind: Kind
-    if url.hasPrefix("redis://") || url.hasPrefix("redis+unix:") {
-      kind = .redis
-    } else if url.hasPrefix("http://") || url.hasPrefix("https://") {
-      kind = .http
-    } else if url.hasPrefix("s3://") {
-      kind = .s3
-    } else {
-      throw CacheError(
-        .invalidInput,
-        "remote storage backend \(number): unknown scheme (expected redis://, redis+unix:, "
-          + "http://, https:// or s3://)")
-    }
+    let bad = { (why: String) in CacheError(.invalidInput, "remote storage \(shown): \(why)") }
+    let scheme = try Self.kind(of: address.url, number: number)
+    let given = try Self.attributes(address.attributes, kind: scheme, bad: bad)
+    var spec = RemoteSpec(
+      kind: scheme, url: address.url, attributes: given, readOnly: false, servers: [])
+    spec.label = address.label
+    try spec.take(given, bad: bad)
+    try spec.checkAuthorities(shown: shown, bad: bad)
+    return spec
+  }
+
+  /// The kind of backend `url` names, by its scheme.
+  private static func kind(of url: String, number: Int) throws -> Kind {
+    if url.hasPrefix("redis://") || url.hasPrefix("redis+unix:") { return .redis }
+    if url.hasPrefix("http://") || url.hasPrefix("https://") { return .http }
+    if url.hasPrefix("s3://") { return .s3 }
+    throw CacheError(
+      .invalidInput,
+      "remote storage backend \(number): unknown scheme (expected redis://, redis+unix:, "
+        + "http://, https:// or s3://)")
+  }
+
+  /// The `|name=value` attributes of a backend of `kind`, each known to it (a name alone is
+  /// `true`).
+  private static func attributes(
+    _ parts: [Substring], kind: Kind, bad: (String) -> CacheError
+  ) throws -> [String: String] {
     var attributes = [String: String]()
-    for part in address.attributes where !part.isEmpty {
+    for part in parts where !part.isEmpty {
       let pair = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
         .map(String.init)
       let name = pair[0]
@@ -95,12 +105,14 @@ public struct RemoteSpec: Sendable, Equatable {
       }
       attributes[name] = pair.count == 2 ? pair[1] : "true"
     }
-    var spec = RemoteSpec(
-      kind: kind, url: url, attributes: attributes, readOnly: false, servers: [])
-    spec.label = address.label
+    return attributes
+  }
+
+  /// Takes the attributes' values (read-only, timeouts, servers, layout), each checked.
+  private mutating func take(_ attributes: [String: String], bad: (String) -> CacheError) throws {
     switch attributes["read-only"]?.lowercased() {
     case nil, "false", "no", "0": break
-    case "true", "yes", "1": spec.readOnly = true
+    case "true", "yes", "1": readOnly = true
     default: throw bad("read-only takes true or false")
     }
     for (name, path) in [
@@ -111,27 +123,31 @@ public struct RemoteSpec: Sendable, Equatable {
         throw bad(
           "\(name) takes milliseconds or a duration above 0 and at most 1h, like 100 or 2s")
       }
-      spec[keyPath: path] = seconds
+      self[keyPath: path] = seconds
     }
     // `shards=` is the old spelling of `servers=`.
     if attributes["servers"] != nil && attributes["shards"] != nil {
       throw bad("servers= and shards= (its old spelling) given both")
     }
-    if let servers = attributes["servers"] ?? attributes["shards"] {
-      let names = servers.split(separator: ",", omittingEmptySubsequences: false)
+    if let given = attributes["servers"] ?? attributes["shards"] {
+      let names = given.split(separator: ",", omittingEmptySubsequences: false)
       guard !names.isEmpty, url.contains("*") else {
         throw bad("servers= needs names and a * in the URL to replace")
       }
       guard names.allSatisfy(BackendAddress.isValidServerName) else {
         throw bad("a server name may hold letters, digits and . - _ ~ : [ ] only")
       }
-      spec.servers = names.map(String.init)
+      self.servers = names.map(String.init)
     }
     if let layout = attributes["layout"], layout != "subdirs" && layout != "flat" {
       throw bad("layout takes subdirs or flat")
     }
+  }
+
+  /// Checks the authority of every server (an S3 backend's endpoint's).
+  private func checkAuthorities(shown: String, bad: (String) -> CacheError) throws {
     if kind != .s3 {
-      for (_, server) in spec.serverURLs {
+      for (_, server) in serverURLs {
         try BackendAddress.checkAuthority(server, shown: shown)
       }
     } else if let endpoint = attributes["endpoint"] {
@@ -140,7 +156,6 @@ public struct RemoteSpec: Sendable, Equatable {
       }
       try BackendAddress.checkAuthority(endpoint, shown: shown)
     }
-    return spec
   }
 
   /// The URL of each server: one, or one per name of `servers=` with `*` replaced.

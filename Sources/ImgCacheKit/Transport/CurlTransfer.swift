@@ -93,6 +93,15 @@ final class CurlTransfer {
   }
 
   private func configure(options: TransferOptions, share: UnsafeMutableRawPointer?) {
+    configureRequest(options)
+    configureAccess(options, share: share)
+    resume.resumable = request.resumable
+    setHeaders(options.headers)
+    installCallbacks()
+  }
+
+  /// The request: its URL, protocols, redirects, limits, encoding, agent and HTTP version.
+  private func configureRequest(_ options: TransferOptions) {
     let h = handle
     imgcache_setopt_string(api, h, CURLOPT_URL, request.url)
     imgcache_setopt_string(api, h, CURLOPT_PROTOCOLS_STR, "http,https")
@@ -120,6 +129,12 @@ final class CurlTransfer {
     // prefetch made a TLS handshake a transfer at first. Not over plain HTTP/1.1, where the
     // answer would come only with a response's headers (a slow server would stall the rest).
     if request.url.hasPrefix("https:") { imgcache_setopt_long(api, h, CURLOPT_PIPEWAIT, 1) }
+  }
+
+  /// What the request may reach and prove: TLS checks, credentials, `.netrc`, cookies, the
+  /// connections and names it shares.
+  private func configureAccess(_ options: TransferOptions, share: UnsafeMutableRawPointer?) {
+    let h = handle
     if options.insecure {
       imgcache_setopt_long(api, h, CURLOPT_SSL_VERIFYPEER, 0)
       imgcache_setopt_long(api, h, CURLOPT_SSL_VERIFYHOST, 0)
@@ -138,8 +153,11 @@ final class CurlTransfer {
       imgcache_setopt_string(api, h, CURLOPT_COOKIEJAR, jar)
     }
     if let share { imgcache_setopt_share(api, h, share) }
-    resume.resumable = request.resumable
-    setHeaders(options.headers)
+  }
+
+  /// The callbacks libcurl calls with this transfer (unretained: it outlives its handle's use).
+  private func installCallbacks() {
+    let h = handle
     let me = Unmanaged.passUnretained(self).toOpaque()
     imgcache_setopt_pointer(api, h, CURLOPT_WRITEDATA, me)
     imgcache_setopt_pointer(api, h, CURLOPT_HEADERDATA, me)
