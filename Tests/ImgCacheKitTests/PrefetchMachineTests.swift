@@ -55,7 +55,7 @@ struct PrefetchMachineTests {
     case .settle(let fetches): return "settle \(fetches.count)"
     case .spawn: return "spawn"
     case .store(let fetches): return "store \(fetches.count)"
-    case .advance(let responses, let flushing): return "advance \(responses.count) \(flushing)"
+    case .advance(let responses): return "advance \(responses.count)"
     case .discard(let file): return "discard \(file)"
     case .send(let events): return "send \(events.count)"
     case .take(let wait, let deadline): return wait ? "take wait \(deadline != nil)" : "take now"

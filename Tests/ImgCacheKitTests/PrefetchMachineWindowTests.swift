@@ -25,7 +25,7 @@ struct PrefetchMachineWindowTests {
     #expect(driver.trace() == ["take wait false"], "nothing waits to be stored: no deadline")
     driver.machine.arrived(
       .init(responses: [(ticket: 0, result: .failure(T.reset))]), now: driver.now)
-    guard case .advance(let responses, false) = driver.nextAction() else {
+    guard case .advance(let responses) = driver.nextAction() else {
       return #expect(Bool(false))
     }
     #expect(responses.map(\.fetch.given) == [urls[0]])
@@ -44,7 +44,7 @@ struct PrefetchMachineWindowTests {
     _ = driver.trace()
     driver.machine.arrived(
       .init(responses: [(ticket: 1, result: .failure(T.reset))]), now: driver.now)
-    guard case .advance(let responses, _) = driver.nextAction() else { return #expect(Bool(false)) }
+    guard case .advance(let responses) = driver.nextAction() else { return #expect(Bool(false)) }
     let body = PendingStore(
       temporaryPath: "/tmp/body", key: urls[1], url: urls[1], metadata: EntryMetadata(format: .png))
     driver.machine.advanced([(responses[0].fetch, .store(body))])
@@ -102,7 +102,7 @@ struct PrefetchMachineWindowTests {
     driver.machine.arrived(
       .init(responses: (0..<4).map { (ticket: UInt64($0), result: .failure(cancelled)) }),
       now: driver.now)
-    guard case .advance(let responses, _) = driver.nextAction() else { return #expect(Bool(false)) }
+    guard case .advance(let responses) = driver.nextAction() else { return #expect(Bool(false)) }
     driver.machine.advanced(responses.map { (T.done($0.fetch, .failure(cancelled)), .settle) })
     #expect(driver.trace() == ["settle 4"])
     driver.machine.settled(responses.map { T.done($0.fetch, .failure(cancelled)).result })

@@ -1,8 +1,8 @@
 import FoundationEssentials
 
-/// One URL on its way through the pipeline: what was asked, and where it stands. The lookup
-/// stages (docs/architecture.md, The path of a `fetch`) take the fetches in the state they handle
-/// and move them on, then ``FetchMachine`` does; a fetch is finished once it is
+/// One URL on its way through the pipeline: what was asked, and where it stands. A batch's
+/// ``LookupMachine`` (docs/architecture.md, The lookup machine) moves its fetches through the
+/// lookup stages, then ``FetchMachine`` does; a fetch is finished once it is
 /// ``State/done(_:)`` with no variant left to make. Everything a later step needs travels in
 /// the fetch itself.
 struct Fetch: Sendable {

@@ -72,8 +72,7 @@ extension Fetcher {
       return .submitted(ticket: transport.submit([request])[0])
     case .awaitResponse(let ticket):
       let response = await transport.result(of: ticket)
-      // The loop only handed over "a partial started": written before anything deletes it.
-      if fetch.lock != nil { cache.flushPartialRecords() }
+      writePartialRecords(before: CollectionOfOne(fetch))
       return .responded(response)
     case .follow(let flight):
       return .followed(await flights.result(of: flight))

@@ -5,6 +5,13 @@ import FoundationEssentials
 /// store hop per download. What waits on something else (a flight, another process's lock, a
 /// derivation, a write-back) still goes through ``drive(_:options:action:)``.
 extension Fetcher {
+  /// Before responses are fed to `fetches`: the records of the partial bodies the loop thread
+  /// only handed over ("a partial started", for a fetch holding its key's lock, so resumable)
+  /// are written, so that none is written after what follows deletes it.
+  func writePartialRecords(before fetches: some Sequence<Fetch>) {
+    if fetches.contains(where: { $0.lock != nil }) { cache.flushPartialRecords() }
+  }
+
   /// Feeds `event` to `fetch` and performs what it calls for at once (``performNow(_:for:options:)``):
   /// the fetch comes back with the action it waits for — `store` (a checked body), `submit` (a
   /// refused resume, to start again), `settle`, or one that waits in a task of its own.

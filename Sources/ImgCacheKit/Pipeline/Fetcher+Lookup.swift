@@ -1,174 +1,86 @@
 import FoundationEssentials
 import Synchronization
 
-/// The lookup stages: they run on a batch of fetches at once, one index read per tier and one
-/// failure query for the batch, in the lookup order of docs/design.md (Cache semantics). Each
-/// takes the fetches in the state it handles and leaves the others as they are.
+/// The lookup stages' owner: it performs what ``LookupMachine`` asks of the tiers, one index
+/// read per tier and one failure query for the batch, and feeds back what each answered.
 extension Fetcher {
   /// Looks `urls` up without the network: each fetch comes back finished (a hit, a refusal, an
   /// offline miss, an error) or ready to download. Its results are in the order of `urls`.
   /// The stages count what they decide in one tally, noted once for the batch.
   func lookUp(_ urls: [String], options: FetchOptions) async -> [Fetch] {
-    var fetches = urls.map { Fetch($0, options: options) }
-    var tally = LookupTally()
+    var machine = LookupMachine(
+      urls.map { Fetch($0, options: options) }, rules: lookupRules(options))
+    return await perform(&machine, options: options)
+  }
+
+  /// The facts of `options` the lookup stages decide on.
+  func lookupRules(_ options: FetchOptions) -> LookupMachine.Rules {
+    var rules = LookupMachine.Rules()
+    (rules.mode, rules.touch, rules.variant) = (options.mode, options.touch, options.variant)
+    (rules.refusesFailed, rules.forgetsServed) = (!options.retryFailed, options.retryFailed)
+    rules.asksRemote = remote != nil && options.useRemote && options.mode == .normal
+    (rules.failedTTL, rules.freshness) = (options.failedTTL, options.freshness)
+    rules.obeysRobots = options.robots == .obey
+    if options.freshness.mode == .http { rules.now = cache.now() }
+    return rules
+  }
+
+  /// Performs what `machine` asks until it finishes; its fetches.
+  func perform(_ machine: inout LookupMachine, options: FetchOptions) async -> [Fetch] {
+    while true {
+      switch machine.next() {
+      case .findVariants(let keys):
+        machine.variantsFound(Result { try current(variants: keys, touch: options.touch) })
+      case .askRemoteVariants(let spec, let urls):
+        let (shared, sources) = await remoteVariants(spec, urls: urls, options: options)
+        machine.remoteVariantsFound(shared, sources: sources)
+      case .linkVariants(let links): machine.variantsLinked(Result { try linked(links) })
+      case .readIndex(let keys): machine.indexRead(Result { try cache.lookUp(keys: keys) })
+      case .readFailures(let requests):
+        machine.failuresRead(Result { try failures(of: requests, options: options) })
+      case .note(let counts): cache.note(counts)
+      case .readTiers(let keys, let read):
+        let hits = await hits(keys, touch: options.touch, read: read)
+        machine.tiersRead(hits, readOnlyBytes: options.touch ? Self.readOnlyBytes(hits) : 0)
+      case .askRemote(let urls):
+        machine.remoteRead(await remoteHits(keys: Array(urls.keys), urls: urls, options: options))
+      case .readValidators(let keys):
+        machine.validatorsRead(Result { try cache.index.entries(forKeys: keys) })
+      case .number(let count, let requests):
+        let fingerprints = requests.map { fingerprint(options, $0) }
+        machine.numbered(first: nextSequences(count), fingerprints: fingerprints)
+      case .forget(let urls): for url in urls { try? cache.forgetFailure(url: url) }
+      case .finish(let fetches): return fetches
+      }
+    }
+  }
+
+  /// The recent failures recorded for `requests`, by URL: one query for the batch, each
+  /// fingerprint made only for a URL that has a record.
+  func failures(of requests: [RequestURL], options: FetchOptions) throws -> [String: FailedURL] {
+    let questions = requests.map { request in
+      (url: request.stripped, fingerprint: { self.fingerprint(options, request) })
+    }
+    return try cache.failures(of: questions, ttl: options.failedTTL)
+  }
+
+  /// ``lookupInTiers(keys:touch:read:)``'s answer, or its error.
+  func hits(_ keys: [String], touch: Bool, read: IndexLookup?) async
+    -> Result<[String: CacheHit], any Error>
+  {
     do {
-      if let variant = options.variant {
-        try await lookVariant(&fetches, variant, options: options, tally: &tally)
-      }
-      var read = try readIndex(fetches, options: options)
-      if !options.retryFailed {
-        let refused = try refuseFailed(
-          &fetches, options: options, recorded: read?.failuresRecorded, tally: &tally)
-        read = read?.dropping(refused)
-      }
-      try await lookLocal(&fetches, read: read, options: options, tally: &tally)
-      await askRemote(&fetches, options: options)
-      tally.countMisses(of: fetches)
-      if options.mode == .refresh { try findValidators(&fetches) }
+      return .success(try await lookupInTiers(keys: keys, touch: touch, read: read))
     } catch {
-      let failure = CacheError.io("cannot read the cache", error)
-      for index in fetches.indices where !fetches[index].isDone {
-        fetches[index].state = .done(.failure(failure))
-      }
-    }
-    if !tally.counts.isEmpty { cache.note(tally.counts) }
-    plan(&fetches, options: options)
-    if options.retryFailed { forgetRetried(fetches) }
-    return fetches
-  }
-
-  /// The cache's rows of the keys still looked up, and whether any failed request is
-  /// recorded, in one read of the index (one statement for a lone key): what the next two
-  /// stages decide on. Nil when the mode asks no local tier.
-  func readIndex(_ fetches: [Fetch], options: FetchOptions) throws -> IndexLookup? {
-    guard options.mode == .normal || options.mode == .offline else { return nil }
-    let keys = fetches.indices.filter { fetches[$0].isLookup }.map { fetches[$0].key }.distinct()
-    return keys.isEmpty ? nil : try cache.lookUp(keys: keys)
-  }
-
-  /// Stage: a URL whose request failed for good within the failed-request TTL is refused
-  /// without the network (SDWebImage's failed-URL list), one query for the batch; none when
-  /// the index's read says no failure is `recorded`. Returns the keys no longer asked for.
-  func refuseFailed(
-    _ fetches: inout [Fetch], options: FetchOptions, recorded: Bool?, tally: inout LookupTally
-  ) throws -> Set<String> {
-    guard recorded != false else { return [] }
-    let asked = fetches.indices.filter { fetches[$0].isLookup }
-    let questions = asked.compactMap { index in
-      fetches[index].request.map { request in
-        (url: request.stripped, fingerprint: { self.fingerprint(options, request) })
-      }
-    }
-    guard !questions.isEmpty else { return [] }
-    let refused = try cache.failures(of: questions, ttl: options.failedTTL)
-    var keys = Set<String>()
-    for index in asked {
-      guard let request = fetches[index].request, let failure = refused[request.stripped] else {
-        continue
-      }
-      fetches[index].state = .done(
-        .failure(RequestURL.refused(failure, display: request.display, ttl: options.failedTTL)))
-      tally.counts[.blacklisted, default: 0] += 1
-      keys.insert(fetches[index].key)
-    }
-    // A key another URL still asks for (two URLs, one key) stays.
-    if !keys.isEmpty { for fetch in fetches where fetch.isLookup { keys.remove(fetch.key) } }
-    return keys
-  }
-
-  /// Stage: the local tiers (the cache, then read-only directories), in one lookup per tier. A
-  /// hit is done, a stale hit (`freshness = http`) goes to revalidation, the rest are missing.
-  /// `--reload` and `--refresh` ask no tier. A lookup that `touch`es is a use, and counted; one
-  /// that does not is an inspection. The cache's rows come from `read`, when it was made (its
-  /// keys are then those asked: the refused were dropped from it).
-  func lookLocal(
-    _ fetches: inout [Fetch], read: IndexLookup?, options: FetchOptions, tally: inout LookupTally
-  ) async throws {
-    let asked = fetches.indices.filter { fetches[$0].isLookup }
-    guard options.mode == .normal || options.mode == .offline else {
-      for index in asked { fetches[index].state = .missing }
-      return
-    }
-    guard !asked.isEmpty else { return }
-    let keys = read?.keys ?? asked.map { fetches[$0].key }.distinct()
-    // The lookups noted before the tiers are asked: the write that records the hits' uses
-    // then adds them too, so `stats` never shows more hits than lookups.
-    if options.touch { cache.note([.lookups: Int64(keys.count)]) }
-    let hits = try await lookupInTiers(keys: keys, touch: options.touch, read: read)
-    if options.touch { tally.countLookups(hits: hits.values) }
-    for index in asked {
-      guard let hit = hits[fetches[index].key] else {
-        fetches[index].state = .missing
-        continue
-      }
-      if options.mode == .normal, case .local(let entry, _) = hit, isStale(entry, options) {
-        fetches[index].state = .stale(entry)
-      } else {
-        fetches[index].state = .done(.success(.hit(hit)))
-      }
+      return .failure(error)
     }
   }
 
-  /// Stage: the remote tier, for what no local tier had (never for a stale entry: the origin
-  /// decides). A copy is judged as the original would be: stale, it is revalidated.
-  func askRemote(_ fetches: inout [Fetch], options: FetchOptions) async {
-    guard remote != nil else { return }
-    var urlsByKey = [String: String]()
-    for fetch in fetches where fetch.isMissing {
-      if let request = fetch.request { urlsByKey[fetch.key] = request.stripped }
-    }
-    guard !urlsByKey.isEmpty else { return }
-    let found = await remoteHits(keys: Array(urlsByKey.keys), urls: urlsByKey, options: options)
-    guard !found.isEmpty else { return }
-    for index in fetches.indices where fetches[index].isMissing {
-      guard let hit = found[fetches[index].key] else { continue }
-      if case .remote(let entry, _, _) = hit, isStale(entry, options) {
-        fetches[index].state = .stale(entry)
-      } else {
-        fetches[index].state = .done(.success(.hit(hit)))
-      }
-    }
-  }
-
-  /// Stage (`--refresh`): the stored entries' validators, so the origin can answer 304.
-  func findValidators(_ fetches: inout [Fetch]) throws {
-    let keys = fetches.filter(\.isMissing).map(\.key)
-    guard !keys.isEmpty else { return }
-    var entries = [String: CacheEntry]()
-    for entry in try cache.index.entries(forKeys: keys) { entries[entry.key] = entry }
-    for index in fetches.indices where fetches[index].isMissing {
-      if let entry = entries[fetches[index].key] { fetches[index].state = .stale(entry) }
-    }
-  }
-
-  /// Stage: what is left is downloaded, numbered in input order (offline, it is a miss). A
-  /// plain miss under `mode = normal` takes the key's lock between processes first.
-  func plan(_ fetches: inout [Fetch], options: FetchOptions) {
-    for index in fetches.indices {
-      let validators: CacheEntry?
-      switch fetches[index].state {
-      case .missing: validators = nil
-      case .stale(let entry): validators = entry
-      default: continue
-      }
-      guard options.mode != .offline, let request = fetches[index].request else {
-        fetches[index].state = .done(.success(.offlineMiss))
-        continue
-      }
-      fetches[index].state = .download(
-        Fetch.Plan(
-          validators: validators, sequence: nextSequence(),
-          fingerprint: fingerprint(options, request),
-          file: CacheLayout.relativeFile(for: fetches[index].key),
-          takesLock: options.mode == .normal && validators == nil,
-          robots: options.robots == .obey ? .toConsult : .ignored))
-    }
-  }
-
-  /// Whether `entry` must be revalidated before use under `options`' freshness policy.
-  func isStale(_ entry: CacheEntry, _ options: FetchOptions) -> Bool {
-    options.freshness.mode == .http
-      && !options.freshness.verdict(on: entry, at: cache.now()).isFresh
+  /// The bytes of the read-only directories' hits among `hits` (served, and counted).
+  static func readOnlyBytes(_ hits: Result<[String: CacheHit], any Error>) -> Int64 {
+    guard case .success(let hits) = hits else { return 0 }
+    var bytes: Int64 = 0
+    for case .readOnly(let path) in hits.values { bytes += FileIO.sizes(of: path)?.size ?? 0 }
+    return bytes
   }
 
   /// Walks the tiers in order for `keys`: each key's first hit. A failing local cache is an
@@ -205,15 +117,6 @@ extension Fetcher {
     let made = RequestFingerprint.of(transfer, acceptAnyBody: any, urlCredentials: credentials)
     if credentials == nil { plainFingerprints.withLock { $0[any] = made } }
     return made
-  }
-
-  /// Stage (`--retry-failed`): a URL served from a tier leaves the failed list (a download
-  /// leaves it when its body is stored).
-  func forgetRetried(_ fetches: [Fetch]) {
-    for fetch in fetches {
-      guard case .done(.success(.hit)) = fetch.state, let request = fetch.request else { continue }
-      try? cache.forgetFailure(url: request.stripped)
-    }
   }
 }
 

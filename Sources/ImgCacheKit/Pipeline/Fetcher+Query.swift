@@ -38,11 +38,13 @@ extension Fetcher {
     }
     var options = FetchOptions()
     (options.mode, options.touch) = (.offline, touch)
-    var tally = LookupTally()
-    let read = try readIndex(fetches, options: options)
-    try await lookLocal(&fetches, read: read, options: options, tally: &tally)
-    tally.countMisses(of: fetches)
-    if !tally.counts.isEmpty { cache.note(tally.counts) }
+    // The local tiers only, as `--offline`: no refusal, no remote tier.
+    var rules = lookupRules(options)
+    rules.refusesFailed = false
+    var machine = LookupMachine(fetches, rules: rules)
+    fetches = await perform(&machine, options: options)
+    if let error = machine.error { throw error }
+    let read = machine.read
     let plain = urls.map { CacheKey.withoutUserinfo($0) }
     let records =
       read?.failuresRecorded == false

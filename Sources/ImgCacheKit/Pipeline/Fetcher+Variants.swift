@@ -1,63 +1,29 @@
 import FoundationEssentials
 import Synchronization
 
-/// Image variants (docs/architecture.md, Variants: their own states): the `lookVariant` stage before the
-/// original's lookup, and the I/O of the variant's states once the original is done.
+/// Image variants (docs/architecture.md, Variants: their own states): the I/O of the variant's
+/// lookup stage (``LookupMachine``), and of the variant's states once the original is done.
 extension Fetcher {
-  /// Stage: a fetch that asks for a variant looks up the variant's own key first (the local
-  /// cache). A stored variant made from the original's current body is served, and the
-  /// original is not looked up at all; otherwise the fetch goes on for its original, carrying
-  /// the variant to derive.
-  func lookVariant(
-    _ fetches: inout [Fetch], _ spec: VariantSpec, options: FetchOptions, tally: inout LookupTally
-  ) async throws {
-    let asked = fetches.indices.filter { fetches[$0].isLookup }
-    for index in asked { fetches[index].variant = spec }
-    // `--reload` and `--refresh` ask the origin for the original; `derive` still serves a
-    // variant that is current after a 304.
-    guard options.mode == .normal || options.mode == .offline, !asked.isEmpty else { return }
-    var keys = [String: Int]()
-    // The canonical form made once (``VariantSpec/derivedKey(for:)`` makes it each call).
-    let canonical = spec.canonical
-    let suffix = VariantSpec.keySeparator + canonical
-    for index in asked { keys[fetches[index].key + suffix] = index }
-    let found = try current(variants: Array(keys.keys), touch: options.touch)
-    for (derivedKey, index) in keys {
-      guard let hit = found[derivedKey], case .local(let entry, _) = hit else { continue }
-      fetches[index].serve(hit, variant: entry, spec: canonical)
-    }
-    tally.countVariantHits(found.count)
-    // The remote tier shares variants like originals: a fleet derives each once.
-    var urls = [String: String]()
-    for (derivedKey, index) in keys where found[derivedKey] == nil {
-      if let request = fetches[index].request { urls[derivedKey] = request.stripped }
-    }
-    // A copy must be this variant (its spec's format and size, its original named), and it
-    // is linked to the original it was made from: served only while that original has not
-    // changed here, derived again when it does.
+  /// The remote tier's copies of the variants of `urls` (derived key → the original's URL),
+  /// each checked to be this variant (its spec's format and size, its original named), with the
+  /// SHA-256 of the original each was made from, by key.
+  func remoteVariants(_ spec: VariantSpec, urls: [String: String], options: FetchOptions) async
+    -> (shared: [String: CacheHit], sources: [String: String])
+  {
     let sources = Mutex<[String: String]>([:])
     let shared = await remoteHits(keys: Array(urls.keys), urls: urls, options: options) {
       key, metadata, body in
       try spec.check(remote: metadata, body: body)
       sources.withLock { $0[key] = metadata.sourceSHA256?.lowercased() }
     }
-    let made = sources.withLock { $0 }
-    let links = shared.keys.compactMap { derivedKey -> VariantLink? in
-      guard let index = keys[derivedKey] else { return nil }
-      return VariantLink(
-        key: derivedKey, original: fetches[index].key, spec: canonical,
-        sourceSHA256: made[derivedKey])
-    }
-    guard !links.isEmpty else { return }
+    return (shared, sources.withLock { $0 })
+  }
+
+  /// Records `links` (remote variants to their originals), then reads which of them are out
+  /// of date: an original that changed here since makes its variant one to derive again.
+  func linked(_ links: [VariantLink]) throws -> Set<String> {
     try? cache.recordVariantLinks(links)
-    let current = try cache.lookUp(keys: links.map(\.key), variants: true)
-    var served = 0
-    for (derivedKey, hit) in shared where !current.outdated.contains(derivedKey) {
-      guard let index = keys[derivedKey], case .remote(let entry, _, _) = hit else { continue }
-      fetches[index].serve(hit, variant: entry, spec: canonical)
-      served += 1
-    }
-    tally.countVariantHits(served)
+    return try cache.lookUp(keys: links.map(\.key), variants: true).outdated
   }
 
   /// The stored variants among `keys` (distinct) that are current: derived from the body

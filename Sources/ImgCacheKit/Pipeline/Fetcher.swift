@@ -53,6 +53,11 @@ public final class Fetcher: Sendable {
   /// The next place in the start order.
   func nextSequence() -> UInt64 { sequence.add(1, ordering: .relaxed).newValue }
 
+  /// `count` consecutive places in the start order: the first.
+  func nextSequences(_ count: Int) -> UInt64 {
+    sequence.add(UInt64(count), ordering: .relaxed).newValue - UInt64(count) + 1
+  }
+
   /// The shared tier asked after `tiers` and written back after downloads, if any.
   public let remote: RemoteTier?
   /// One download per key across a fleet (`fetch work`): a machine that finds the key's lock

@@ -9,14 +9,15 @@ struct LookupTally {
   private var countsMisses = false
 
   /// Counts a lookup of the local tiers that found `hits`: the read-only directories' hits
-  /// with their bytes. (The lookups themselves are noted before the tiers are asked, so the
-  /// write recording the hits' uses adds them with the hits.)
-  mutating func countLookups(hits: some Collection<CacheHit>) {
+  /// with their bytes (`readOnlyBytes`, read by the owner). (The lookups themselves are noted
+  /// before the tiers are asked, so the write recording the hits' uses adds them with the hits.)
+  mutating func countLookups(hits: some Collection<CacheHit>, readOnlyBytes: Int64) {
     countsMisses = true
-    for case .readOnly(let path) in hits {
-      counts[.bytesServed, default: 0] += FileIO.sizes(of: path)?.size ?? 0
-      counts[.hitsReadOnly, default: 0] += 1
-    }
+    var readOnly: Int64 = 0
+    for case .readOnly in hits { readOnly += 1 }
+    guard readOnly > 0 else { return }
+    counts[.bytesServed, default: 0] += readOnlyBytes
+    counts[.hitsReadOnly, default: 0] += readOnly
   }
 
   /// Counts the misses: the distinct keys no tier had (the local tiers, then the remote tier),

@@ -34,8 +34,6 @@ extension PrefetchMachine {
       for fetch in fetches { hand(fetch) }
     }
     queueSettles()
-    // The loop only handed over "a partial started": written before anything deletes it.
-    let flushing = arrivals.responses.contains { scheduler.transfers[$0.ticket]?.lock != nil }
     var responses = [Response]()
     for (ticket, result) in arrivals.responses {
       guard let fetch = scheduler.transfers.removeValue(forKey: ticket) else {
@@ -49,7 +47,7 @@ extension PrefetchMachine {
     if responses.isEmpty {
       advanced([])
     } else {
-      enqueue(.advance(responses, flushingPartials: flushing))
+      enqueue(.advance(responses))
     }
   }
 

@@ -53,9 +53,8 @@ struct PrefetchMachine {
     case spawn(Fetch, FetchMachine.Action)
     /// Stores these checked bodies in one transaction, in a task; they arrive in the inbox.
     case store([Fetch])
-    /// Feeds each response to its fetch (writing the partial records first, when flagged);
-    /// then ``advanced(_:)`` with the action each waits for.
-    case advance([Response], flushingPartials: Bool)
+    /// Feeds each response to its fetch; then ``advanced(_:)`` with the action each waits for.
+    case advance([Response])
     /// Deletes a body no one keeps.
     case discard(String)
     /// Sends these events to the run's reader (waits while it is behind).

@@ -121,8 +121,8 @@ public struct Prefetcher: Sendable {
           group.addTask {
             inbox.add(stored: await fetcher.store(checked: fetches, options: options))
           }
-        case .advance(let responses, let flushingPartials):
-          if flushingPartials { fetcher.cache.flushPartialRecords() }
+        case .advance(let responses):
+          fetcher.writePartialRecords(before: responses.lazy.map(\.fetch))
           machine.advanced(responses.map { advance($0, rules: rules, options: options) })
         case .discard(let file): unlink(file)
         case .send(let events): await channel.send(events)
