@@ -37,7 +37,8 @@ struct LookupMachineTests {
     case .readFailures(let requests): "readFailures \(requests.count)"
     case .note(let counts):
       "note " + counts.map { "\($0.key.rawValue)=\($0.value)" }.sorted().joined(separator: ",")
-    case .readTiers(let keys, let read): "readTiers \(keys.count) \(read != nil)"
+    case .readTiers(let keys, let read, let lookups):
+      "readTiers \(keys.count) \(read != nil) lookups=\(lookups.map(String.init) ?? "-")"
     case .askRemote(let urls): "askRemote \(urls.count)"
     case .readValidators(let keys): "readValidators \(keys.count)"
     case .number(let count, _): "number \(count)"
@@ -57,8 +58,9 @@ struct LookupMachineTests {
       url: urls[3], fingerprint: "f", reason: "HTTP 404", kind: "http_status", httpStatus: 404,
       count: 1, firstFailure: Date(), lastFailure: Date())
     machine.failuresRead(.success([urls[3]: record]))
-    #expect(Self.words(machine.next()) == "note lookups=3", "the refused URL is no lookup")
-    guard case .readTiers(let keys, let read?) = machine.next() else { return #expect(Bool(false)) }
+    guard case .readTiers(let keys, let read?, lookups: 3) = machine.next() else {
+      return #expect(Bool(false), "the refused URL is no lookup")
+    }
     #expect(keys == Array(urls.prefix(3)) && read.keys == keys)
     machine.tiersRead(.success([urls[1]: hit(urls[1])]), readOnlyBytes: 0)
     #expect(Self.words(machine.next()) == "note blacklisted=1,misses=2")
@@ -97,8 +99,8 @@ struct LookupMachineTests {
     _ = machine.next()
     machine.indexRead(
       .success(IndexLookup(keys: Array(urls.prefix(2)), entries: [], failuresRecorded: false)))
-    #expect(Self.words(machine.next()) == "note lookups=2", "no failure recorded: none read")
-    _ = machine.next()
+    #expect(
+      Self.words(machine.next()) == "readTiers 2 true lookups=2", "no failure recorded: none read")
     machine.tiersRead(.success([urls[0]: hit(urls[0])]), readOnlyBytes: 0)
     _ = machine.next()
     guard case .finish(let fetches) = machine.next() else { return #expect(Bool(false)) }
@@ -131,8 +133,8 @@ struct LookupMachineTests {
     #expect(Self.words(machine.next()) == "readIndex 2")
     let read = IndexLookup(keys: Array(urls.prefix(2)), entries: [], failuresRecorded: nil)
     machine.indexRead(.success(read))
-    #expect(Self.words(machine.next()) == "note lookups=2", "no refusal with --retry-failed")
-    #expect(Self.words(machine.next()) == "readTiers 2 true")
+    #expect(
+      Self.words(machine.next()) == "readTiers 2 true lookups=2", "no refusal with --retry-failed")
     machine.tiersRead(.success([:]), readOnlyBytes: 0)
     #expect(Self.words(machine.next()) == "askRemote 2")
     machine.remoteRead([urls[0]: .remote(entry(urls[0]), path: "/cache/0", backend: "redis")])

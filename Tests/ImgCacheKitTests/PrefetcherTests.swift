@@ -42,42 +42,6 @@ struct PrefetcherTests {
   }
 
   @Test(
-    "progress once per URL with done counting up; duplicates fetched once; summary counts (test02, test05)"
-  )
-  func progress() async {
-    let names = ["base.jpg", "base.png", "base.gif", "lossy.webp", "base.png"]
-    let urls = names.map { servers.nginx($0) } + [servers.fault("/status/404?id=pf")]
-    let (events, summary) = await run(prefetcher(), urls)
-    #expect(events.count == 5)
-    #expect(events.map(\.progress.done) == Array(2...6))
-    #expect(summary.progress.total == 6)
-    #expect(summary.progress.duplicates == 1)
-    #expect(summary.progress.downloaded == 4)
-    #expect(summary.progress.failed == 1)
-    #expect(summary.failures.first?.error.httpStatus == 404)
-    #expect(summary.progress.bytes > 0)
-    #expect(summary.progress.inputFinished)
-  }
-
-  @Test("an empty list finishes at once with zero counts (test03)")
-  func empty() async {
-    let (_, summary) = await run(prefetcher(), [])
-    #expect(summary.progress.done == 0 && summary.progress.total == 0 && !summary.cancelled)
-  }
-
-  @Test("a warm run serves everything from the cache without a request")
-  func warm() async {
-    let tag = UUID().uuidString.prefix(8)
-    let urls = (0..<40).map { servers.fault("/image/base.png?id=warm\(tag)-\($0)") }
-    let (_, first) = await run(prefetcher(), urls)
-    #expect(first.progress.downloaded == 40)
-    let (_, second) = await run(prefetcher(), urls)
-    #expect(second.progress.hits == 40)
-    #expect(second.progress.downloaded == 0)
-    #expect((servers.stats()?.requests.keys.filter { $0.contains("warm\(tag)") }.count ?? 0) == 40)
-  }
-
-  @Test(
     "cancel stops in-flight transfers, removes their temp files, keeps what completed (test06, test07)"
   )
   func cancel() async throws {
@@ -150,34 +114,6 @@ struct PrefetcherTests {
     let summary = await run.summary
     #expect(summary.cancelled)
     #expect(summary.progress.downloaded + summary.unfinished.count == urls.count)
-  }
-
-  @Test("transfers start in input order, whatever order their tasks run in (FIFO)")
-  func inputOrder() async {
-    let tag = "in" + UUID().uuidString.prefix(6)
-    let urls = (0..<12).map { servers.fault("/image/base.png?delay=0.05&\(tag)=\($0)") }
-    let (_, summary) = await run(prefetcher { $0.maxConcurrent = 1 }, urls)
-    #expect(summary.progress.downloaded == 12)
-    let seen = (servers.stats()?.order ?? []).filter { $0.contains(tag) }
-      .compactMap { Int($0.split(separator: "=").last ?? "") }
-    #expect(seen == Array(0..<12))
-  }
-
-  @Test("a batch looked up in parts at once still starts its transfers in input order")
-  func inputOrderAcrossHalves() async {
-    let tag = "halves" + UUID().uuidString.prefix(6)
-    let count = 2 * Fetcher.smallestPart + 8
-    let urls = (0..<count).map { servers.fault("/image/base.png?\(tag)=\($0)") }
-    let source = URLList(urls)
-    let prefetcher = Prefetcher(
-      fetcher: Fetcher(
-        cache: DiskCache(directory: directory.url), transfer: fastTransfer { $0.maxConcurrent = 1 }),
-      batchSize: count)
-    let (_, summary) = await run(prefetcher, source)
-    #expect(summary.progress.downloaded == count)
-    let seen = (servers.stats()?.order ?? []).filter { $0.contains(tag) }
-      .compactMap { Int($0.split(separator: "=").last ?? "") }
-    #expect(seen == Array(0..<count))
   }
 
   @Test("the per-host limit holds while the global limit allows more")

@@ -39,7 +39,8 @@ extension Fetcher {
       case .readFailures(let requests):
         machine.failuresRead(Result { try failures(of: requests, options: options) })
       case .note(let counts): cache.note(counts)
-      case .readTiers(let keys, let read):
+      case .readTiers(let keys, let read, let lookups):
+        if let lookups { cache.note([.lookups: lookups]) }
         let hits = await hits(keys, touch: options.touch, read: read)
         machine.tiersRead(hits, readOnlyBytes: options.touch ? Self.readOnlyBytes(hits) : 0)
       case .askRemote(let urls):

@@ -64,7 +64,7 @@ extension LookupMachine {
   mutating func failuresRead(_ result: Result<[String: FailedURL], any Error>) {
     guard case .success(let refused) = result else { return failed(result) }
     var keys = Set<String>()
-    for index in asked {
+    for index in looking {
       guard let request = fetches[index].request, let failure = refused[request.stripped] else {
         continue
       }
@@ -74,7 +74,9 @@ extension LookupMachine {
       keys.insert(fetches[index].key)
     }
     // A key another URL still asks for (two URLs, one key) stays.
-    if !keys.isEmpty { for fetch in fetches where fetch.isLookup { keys.remove(fetch.key) } }
+    guard !keys.isEmpty else { return }
+    looking.removeAll { !fetches[$0].isLookup }
+    for index in looking { keys.remove(fetches[index].key) }
     read = read?.dropping(keys)
   }
 
@@ -84,7 +86,7 @@ extension LookupMachine {
   mutating func tiersRead(_ result: Result<[String: CacheHit], any Error>, readOnlyBytes: Int64) {
     guard case .success(let hits) = result else { return failed(result) }
     if rules.touch { tally.countLookups(hits: hits.values, readOnlyBytes: readOnlyBytes) }
-    for index in asked {
+    for index in looking {
       guard let hit = hits[fetches[index].key] else {
         fetches[index].state = .missing
         continue

@@ -9,13 +9,14 @@ extension LookupMachine {
     switch stage {
     case .variants: enterVariants()
     case .index:
+      looking = asked
       guard asksLocal else { return }
-      let keys = asked.map { fetches[$0].key }.distinct()
+      let keys = looking.map { fetches[$0].key }.distinct()
       if !keys.isEmpty { enqueue(.readIndex(keys)) }
     case .refusals:
       // None when the index's read says no failure is recorded.
       guard rules.refusesFailed, read?.failuresRecorded != false else { return }
-      let requests = asked.compactMap { fetches[$0].request }
+      let requests = looking.compactMap { fetches[$0].request }
       if !requests.isEmpty { enqueue(.readFailures(requests)) }
     case .local: enterLocal()
     case .remote:
@@ -60,7 +61,7 @@ extension LookupMachine {
   /// The local tiers (the cache, then read-only directories), one lookup per tier; `--reload`
   /// and `--refresh` ask none. The cache's rows come from the index's read, when it was made.
   private mutating func enterLocal() {
-    let asked = asked
+    let asked = looking
     guard asksLocal else {
       for index in asked { fetches[index].state = .missing }
       return
@@ -69,8 +70,7 @@ extension LookupMachine {
     let keys = read?.keys ?? asked.map { fetches[$0].key }.distinct()
     // The lookups noted before the tiers are asked: the write that records the hits' uses
     // then adds them too, so `stats` never shows more hits than lookups.
-    if rules.touch { enqueue(.note([.lookups: Int64(keys.count)])) }
-    enqueue(.readTiers(keys, read: read))
+    enqueue(.readTiers(keys, read: read, lookups: rules.touch ? Int64(keys.count) : nil))
   }
 
   /// What is left is downloaded (offline, it is a miss); a plain miss under `mode = normal`

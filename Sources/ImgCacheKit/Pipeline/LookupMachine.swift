@@ -44,11 +44,12 @@ struct LookupMachine {
     case readIndex([String])
     /// The recent failures recorded for these requests → ``failuresRead(_:)``.
     case readFailures([RequestURL])
-    /// Note these counts (the lookups, before the tiers are asked; the batch's tally).
+    /// Note the batch's tally.
     case note([Counter: Int64])
-    /// The local tiers' hits for these keys (the cache's from `read`, when made) →
-    /// ``tiersRead(_:readOnlyBytes:)``.
-    case readTiers([String], read: IndexLookup?)
+    /// Note `lookups` lookups when given (a use: before the tiers are asked, so the write that
+    /// records the hits' uses adds them too), then the local tiers' hits for these keys (the
+    /// cache's from `read`, when made) → ``tiersRead(_:readOnlyBytes:)``.
+    case readTiers([String], read: IndexLookup?, lookups: Int64?)
     /// The remote tier's copies of these keys (key → URL) → ``remoteRead(_:)``.
     case askRemote([String: String])
     /// The stored entries of these keys, for their validators (`--refresh`) →
@@ -79,8 +80,11 @@ struct LookupMachine {
   var read: IndexLookup?
   /// The read that failed the batch, if one did.
   var error: (any Error)?
-  var queue = [Action]()
-  var queueHead = 0
+  /// The action the current stage asks (each asks one at most).
+  var pending: Action?
+  /// The fetches still at ``Fetch/State/lookup`` from the index stage on: the refusals take
+  /// theirs out, the local stage moves them all on.
+  var looking = [Int]()
   /// The variants looked for, by derived key: the fetch asking.
   var variantKeys = [String: Int]()
   /// The remote tier's variants, until their links are read.
@@ -96,16 +100,15 @@ struct LookupMachine {
 
   /// The next action.
   mutating func next() -> Action {
-    while queueHead == queue.count {
-      (queue, queueHead) = ([], 0)
+    while true {
+      if let action = pending.take() { return action }
       if stage == .finished { return .finish(fetches) }
       enter(stage)
     }
-    defer { queueHead += 1 }
-    return queue[queueHead]
   }
 
-  mutating func enqueue(_ action: Action) { queue.append(action) }
+  /// The stage entered asks `action`.
+  mutating func enqueue(_ action: Action) { pending = action }
 
   /// A read failed: every fetch not done fails with it, and the batch goes on to be counted
   /// and planned (what is done stays done).

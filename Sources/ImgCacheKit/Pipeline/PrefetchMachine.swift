@@ -112,8 +112,7 @@ struct PrefetchMachine {
   /// The time of the current step.
   var now: ContinuousClock.Instant
   /// Actions decided and not yet given out, in order.
-  var queue = [Action]()
-  var queueHead = 0
+  var queue = ActionQueue<Action>()
   /// Events recorded and not yet sent.
   var outbox = [PrefetchEvent]()
   /// Done fetches to settle in the next ``Action/settle(_:)``.
@@ -146,13 +145,11 @@ struct PrefetchMachine {
     now = facts.now
     cancelled = cancelled || facts.cancelled
     scheduler.heldBack = facts.heldBack
-    while queueHead == queue.count {
-      (queue, queueHead) = ([], 0)
+    while true {
+      if let action = queue.next() { return action }
       if case .finished = step { return .finish }
       enter(step)
     }
-    defer { queueHead += 1 }
-    return queue[queueHead]
   }
 
   mutating func enqueue(_ action: Action) { queue.append(action) }
