@@ -206,26 +206,6 @@ struct DownloaderTests {
     #expect(count(path) == 2)
   }
 
-  @Test("the blacklist comes before the cache; retry-failed ignores it and success clears it")
-  func blacklist() async throws {
-    let fetcher = fetcher()
-    let url = servers.fault("/image/base.png?id=black")
-    _ = await fetcher.fetch(url)
-    let fingerprint = fetcher.fingerprint(FetchOptions())
-    try fetcher.cache.recordFailure(
-      url: url, fingerprint: fingerprint, error: CacheError(.notAnImage, "was html"))
-    #expect(await fetcher.fetch(url).outcome.error?.kind == .blacklisted)
-    var options = FetchOptions()
-    options.retryFailed = true
-    #expect(await fetcher.fetch(url, options: options).outcome.path != nil)
-    #expect(try fetcher.cache.failure(url: url) == nil)
-    var shortTTL = FetchOptions()
-    try fetcher.cache.recordFailure(
-      url: url, fingerprint: fingerprint, error: CacheError(.notAnImage, "was html"))
-    shortTTL.failedTTL = 0
-    #expect(await fetcher.fetch(url, options: shortTTL).outcome.path != nil)
-  }
-
   @Test("a request's fingerprint: made once without URL credentials, apart for each with them")
   func fingerprints() throws {
     let fetcher = fetcher()
@@ -246,42 +226,5 @@ struct DownloaderTests {
     var otherAgent = fetcher.transfer
     otherAgent.userAgent += " other"
     #expect(Fetcher(cache: fetcher.cache, transfer: otherAgent).fingerprint(FetchOptions()) != none)
-  }
-
-  @Test("in one batch, a refused URL's cached copy is neither served nor used; the others hit")
-  func blacklistInBatch() async throws {
-    let fetcher = fetcher()
-    let refused = servers.fault("/image/base.png?id=black-batch")
-    let served = servers.fault("/image/base.jpg?id=black-batch")
-    _ = await fetcher.fetch([refused, served])
-    let stored = try fetcher.cache.storedEntries(forKeys: [refused, served])
-    #expect(stored.map(\.accessCount) == [0, 0])
-    try fetcher.cache.recordFailure(
-      url: refused, fingerprint: fetcher.fingerprint(FetchOptions()),
-      error: CacheError(.notAnImage, "was html"))
-    let results = await fetcher.fetch([refused, served])
-    #expect(results[0].outcome.error?.kind == .blacklisted)
-    guard case .hit(.local) = try results[1].outcome.get() else {
-      Issue.record("the other URL should hit")
-      return
-    }
-    fetcher.cache.close()
-    let used = try fetcher.cache.storedEntries(forKeys: [refused, served])
-    #expect(used.map(\.accessCount) == [0, 1])
-    #expect(count("/image/base.png?id=black-batch") == 1)
-  }
-
-  @Test("read-only directories are searched before the network")
-  func readOnly() async throws {
-    let extra = TemporaryDirectory("ro")
-    let url = servers.fault("/image/base.png?id=ro")
-    try extra.write(CacheKey.fileName(for: url), Fixtures.bytes("base.png"))
-    let fetcher = Fetcher(
-      cache: DiskCache(directory: directory.url), readOnly: [extra.url], transfer: fastTransfer())
-    guard case .hit(.readOnly) = try await fetcher.fetch(url).outcome.get() else {
-      Issue.record("expected a read-only hit")
-      return
-    }
-    #expect(count("/image/base.png?id=ro") == 0)
   }
 }

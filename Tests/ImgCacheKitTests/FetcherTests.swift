@@ -139,29 +139,6 @@ struct FetcherTests {
     }
   }
 
-  @Test("a valid image with a wrong Content-Type is stored: the bytes decide")
-  func wrongContentType() async throws {
-    let result = await fetcher().fetch(servers.fault("/wrong-type"))
-    guard case .downloaded(let entry, _) = try result.outcome.get() else {
-      Issue.record("\(result.outcome)")
-      return
-    }
-    #expect(entry.format == "png")
-    #expect(entry.contentType == "text/plain")
-  }
-
-  @Test("--any stores a non-image body")
-  func anyBody() async throws {
-    var options = FetchOptions()
-    options.acceptAnyBody = true
-    let result = await fetcher().fetch(servers.fault("/html"), options: options)
-    guard case .downloaded(let entry, _) = try result.outcome.get() else {
-      Issue.record("\(result.outcome)")
-      return
-    }
-    #expect(entry.format == nil)
-  }
-
   @Test("basic auth from options and from a netrc file (DownloaderTests 08)")
   func basicAuth() async throws {
     #expect(

@@ -167,4 +167,28 @@ struct LookupMachineTests {
       machine.fetches[0].served?.key == derived[0] && machine.fetches[1].served?.key == derived[1])
     #expect(machine.tally.counts[.variantHits] == 2 && machine.fetches[2].variant == spec)
   }
+
+  @Test("a part of a batch stops after its counts; the whole batch is then planned in input order")
+  func parts() {
+    var rules = LookupMachine.Rules()
+    rules.lastStage = .note
+    var part = machine(rules, urls: Array(urls.prefix(2)))
+    _ = part.next()
+    part.indexRead(
+      .success(IndexLookup(keys: Array(urls.prefix(2)), entries: [], failuresRecorded: false)))
+    _ = part.next()
+    part.tiersRead(.success([:]), readOnlyBytes: 0)
+    #expect(Self.words(part.next()) == "note misses=2")
+    guard case .finish(let looked) = part.next() else { return #expect(Bool(false)) }
+    #expect(looked.allSatisfy { $0.isMissing }, "no plan yet")
+    var whole = LookupMachine(looked, rules: LookupMachine.Rules(), from: .plan)
+    guard case .number(2, _) = whole.next() else { return #expect(Bool(false)) }
+    whole.numbered(first: 40, fingerprints: ["f", "f"])
+    guard case .finish(let planned) = whole.next() else { return #expect(Bool(false)) }
+    let places = planned.compactMap { fetch -> UInt64? in
+      if case .download(let plan) = fetch.state { return plan.sequence }
+      return nil
+    }
+    #expect(places == [40, 41])
+  }
 }

@@ -64,28 +64,27 @@ extension Fetcher {
   /// Looks `urls` up as ``lookUp(_:options:)`` does, in parts at once when the batch is large
   /// and there are cores for them (two parts a core, at least ``smallestPart`` URLs each): the
   /// index is read by one part at a time, while the rest of the others' lookups (keys, files,
-  /// fetches) runs beside it. The fetches keep the order of `urls`.
+  /// fetches) runs beside it. The parts stop before their plans: the whole batch is planned
+  /// once, so its places in the start order follow `urls`.
   func lookUpOnCores(_ urls: [String], options: FetchOptions) async -> [Fetch] {
     let parts = min(2 * cores, urls.count / Self.smallestPart)
     guard parts > 1 else { return await lookUp(urls, options: options) }
     let size = (urls.count + parts - 1) / parts
+    let rules = lookupRules(options)
     var looked = [[Fetch]](repeating: [], count: parts)
-    await withTaskGroup(of: (Int, [Fetch]).self) { group in
+    var partRules = rules
+    partRules.lastStage = .note
+    await withTaskGroup(of: (Int, [Fetch]).self) { [partRules] group in
       for part in 0..<parts {
-        let slice = Array(urls[(part * size)..<min(urls.count, (part + 1) * size)])
-        group.addTask { (part, await self.lookUp(slice, options: options)) }
+        let slice = urls[(part * size)..<min(urls.count, (part + 1) * size)]
+        group.addTask {
+          var machine = LookupMachine(slice.map { Fetch($0, options: options) }, rules: partRules)
+          return (part, await self.perform(&machine, options: options))
+        }
       }
       for await (part, fetches) in group { looked[part] = fetches }
     }
-    var fetches = looked.flatMap { $0 }
-    // The parts were planned at once, their places in the start order mixed: numbered
-    // again, in input order.
-    for index in fetches.indices {
-      if case .download(var plan) = fetches[index].state {
-        plan.sequence = nextSequence()
-        fetches[index].state = .download(plan)
-      }
-    }
-    return fetches
+    var machine = LookupMachine(looked.flatMap { $0 }, rules: rules, from: .plan)
+    return await perform(&machine, options: options)
   }
 }

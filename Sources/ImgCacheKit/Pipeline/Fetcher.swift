@@ -50,9 +50,6 @@ public final class Fetcher: Sendable {
   /// The start order of downloads: numbered as lookups ask for them, in input order.
   private let sequence = Atomic<UInt64>(0)
 
-  /// The next place in the start order.
-  func nextSequence() -> UInt64 { sequence.add(1, ordering: .relaxed).newValue }
-
   /// `count` consecutive places in the start order: the first.
   func nextSequences(_ count: Int) -> UInt64 {
     sequence.add(UInt64(count), ordering: .relaxed).newValue - UInt64(count) + 1

@@ -28,6 +28,9 @@ struct LookupMachine {
     var freshness = FreshnessPolicy()
     /// The time stored entries are judged fresh at.
     var now = Date()
+    /// The last stage taken (a part of a batch looked up beside the others stops before the
+    /// plans: the whole batch is planned at once, in input order).
+    var lastStage = Stage.forget
   }
 
   /// What the owner does next.
@@ -92,17 +95,19 @@ struct LookupMachine {
   /// The fetches planned to download, waiting for their places and fingerprints.
   var planned = [(index: Int, validators: CacheEntry?)]()
 
-  /// A machine for `fetches` (each at ``Fetch/State/lookup``, or done: refused as given).
-  init(_ fetches: [Fetch], rules: Rules) {
+  /// A machine for `fetches` (each at ``Fetch/State/lookup``, or done: refused as given),
+  /// from `stage` on (the plans of parts looked up apart start at ``Stage/plan``).
+  init(_ fetches: [Fetch], rules: Rules, from stage: Stage = .variants) {
     self.fetches = fetches
     self.rules = rules
+    self.stage = stage
   }
 
   /// The next action.
   mutating func next() -> Action {
     while true {
       if let action = pending.take() { return action }
-      if stage == .finished { return .finish(fetches) }
+      if stage == .finished || stage > rules.lastStage { return .finish(fetches) }
       enter(stage)
     }
   }
