@@ -128,44 +128,6 @@ struct DownloaderTests {
     #expect(count("/status/404?id=retry") == 1)
   }
 
-  @Test("refresh: 304 keeps the entry and updates it; 200 replaces it (ManagerTests 07, #3589)")
-  func refresh() async throws {
-    let fetcher = fetcher()
-    var options = FetchOptions()
-    let url = servers.fault("/etag?v=1&name=base.png")
-    options.explicitKey = "etag-key"
-    guard case .downloaded = try await fetcher.fetch(url, options: options).outcome.get() else {
-      Issue.record("first fetch should download")
-      return
-    }
-    options.mode = .refresh
-    guard
-      case .notModified(let kept, _) = try await fetcher.fetch(url, options: options).outcome.get()
-    else {
-      Issue.record("same ETag should give 304")
-      return
-    }
-    #expect(kept.etag == "\"1\"")
-    #expect(kept.format == "png")
-    let changed = servers.fault("/etag?v=2&name=base.gif")
-    guard
-      case .revalidated(let replaced, let path) = try await fetcher.fetch(changed, options: options)
-        .outcome.get()
-    else {
-      Issue.record("new ETag should replace")
-      return
-    }
-    #expect(replaced.etag == "\"2\"")
-    #expect(replaced.format == "gif")
-    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(Fixtures.bytes("base.gif")))
-    // Twice in a row works too (ManagerTests 07).
-    guard case .notModified = try await fetcher.fetch(changed, options: options).outcome.get()
-    else {
-      Issue.record("second refresh should give 304")
-      return
-    }
-  }
-
   @Test("refresh against nginx's real ETag and Last-Modified gives 304")
   func refreshNginx() async throws {
     let fetcher = fetcher()
@@ -177,33 +139,6 @@ struct DownloaderTests {
       Issue.record("nginx should answer 304")
       return
     }
-  }
-
-  @Test(
-    "offline: a hit, or a distinct miss without network (ManagerTests 15); reload always downloads")
-  func offlineAndReload() async throws {
-    let fetcher = fetcher()
-    var options = FetchOptions()
-    options.mode = .offline
-    let path = "/image/base.jpg?id=offline"
-    #expect(
-      try await fetcher.fetch(servers.fault(path), options: options).outcome.get() == .offlineMiss)
-    #expect(count(path) == 0)
-    _ = await fetcher.fetch(servers.fault(path))
-    guard case .hit = try await fetcher.fetch(servers.fault(path), options: options).outcome.get()
-    else {
-      Issue.record("offline should hit")
-      return
-    }
-    options.mode = .reload
-    guard
-      case .downloaded = try await fetcher.fetch(servers.fault(path), options: options).outcome
-        .get()
-    else {
-      Issue.record("reload should download")
-      return
-    }
-    #expect(count(path) == 2)
   }
 
   @Test("a request's fingerprint: made once without URL credentials, apart for each with them")

@@ -16,6 +16,8 @@ struct ScriptedFetchTests {
   let directory = TemporaryDirectory()
   let png = Data(declaredPNG(width: 4, height: 3))
 
+  typealias Reply = ScriptedTransport.Reply
+
   func url(_ name: String) -> String { "https://img.example/\(name).png" }
 
   func fetcher(_ transport: ScriptedTransport, readOnly: [URL] = []) -> Fetcher {
@@ -109,5 +111,61 @@ struct ScriptedFetchTests {
       return
     }
     #expect(transport.requests.isEmpty)
+  }
+
+  @Test("refresh: a 304 keeps the entry and updates it, a 200 replaces it (ManagerTests 07, #3589)")
+  func refresh() async throws {
+    let url = url("etag")
+    let gif = Data(Fixtures.bytes("base.gif"))
+    let replies: [ScriptedTransport.Reply] = [
+      Reply(body: png, etag: "\"1\""), Reply(status: 304, body: Data(), etag: "\"1\""),
+      Reply(body: gif, contentType: "image/gif", etag: "\"2\""),
+      Reply(status: 304, body: Data(), etag: "\"2\""),
+    ]
+    let transport = ScriptedTransport([url: replies], fallback: .image(png))
+    let fetcher = fetcher(transport)
+    guard case .downloaded = try await fetcher.fetch(url).outcome.get() else {
+      Issue.record("the first fetch downloads"); return
+    }
+    var options = FetchOptions()
+    options.mode = .refresh
+    guard
+      case .notModified(let kept, _) = try await fetcher.fetch(url, options: options).outcome.get()
+    else { Issue.record("the same ETag gives 304"); return }
+    #expect(kept.etag == "\"1\"" && kept.format == "png")
+    guard
+      case .revalidated(let replaced, let path) = try await fetcher.fetch(url, options: options)
+        .outcome.get()
+    else { Issue.record("a new ETag replaces the entry"); return }
+    #expect(replaced.etag == "\"2\"" && replaced.format == "gif")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == gif)
+    // Twice in a row works too (ManagerTests 07).
+    guard case .notModified = try await fetcher.fetch(url, options: options).outcome.get() else {
+      Issue.record("a second refresh gives 304"); return
+    }
+    // Each refresh asked with the stored entry's validator.
+    #expect(transport.requests.map(\.etag) == [nil, "\"1\"", "\"1\"", "\"2\""])
+  }
+
+  @Test(
+    "offline: a hit, or a distinct miss without a request (ManagerTests 15); reload always downloads"
+  )
+  func offlineAndReload() async throws {
+    let transport = ScriptedTransport(fallback: .image(png))
+    let fetcher = fetcher(transport)
+    let url = url("offline")
+    var options = FetchOptions()
+    options.mode = .offline
+    #expect(try await fetcher.fetch(url, options: options).outcome.get() == .offlineMiss)
+    #expect(transport.requests.isEmpty)
+    _ = await fetcher.fetch(url)
+    guard case .hit = try await fetcher.fetch(url, options: options).outcome.get() else {
+      Issue.record("offline hits what is stored"); return
+    }
+    options.mode = .reload
+    guard case .downloaded = try await fetcher.fetch(url, options: options).outcome.get() else {
+      Issue.record("reload downloads"); return
+    }
+    #expect(transport.requests.count == 2)
   }
 }
