@@ -58,8 +58,8 @@ struct LookupMachine {
     /// The stored entries of these keys, for their validators (`--refresh`) →
     /// ``validatorsRead(_:)``.
     case readValidators([String])
-    /// This many places in the start order, and the fingerprints of these requests (those with
-    /// credentials of their own; nil's for the others) → ``numbered(first:fingerprints:)``.
+    /// This many consecutive places in the start order, and the fingerprints of these requests
+    /// (the planned downloads', in order) → ``numbered(first:fingerprints:)``.
     case number(Int, fingerprinting: [RequestURL?])
     /// These URLs, served from a tier, leave the failed list (`--retry-failed`).
     case forget([String])
@@ -76,7 +76,7 @@ struct LookupMachine {
   /// The batch, in input order.
   var fetches: [Fetch]
   let rules: Rules
-  /// The stage to enter once the queued actions are done.
+  /// The stage to enter once the pending action is answered.
   var stage = Stage.variants
   var tally = LookupTally()
   /// The index's read, once made: its rows, and whether any failure is recorded.

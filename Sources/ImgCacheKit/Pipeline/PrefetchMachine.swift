@@ -5,7 +5,7 @@ import FoundationEssentials
 /// and reads no clock: its owner (``Prefetcher``) asks for the next ``Action`` with the
 /// ``Facts`` of the moment, performs it, and feeds what came of it back as an event (one
 /// function each: ``inputRead(_:waited:)``, ``lookedUp(_:)``, ``submitted(_:)``,
-/// ``settled(_:)``, ``advanced(_:)``, ``arrived(_:)``). Actions that need no answer (spawn,
+/// ``settled(_:)``, ``advanced(_:)``, ``arrived(_:now:)``). Actions that need no answer (spawn,
 /// store, discard, send) are followed at once by the next.
 ///
 /// Each fetch's own way is ``FetchMachine``'s; this machine decides only where a fetch waits
@@ -60,7 +60,7 @@ struct PrefetchMachine {
     /// Sends these events to the run's reader (waits while it is behind).
     case send([PrefetchEvent])
     /// Takes what arrived in the inbox: at once, or waiting for something (until `deadline`,
-    /// when there is one); then ``arrived(_:)``.
+    /// when there is one); then ``arrived(_:now:)``.
     case take(wait: Bool, deadline: ContinuousClock.Instant?)
     /// The run is over: nothing is in flight, parked or unsent.
     case finish

@@ -41,29 +41,34 @@ package final class SharedHosts: Sendable {
 
   /// Slot 0's first two words: this layout's mark and the boot the times are of. A table of
   /// another layout, or of an earlier boot (its boot-clock times mean nothing now), is cleared
-  /// once, by the process whose compare-and-swap turns the mark to ``clearingMark``; the others
-  /// wait for the mark, a bounded wait (a clearer that died midway is taken over). A process
-  /// that cleared on what it read before another's mark wiped that one's claims: two
-  /// processes started at once on a new cache each took the same rate's first start.
+  /// once: under an exclusive `flock` of the file, which every process that finds the table
+  /// unprepared takes, the first clears it and the others find it prepared. The kernel drops
+  /// the lock of a process that dies midway; no one waits on a timer. (A process that cleared
+  /// on what it read before another's mark wiped that one's claims; a bounded wait for a
+  /// clearer, then a takeover, wiped them too when a loaded machine ran the clearer late.)
   private func prepare() {
     let boot = Self.bootIdentity
-    let (mark, booted) = (cell(0, .hash), cell(0, .paused))
-    for _ in 0..<Self.clearingTurns {
-      let seen = mark.load(ordering: .acquiring)
-      if seen == Self.layoutMark && booted.load(ordering: .acquiring) == boot { return }
-      if seen == Self.clearingMark {
-        usleep(Self.clearingTurn)
-        continue
-      }
-      let (cleared, _) = mark.compareExchange(
-        expected: seen, desired: Self.clearingMark, ordering: .acquiringAndReleasing)
-      if cleared { return clear(boot: boot) }
+    if isPrepared(boot: boot) { return }
+    let descriptor = open(mapping.path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
+    if descriptor >= 0 {
+      while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
     }
-    clear(boot: boot)
+    defer {
+      if descriptor >= 0 { close(descriptor) }  // the lock goes with its last descriptor
+    }
+    if !isPrepared(boot: boot) { clear(boot: boot) }
+  }
+
+  /// Whether the table is marked as this layout's of this boot. The boot is read first: a
+  /// clearer unmarks the table before it writes the boot, and marks it last.
+  private func isPrepared(boot: Int64) -> Bool {
+    cell(0, .paused).load(ordering: .acquiring) == boot
+      && cell(0, .hash).load(ordering: .acquiring) == Self.layoutMark
   }
 
   /// Empties every slot, then marks the table as this layout's of this boot.
   private func clear(boot: Int64) {
+    cell(0, .hash).store(0, ordering: .releasing)
     cell(0, .paused).store(boot, ordering: .releasing)
     for slot in 0..<Self.slots {
       for field in [Field.hash, .paused, .refused, .nextStart] where slot > 0 || field == .nextStart
@@ -73,13 +78,6 @@ package final class SharedHosts: Sendable {
     }
     cell(0, .hash).store(Self.layoutMark, ordering: .releasing)
   }
-
-  /// The mark while one process clears the table.
-  static let clearingMark: Int64 = layoutMark ^ 0x7F
-  /// How long the others wait for a clear: 200 turns of half a millisecond, a tenth of a
-  /// second (a clear takes microseconds).
-  private static let clearingTurns = 200
-  private static let clearingTurn: useconds_t = 500
 
   /// The mark of this layout ("imgcache hosts, version 2").
   static let layoutMark: Int64 = 0x696D_6763_6873_7432

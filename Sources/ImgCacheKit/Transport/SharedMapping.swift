@@ -16,7 +16,8 @@ package final class SharedMapping: @unchecked Sendable {
   /// The mapped memory, `size` bytes, valid for the object's life.
   package let base: UnsafeMutableRawPointer
   private let size: Int
-  private let path: String
+  /// The file's path (a process that sets the table up locks the file at it).
+  package let path: String
   private let file: Mutex<Int32>
   /// When the file was last looked at (the callers' clock, microseconds).
   private let lastLook = Atomic<Int64>(0)
