@@ -12,19 +12,10 @@ import Testing
 /// transport: the bytes decide a body's format, `--any`, the failed-URL list before the cache,
 /// read-only directories before the network. No server, no sleep.
 @Suite("A fetch on a scripted transport", .timeLimit(.minutes(10)))
-struct ScriptedFetchTests {
+struct ScriptedFetchTests: ScriptedSuite {
   let directory = TemporaryDirectory()
-  let png = Data(declaredPNG(width: 4, height: 3))
 
   typealias Reply = ScriptedTransport.Reply
-
-  func url(_ name: String) -> String { "https://img.example/\(name).png" }
-
-  func fetcher(_ transport: ScriptedTransport, readOnly: [URL] = []) -> Fetcher {
-    Fetcher(
-      cache: DiskCache(directory: directory.url), readOnly: readOnly, transfer: TransferOptions(),
-      transport: transport)
-  }
 
   @Test("a valid image with a wrong Content-Type is stored: the bytes decide")
   func wrongContentType() async throws {

@@ -14,11 +14,8 @@ import Testing
 /// limit only catches a hang: in the full suite, every test may wait a minute or more for the
 /// cooperative pool while the shared servers start.)
 @Suite("The pipeline on a scripted transport", .timeLimit(.minutes(10)))
-struct ScriptedPipelineTests {
+struct ScriptedPipelineTests: ScriptedSuite {
   let directory = TemporaryDirectory()
-  let png = Data(declaredPNG(width: 4, height: 3))
-
-  func url(_ name: String) -> String { "https://img.example/\(name).png" }
 
   /// The name of a result's outcome ("downloaded", "hit", …), or its error's kind.
   func outcome(_ result: FetchResult) -> String {
@@ -26,12 +23,6 @@ struct ScriptedPipelineTests {
     case .success(let outcome): outcome.name
     case .failure(let error): error.kind.rawValue
     }
-  }
-
-  func fetcher(_ transport: ScriptedTransport, _ cache: DiskCache? = nil) -> Fetcher {
-    Fetcher(
-      cache: cache ?? DiskCache(directory: directory.url), transfer: TransferOptions(),
-      transport: transport)
   }
 
   @Test("two callers of one URL in a batch: one request, the follower served the leader's result")
@@ -111,7 +102,7 @@ struct ScriptedPipelineTests {
     transfer.maxConcurrent = 1
     let cache = DiskCache(directory: directory.url)
     let prefetcher = Prefetcher(
-      fetcher: Fetcher(cache: cache, transfer: transfer, transport: transport))
+      fetcher: fetcher(transport, cache: cache, transfer: transfer))
     // One transfer slot, a window of 4 and more jobs than it holds, input that keeps coming
     // until the quick body is stored: the loop waits for arrivals with the quick body
     // unstored, slow ones in flight (held until the clock moves an hour, which it never does)
@@ -144,8 +135,7 @@ struct ScriptedPipelineTests {
     var transfer = TransferOptions()
     transfer.maxConcurrent = 2
     let prefetcher = Prefetcher(
-      fetcher: Fetcher(
-        cache: DiskCache(directory: directory.url), transfer: transfer, transport: transport))
+      fetcher: fetcher(transport, transfer: transfer))
     let urls = (0..<40).map { url("w\($0)") }
     let run = prefetcher.start(URLList(urls), options: FetchOptions())
     let events = Task {

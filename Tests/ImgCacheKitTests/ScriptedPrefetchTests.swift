@@ -12,19 +12,13 @@ import Testing
 /// once); the transport itself (the order its queue starts transfers in, per-host limits) is
 /// DownloaderTests' and PrefetcherTests'.
 @Suite("A prefetch on a scripted transport", .timeLimit(.minutes(10)))
-struct ScriptedPrefetchTests {
+struct ScriptedPrefetchTests: ScriptedSuite {
   let directory = TemporaryDirectory()
-  let png = Data(declaredPNG(width: 4, height: 3))
-
-  func url(_ name: String) -> String { "https://img.example/\(name).png" }
 
   func prefetcher(_ transport: ScriptedTransport, batchSize: Int = InputBatch.size) -> Prefetcher {
     var transfer = TransferOptions()
     transfer.maxConcurrent = 1
-    return Prefetcher(
-      fetcher: Fetcher(
-        cache: DiskCache(directory: directory.url), transfer: transfer, transport: transport),
-      batchSize: batchSize)
+    return Prefetcher(fetcher: fetcher(transport, transfer: transfer), batchSize: batchSize)
   }
 
   /// Runs `urls` to the end; returns every event and the summary.

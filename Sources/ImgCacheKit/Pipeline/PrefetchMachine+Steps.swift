@@ -36,10 +36,12 @@ extension PrefetchMachine {
     // The input has ended: the batch is empty, and the run drains.
     guard !run.inputEnded else { return step = .readEnded }
     busyWhileReading = scheduler.isBusy
-    // With work outstanding, a wait for input also ends when something arrives.
-    firstWait = busyWhileReading ? .untilArrival : .block
     read(upTo: batchSize, wait: firstWait)
   }
+
+  /// How the batch's reads wait while it is empty: with work outstanding, a wait for input
+  /// also ends when something arrives.
+  private var firstWait: ReadWait { busyWhileReading ? .untilArrival : .block }
 
   private mutating func read(upTo wanted: Int, wait: ReadWait) {
     lastRead = (wanted, wait)

@@ -120,7 +120,6 @@ struct PrefetchMachine {
   /// The batch being read, and how its reads wait.
   var batch = [String]()
   var busyWhileReading = false
-  var firstWait = ReadWait.none
   var lastRead = (wanted: 0, wait: ReadWait.none)
   /// Whether the batch's last read that was to wait could (``inputRead(_:waited:)``).
   var mayWait = false
