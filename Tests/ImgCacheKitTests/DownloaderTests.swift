@@ -34,19 +34,6 @@ struct DownloaderTests {
 
   func count(_ path: String) -> Int { servers.stats()?.requests[path] ?? 0 }
 
-  @Test("50 concurrent fetches of one URL cause one request at the server (coalescing)")
-  func coalescing() async {
-    let fetcher = fetcher()
-    let path = "/image/base.png?delay=0.5&id=coalesce"
-    let results = await withTaskGroup(of: FetchResult.self) { group in
-      for _ in 0..<50 { group.addTask { await fetcher.fetch(servers.fault(path)) } }
-      return await group.reduce(into: [FetchResult]()) { $0.append($1) }
-    }
-    #expect(results.count == 50)
-    #expect(results.allSatisfy { $0.outcome.path != nil })
-    #expect(count(path) == 1)
-  }
-
   @Test("the concurrency limit is never exceeded, counted by the server")
   func concurrencyLimit() async {
     let fetcher = fetcher { $0.maxConcurrent = 3 }

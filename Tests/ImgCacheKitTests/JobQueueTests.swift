@@ -27,6 +27,17 @@ struct JobQueueTests {
     return shard
   }
 
+  /// Makes `shard`'s lease look lapsed, as a worker that died a minute ago leaves it: Redis is
+  /// told its entry has been idle that long (no wait on Redis's clock).
+  func lapse(_ jobs: JobQueue, _ shard: JobQueue.Shard, of consumer: String) {
+    _ = stores.redisCLI(
+      0,
+      [
+        "XCLAIM", jobs.stream, JobQueue.group, consumer, "0", shard.id.description, "IDLE",
+        "60000", "JUSTID",
+      ])
+  }
+
   @Test("25 URLs in shards of 10: three shards, each taken once, in order, then none")
   func submitAndTake() throws {
     let jobs = try queue("q1")
@@ -68,11 +79,10 @@ struct JobQueueTests {
     // Taken under a long lease: the takers' own threshold cannot see the other lapse.
     let dead = try #require(try take(jobs, "dead"))
     let alive = try #require(try take(jobs, "alive"))
-    for _ in 0..<8 {
-      usleep(100_000)
-      #expect(try jobs.renew(alive, consumer: "alive") == (true, "open"))
-    }
-    // The heir's threshold: three leases of 200 ms; the dead one is idle for 800 ms or more.
+    lapse(jobs, dead, of: "dead")
+    #expect(try jobs.renew(alive, consumer: "alive") == (true, "open"))
+    // The heir's threshold: three leases of 200 ms; the dead one has been idle for a minute,
+    // the live one for less than its renewal's round trip.
     let taken = try #require(try take(jobs, "heir", lease: .milliseconds(200)))
     #expect(taken.id == dead.id && taken.urls == dead.urls, "the dead worker's, not the live one's")
     #expect(taken.deliveries == 2)
@@ -90,7 +100,7 @@ struct JobQueueTests {
     for attempt in 1...2 {
       let shard = try #require(try take(jobs, "w\(attempt)", lease: lease, max: 2))
       #expect(shard.deliveries == attempt)
-      usleep(80_000)  // the worker "crashes": its lease lapses
+      lapse(jobs, shard, of: "w\(attempt)")  // the worker "crashes": its lease lapses
     }
     let last = try jobs.take(
       consumer: "w3", lease: lease, maxDeliveries: 2, block: .milliseconds(10))
@@ -117,7 +127,7 @@ struct JobQueueTests {
     let jobs = try queue("q6")
     _ = try jobs.submit(urls: ["https://a/1"], shardSize: 1, options: JobOptions(), replace: false)
     let stale = try #require(try take(jobs, "stale"))
-    usleep(100_000)
+    lapse(jobs, stale, of: "stale")
     let heir = try #require(try take(jobs, "heir", lease: .milliseconds(20)))
     #expect(heir.id == stale.id && heir.deliveries == 2)
     try jobs.giveBack(stale, consumer: "stale")

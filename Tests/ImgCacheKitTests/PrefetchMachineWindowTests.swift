@@ -58,6 +58,24 @@ struct PrefetchMachineWindowTests {
     #expect(driver.trace() == ["store 1", "take now"])
   }
 
+  @Test("a body checked while the input keeps coming is stored before more input is read")
+  func storedBetweenReads() {
+    var driver = T.admitting([urls[0]], now: start)
+    guard case .submit(let first) = driver.nextAction() else { return #expect(Bool(false)) }
+    driver.machine.submitted(T.transferring(first))
+    #expect(driver.trace() == ["take now"])
+    driver.machine.arrived(
+      .init(responses: [(ticket: 0, result: .failure(T.reset))]), now: driver.now)
+    guard case .advance(let responses) = driver.nextAction() else { return #expect(Bool(false)) }
+    let body = PendingStore(
+      temporaryPath: "/tmp/body", key: urls[0], url: urls[0], metadata: EntryMetadata(format: .png))
+    driver.machine.advanced([(responses[0].fetch, .store(body))])
+    // Nothing else is in flight: the store starts now, not when the window fills or the input
+    // ends, and the next read waits only until something (the store's end) arrives.
+    #expect(driver.trace() == ["store 1", "read 256 untilArrival"])
+    #expect(driver.machine.scheduler.storing == 1)
+  }
+
   @Test("a stored batch settles its fetches; a body not cached is deleted unless kept")
   func storedAndDiscarded() {
     for keeps in [false, true] {

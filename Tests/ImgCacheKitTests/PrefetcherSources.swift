@@ -3,34 +3,44 @@ import Synchronization
 
 @testable import ImgCacheKit
 
-// The scripted URL inputs of PrefetcherTests.
+// The scripted URL inputs of the prefetch tests.
 
-/// What a ``SteadySource`` saw last: lines served, and whether the download was stored.
-final class Seen: Sendable {
-  let value = Mutex((lines: 0, stored: false))
+/// Blocks as a pipe's read does while nothing comes: until `wake` is set (cleared, then true:
+/// the producer has other work) or the reading task is cancelled (false). Polls beside the
+/// cancel flag, as the command line's input does; never a timed wait of the test's.
+private func blockOnWake(_ wake: WakeSignal?) -> Bool {
+  var waker = pollfd(fd: wake?.descriptor ?? -1, events: Int16(POLLIN), revents: 0)
+  while !Task.isCancelled {
+    if poll(&waker, 1, 10) > 0 {
+      wake?.clear()
+      return true
+    }
+  }
+  return false
 }
 
-/// Input that is always ready, as a regular file: the `first` URLs, then refused lines
-/// (answered without the network, so no transfer fills the window) every 2 ms until `stored`
-/// says a download is in the cache, or 2,000 lines.
-final class SteadySource: URLSource {
-  private let first: [String]
-  private let seen: Seen
-  private let stored: () -> Bool
-  private var served = 0
+/// Whether an input has ended, for the test to read while the producer holds the input.
+final class EndFlag: Sendable {
+  private let value = Mutex(false)
+  var isSet: Bool { value.withLock { $0 } }
+  func set() { value.withLock { $0 = true } }
+}
 
-  init(first: [String], seen: Seen, stored: @escaping () -> Bool) {
-    (self.first, self.seen, self.stored) = (first, seen, stored)
-  }
+/// Input that stays open, as a pipe no one writes to after its first lines: `lines` first,
+/// then nothing — a wait blocks until its wake signal is set or the reading task is cancelled
+/// (then the input ends, and `ended` is set).
+final class OpenSource: URLSource {
+  private var lines: [String]
+  private let ended: EndFlag
+
+  init(_ lines: [String], ended: EndFlag) { (self.lines, self.ended) = (lines, ended) }
 
   func next(wait: Bool, wake: WakeSignal?) throws -> URLSourceItem {
-    served += 1
-    if served <= first.count { return .url(first[served - 1]) }
-    let found = stored()
-    seen.value.withLock { $0 = (served, found) }
-    if served > 2_000 || found { return .end }
-    usleep(2_000)
-    return .url("not a url \(served)")
+    if !lines.isEmpty { return .url(lines.removeFirst()) }
+    guard wait else { return .notYet }
+    if blockOnWake(wake) { return .notYet }
+    ended.set()
+    return .end
   }
 }
 
@@ -42,10 +52,7 @@ final class ScriptedSource: URLSource {
   init(_ script: [URLSourceItem]) { self.script = script }
 
   func next(wait: Bool, wake: WakeSignal?) throws -> URLSourceItem {
-    guard !wait else {
-      for _ in 0..<500 where !Task.isCancelled { usleep(10_000) }
-      return .end
-    }
+    guard !wait else { return blockOnWake(wake) ? .notYet : .end }
     return script.isEmpty ? .end : script.removeFirst()
   }
 }

@@ -84,38 +84,6 @@ struct PrefetcherTests {
     #expect(DirectoryListing.names(in: cache.layout.tmpDirectory.path).isEmpty)
   }
 
-  @Test("a consumer that stops reading holds up new transfers (back pressure), and cancel ends it")
-  func backPressure() async {
-    let tag = UUID().uuidString.prefix(8)
-    let urls = (0..<200).map { servers.fault("/image/base.png?id=bp\(tag)-\($0)") }
-    let prefetcher = prefetcher { $0.maxConcurrent = 2 }
-    let run = prefetcher.start(URLList(urls), options: FetchOptions())
-    var iterator = run.makeAsyncIterator()
-    _ = await iterator.next()
-    // One batch of events taken: at most the window (4 x 2 transfers and a batch of bodies to
-    // store) plus the downloads that batch held (at most a window's worth) may have run, and
-    // nothing more starts after. Those accepted run two at a time, so on a loaded machine they
-    // trickle in for seconds: the count is read once it has stood still for a second (or after
-    // 20 s). Without back pressure all 200 go, in well under that.
-    let window = 4 * 2 + PrefetchScheduler(transfers: 2, now: .now).storeBatch
-    func requested() -> Int {
-      servers.stats()?.requests.keys.filter { $0.contains("bp\(tag)") }.count ?? 0
-    }
-    var (last, still) = (-1, 0)
-    let deadline = Date().addingTimeInterval(20)
-    while Date() < deadline, still < 10 {
-      try? await Task.sleep(for: .milliseconds(100))
-      let now = requested()
-      (last, still) = (now, now == last ? still + 1 : 0)
-    }
-    #expect(last <= 2 * window && last < urls.count, "\(last) requested")
-    run.cancel()
-    while await iterator.next() != nil {}
-    let summary = await run.summary
-    #expect(summary.cancelled)
-    #expect(summary.progress.downloaded + summary.unfinished.count == urls.count)
-  }
-
   @Test("the per-host limit holds while the global limit allows more")
   func perHost() async {
     let prefetcher = prefetcher {
@@ -126,38 +94,6 @@ struct PrefetcherTests {
     let (_, summary) = await run(prefetcher, urls)
     #expect(summary.progress.downloaded == 8)
     #expect((servers.stats()?.groups["host"]?["max_active"] ?? 99) <= 2)
-  }
-
-  @Test("a finished download is stored while the input keeps coming (not when the window fills)")
-  func storedBetweenReads() async {
-    let cache = DiskCache(directory: directory.url)
-    let url = servers.fault("/image/base.png?id=between-\(UUID().uuidString.prefix(8))")
-    let seen = Seen()
-    let source = SteadySource(first: [url], seen: seen) { (try? cache.totals().entries) == 1 }
-    let prefetcher = Prefetcher(fetcher: Fetcher(cache: cache, transfer: fastTransfer { _ in }))
-    let (_, summary) = await run(prefetcher, source)
-    let (lines, stored) = seen.value.withLock { $0 }
-    #expect(stored, "not stored after \(lines) lines")
-    #expect(summary.progress.downloaded == 1)
-  }
-
-  @Test("a wait for arrivals ends at its deadline, and its timer never ends a later wait")
-  func arrivalDeadlines() async {
-    let inbox = FinishedDownloads()
-    let result = FetchResult(
-      url: "http://a.example/x", key: "http://a.example/x", outcome: .success(.offlineMiss),
-      bytes: 0, variant: nil)
-    #expect(await inbox.take(before: .now - .seconds(1)).isEmpty)
-    #expect(await inbox.take(before: .now + .milliseconds(20)).isEmpty)
-    // Ended by an arrival before its deadline: its timer, firing later, finds another wait.
-    let first = Task { await inbox.take(before: .now + .milliseconds(50)) }
-    try? await Task.sleep(for: .milliseconds(10))
-    inbox.add(result)
-    #expect(await first.value.results.count == 1)
-    let second = Task { await inbox.take() }
-    try? await Task.sleep(for: .milliseconds(150))
-    inbox.add(result)
-    #expect(await second.value.results.count == 1, "a stale timer ended the wait")
   }
 
   @Test("a cancelled run saves the unread input past one 'nothing yet' (a drained pipe's answer)")

@@ -41,6 +41,23 @@ struct ScriptedPipelineTests: ScriptedSuite {
     #expect(try fetcher.cache.totals().entries == 1)
   }
 
+  @Test("50 callers of one URL at once: one request, every caller served (coalescing)")
+  func fiftyCallers() async {
+    let transport = ScriptedTransport(fallback: .image(png, after: .seconds(1)))
+    let fetcher = fetcher(transport)
+    let target = url("coalesced")
+    let results = await withTaskGroup(of: FetchResult.self) { group in
+      for _ in 0..<50 { group.addTask { await fetcher.fetch(target) } }
+      // Held until the clock moves; a caller that comes after finds the stored body.
+      await transport.waitForRequests(1)
+      transport.advance(by: .seconds(1))
+      return await group.reduce(into: [FetchResult]()) { $0.append($1) }
+    }
+    #expect(results.count == 50)
+    #expect(results.allSatisfy { $0.outcome.path != nil })
+    #expect(transport.requests.count == 1)
+  }
+
   @Test(
     "a permanent failure is recorded and refuses the URL without a request; a transient one is not")
   func failureRecords() async throws {
@@ -92,7 +109,8 @@ struct ScriptedPipelineTests: ScriptedSuite {
     #expect(transport.submittedOn.allSatisfy { $0 }, "\(transport.submittedOn)")
   }
 
-  @Test("a finished download waits a moment at most to be stored with others, not for the rest")
+  @Test(
+    "a finished download waits the store delay at most to be stored with others, not for the rest")
   func storedWhileOthersTransfer() async throws {
     let slow = (0..<8).map { url("slow\($0)") }
     let transport = ScriptedTransport(
@@ -101,30 +119,30 @@ struct ScriptedPipelineTests: ScriptedSuite {
     var transfer = TransferOptions()
     transfer.maxConcurrent = 1
     let cache = DiskCache(directory: directory.url)
+    let clock = ManualClock()
     let prefetcher = Prefetcher(
-      fetcher: fetcher(transport, cache: cache, transfer: transfer))
-    // One transfer slot, a window of 4 and more jobs than it holds, input that keeps coming
-    // until the quick body is stored: the loop waits for arrivals with the quick body
-    // unstored, slow ones in flight (held until the clock moves an hour, which it never does)
-    // and its input open.
-    let seen = Seen()
-    let source = SteadySource(first: [url("quick")] + slow, seen: seen) {
-      (try? cache.totals().entries) == 1
-    }
-    let run = prefetcher.start(source, options: FetchOptions())
+      fetcher: fetcher(transport, cache: cache, transfer: transfer), clock: clock)
+    // One transfer slot, a window of 4 and more jobs than it holds, input left open: the loop
+    // waits for arrivals with the quick body unstored and slow ones in flight (held until the
+    // transport's clock moves an hour, which it never does). That wait's timer is the store's
+    // deadline: the prefetch's clock is moved there and the timer fired, by hand.
+    let ended = EndFlag()
+    let run = prefetcher.start(
+      OpenSource([url("quick")] + slow, ended: ended), options: FetchOptions())
     var events = run.makeAsyncIterator()
-    // The refused lines are answered as they come; the quick one's event once it is stored.
+    await clock.waitFor(1)
+    #expect(try cache.totals().entries == 0, "not stored before its delay")
+    clock.advance(by: PrefetchScheduler(transfers: 1, now: clock.now()).storeDelay)
+    clock.fireAll()
     var quick: PrefetchEvent?
     while quick == nil, let event = await events.next() {
       if event.result.url == url("quick") { quick = event }
     }
     #expect(quick.map { outcome($0.result) } == "downloaded")
+    #expect(!ended.isSet, "stored while the input was open")
     run.cancel()
     while await events.next() != nil {}
     let summary = await run.summary
-    // Stored while the input still came: not after its 2,000 lines ran out.
-    let lines = seen.value.withLock { $0.lines }
-    #expect(lines < 2_000, "stored after \(lines) lines")
     #expect(summary.cancelled && summary.progress.downloaded == 1)
     #expect(DirectoryListing.names(in: cache.layout.tmpDirectory.path).isEmpty)
   }

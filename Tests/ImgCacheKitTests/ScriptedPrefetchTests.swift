@@ -84,4 +84,29 @@ struct ScriptedPrefetchTests: ScriptedSuite {
     #expect(summary.progress.downloaded == count)
     #expect(transport.requests.map(\.url) == urls)
   }
+
+  @Test("a consumer that stops reading holds up new transfers (back pressure), and cancel ends it")
+  func backPressure() async {
+    let transport = ScriptedTransport(fallback: .image(png))
+    var transfer = TransferOptions()
+    transfer.maxConcurrent = 2
+    let prefetcher = Prefetcher(fetcher: fetcher(transport, transfer: transfer))
+    let urls = (0..<200).map { url("bp\($0)") }
+    let run = prefetcher.start(URLList(urls), options: FetchOptions())
+    var iterator = run.makeAsyncIterator()
+    _ = await iterator.next()
+    // The producer now waits to hand over its next batch: nothing starts until it is taken.
+    // At most the window (4 x 2 transfers and a batch of bodies to store) and what the first
+    // batch's events held may have run. Without back pressure all 200 go, and the run ends.
+    await run.channel.sendWaits()
+    let window = 4 * 2 + PrefetchScheduler(transfers: 2, now: .now).storeBatch
+    let requested = transport.requests.count
+    #expect(requested <= 2 * window && requested < urls.count, "\(requested) requested")
+    run.cancel()
+    while await iterator.next() != nil {}
+    let summary = await run.summary
+    #expect(transport.requests.count == requested, "nothing started after the consumer stopped")
+    #expect(summary.cancelled)
+    #expect(summary.progress.downloaded + summary.unfinished.count == urls.count)
+  }
 }

@@ -116,7 +116,8 @@ extension ImgCacheCommand {
               if case .blank(let number) = line {
                 if context.json {
                   context.emit(
-                    FetchRecord(.noURL(line: number), freshness: context.configuration.freshness))
+                    FetchRecord(.noURL(line: number), freshness: context.configuration.freshness)
+                      .flattened)
                 } else {
                   context.console.data("")
                 }
@@ -147,7 +148,8 @@ extension ImgCacheCommand {
       -> Int32
     {
       if context.json {
-        context.emit(FetchRecord(result, path: path, freshness: context.configuration.freshness))
+        context.emit(
+          FetchRecord(result, path: path, freshness: context.configuration.freshness).flattened)
       }
       switch result.outcome {
       case .success(.offlineMiss):

@@ -77,7 +77,8 @@ extension ImgCacheCommand {
         return Records.line(
           QueryRecord(
             url: entry.url, key: entry.key, hit: .local(entry, path: path), failure: nil,
-            freshness: context.configuration.freshness, variantOf: variantOf))
+            freshness: context.configuration.freshness, variantOf: variantOf
+          ).flattened)
       }
       if urls { return entry.url }
       if paths { return path }

@@ -46,7 +46,8 @@ extension ImgCacheCommand {
             QueryRecord(
               url: answer.url, key: answer.key, hit: answer.hit, failure: answer.failure,
               freshness: context.configuration.freshness,
-              variantOf: variant.map { String(answer.key.dropLast($0.canonical.count + 1)) }))
+              variantOf: variant.map { String(answer.key.dropLast($0.canonical.count + 1)) }
+            ).flattened)
         } else if let hit = answer.hit {
           context.console.data(hit.path)
         } else {

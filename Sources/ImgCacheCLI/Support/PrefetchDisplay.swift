@@ -21,7 +21,7 @@ struct PrefetchDisplay {
   /// Shows one finished URL; false when stdout was closed (the run should stop).
   mutating func show(_ event: PrefetchEvent) -> Bool {
     let result = event.result
-    if json, !console.data(Records.line(FetchRecord(result, freshness: freshness))) {
+    if json, !console.data(Records.line(FetchRecord(result, freshness: freshness).flattened)) {
       return false
     }
     switch result.outcome {

@@ -12,18 +12,22 @@ enum Records {
     return encoder
   }()
 
-  /// The decoder matching the encoder, for tests and for tools reading the output.
-  static var decoder: JSONDecoder {
-    let decoder = JSONDecoder()
-    decoder.keyDecodingStrategy = .convertFromSnakeCase
-    decoder.dateDecodingStrategy = .iso8601
-    return decoder
-  }
-
   /// One line of JSON.
   static func line(_ record: some Encodable) -> String {
     guard let data = try? encoder.encode(record) else { return "{}" }
     return String(decoding: data, as: UTF8.self)
+  }
+}
+
+/// Two records written as one JSON object: `own`'s fields, then `beside`'s (when there is
+/// one) at the same level. The records' one encoder written by hand.
+struct Flattened<Own: Encodable, Beside: Encodable>: Encodable {
+  var own: Own
+  var beside: Beside?
+
+  func encode(to encoder: any Encoder) throws {
+    try own.encode(to: encoder)
+    try beside?.encode(to: encoder)
   }
 }
 
@@ -85,26 +89,26 @@ struct ErrorRecord: Codable, Equatable {
   }
 }
 
-/// One URL of `fetch --json` or `prefetch --json`.
-struct FetchRecord: Codable {
+/// One URL of `fetch --json` or `prefetch --json` (written ``flattened``).
+struct FetchRecord: Encodable {
   var url: String
   var key: String
   /// `hit`, `downloaded`, `revalidated`, `not_modified`, `stale`, `not_stored`,
   /// `offline_miss` or `error`.
   var status: String
   /// `local` or `read_only`, for a cached body.
-  var source: String?
-  var path: String?
+  @Nullable var source: String?
+  @Nullable var path: String?
   var exitCode: Int32
   var downloadedBytes: Int64
-  var error: ErrorRecord?
+  @Nullable var error: ErrorRecord?
   /// Whether a stored copy stood in for a failed revalidation (stale-if-error).
   var stale = false
   /// Why the revalidation failed, when `stale`.
-  var revalidationError: ErrorRecord?
+  @Nullable var revalidationError: ErrorRecord?
   /// The variant served, when one was asked for (null otherwise).
-  var variant: VariantRecord?
-  /// Flattened into the record.
+  @Nullable var variant: VariantRecord?
+  /// Written beside the record's own fields (``flattened``).
   var entry: EntryFields?
 
   init(_ result: FetchResult, path output: String? = nil, freshness: FreshnessPolicy) {
@@ -142,43 +146,14 @@ struct FetchRecord: Codable {
     }
   }
 
+  /// Its own fields; the entry's go beside them (``flattened``).
   private enum CodingKeys: String, CodingKey {
     case url, key, status, source, path, exitCode, downloadedBytes, error, stale
     case revalidationError, variant
   }
 
-  init(from decoder: any Decoder) throws {
-    let container = try decoder.container(keyedBy: CodingKeys.self)
-    url = try container.decode(String.self, forKey: .url)
-    key = try container.decode(String.self, forKey: .key)
-    status = try container.decode(String.self, forKey: .status)
-    source = try container.decodeIfPresent(String.self, forKey: .source)
-    path = try container.decodeIfPresent(String.self, forKey: .path)
-    exitCode = try container.decode(Int32.self, forKey: .exitCode)
-    downloadedBytes = try container.decode(Int64.self, forKey: .downloadedBytes)
-    error = try container.decodeIfPresent(ErrorRecord.self, forKey: .error)
-    stale = try container.decode(Bool.self, forKey: .stale)
-    revalidationError = try container.decodeIfPresent(
-      ErrorRecord.self, forKey: .revalidationError)
-    variant = try container.decodeIfPresent(VariantRecord.self, forKey: .variant)
-    entry = source == "local" || source == "remote" ? try EntryFields(from: decoder) : nil
-  }
-
-  func encode(to encoder: any Encoder) throws {
-    var container = encoder.container(keyedBy: CodingKeys.self)
-    try container.encode(url, forKey: .url)
-    try container.encode(key, forKey: .key)
-    try container.encode(status, forKey: .status)
-    try container.encode(stale, forKey: .stale)
-    try container.encode(revalidationError, forKey: .revalidationError)
-    try container.encode(source, forKey: .source)
-    try container.encode(path, forKey: .path)
-    try container.encode(exitCode, forKey: .exitCode)
-    try container.encode(downloadedBytes, forKey: .downloadedBytes)
-    try container.encode(error, forKey: .error)
-    try container.encode(variant, forKey: .variant)
-    try entry?.encode(to: encoder)
-  }
+  /// The line written: its fields and its entry's, in one object.
+  var flattened: Flattened<Self, EntryFields> { Flattened(own: self, beside: entry) }
 }
 
 /// The `variant` object of a record: the variant served and what it was made from.
@@ -201,19 +176,21 @@ struct VariantRecord: Codable, Equatable {
   }
 }
 
-/// One URL of `query --json`.
-struct QueryRecord: Codable {
+/// One URL of `query --json` (written ``flattened``).
+struct QueryRecord: Encodable {
   var url: String
   var key: String
   var cached: Bool
-  var path: String?
-  var source: String?
+  @Nullable var path: String?
+  @Nullable var source: String?
   var blacklisted: Bool
-  var failure: FailureRecord?
+  @Nullable var failure: FailureRecord?
   /// The original's key when this is a variant, else null.
-  var variantOf: String?
+  @Nullable var variantOf: String?
+  /// Written beside the record's own fields (``flattened``).
   var entry: EntryFields?
 
+  /// Its own fields; the entry's go beside them (``flattened``).
   private enum CodingKeys: String, CodingKey {
     case url, key, cached, path, source, blacklisted, failure, variantOf
   }
@@ -241,36 +218,13 @@ struct QueryRecord: Codable {
     }
   }
 
-  init(from decoder: any Decoder) throws {
-    let container = try decoder.container(keyedBy: CodingKeys.self)
-    url = try container.decode(String.self, forKey: .url)
-    key = try container.decode(String.self, forKey: .key)
-    cached = try container.decode(Bool.self, forKey: .cached)
-    path = try container.decodeIfPresent(String.self, forKey: .path)
-    source = try container.decodeIfPresent(String.self, forKey: .source)
-    blacklisted = try container.decode(Bool.self, forKey: .blacklisted)
-    failure = try container.decodeIfPresent(FailureRecord.self, forKey: .failure)
-    variantOf = try container.decodeIfPresent(String.self, forKey: .variantOf)
-    entry = source == "local" ? try EntryFields(from: decoder) : nil
-  }
-
-  func encode(to encoder: any Encoder) throws {
-    var container = encoder.container(keyedBy: CodingKeys.self)
-    try container.encode(url, forKey: .url)
-    try container.encode(key, forKey: .key)
-    try container.encode(cached, forKey: .cached)
-    try container.encode(path, forKey: .path)
-    try container.encode(source, forKey: .source)
-    try container.encode(blacklisted, forKey: .blacklisted)
-    try container.encode(failure, forKey: .failure)
-    try container.encode(variantOf, forKey: .variantOf)
-    try entry?.encode(to: encoder)
-  }
+  /// The line written: its fields and its entry's, in one object.
+  var flattened: Flattened<Self, EntryFields> { Flattened(own: self, beside: entry) }
 }
 
 /// A failed-request record: the `failure` of `query --json`, and each line of
 /// `list --failed --json`.
-struct FailureRecord: Codable {
+struct FailureRecord: Codable, Equatable {
   var url: String
   var reason: String
   var kind: String

@@ -41,6 +41,11 @@ final class FinishedDownloads: DownloadSink {
   private let state = Mutex(State())
   /// Set by arrivals while the producer waits for input; nil when no pipe could be made.
   let wake = WakeSignal()
+  /// The time a wait's deadline is read on, and the timers that end waits.
+  private let clock: any PrefetchClock
+
+  /// An inbox whose waits end at their deadlines on `clock`.
+  init(clock: any PrefetchClock = SystemPrefetchClock()) { self.clock = clock }
 
   /// Adds the result of a fetch finished in a task of its own.
   func add(_ result: FetchResult) { arrive(Arrivals(results: [result])) }
@@ -107,7 +112,7 @@ final class FinishedDownloads: DownloadSink {
           defer { state.arrivals = Arrivals() }
           return (state.arrivals, 0)
         }
-        if state.nudged || deadline.map({ $0 <= .now }) == true {
+        if state.nudged || deadline.map({ $0 <= clock.now() }) == true {
           state.nudged = false
           return (Arrivals(), 0)
         }
@@ -116,20 +121,18 @@ final class FinishedDownloads: DownloadSink {
         return (nil, state.waits)
       }
       if let ready { return waiter.resume(returning: ready) }
-      guard let deadline else { return }
-      // Set once the waiter is in place, on a dispatch timer (a busy cooperative pool would
-      // run a sleeping task late); it ends this wait only, never a later one.
-      let left = Int((deadline - .now) / .microseconds(1))
-      DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(max(0, left))) {
-        [weak self] in
-        guard let self else { return }
-        let expired = state.withLock { state -> CheckedContinuation<Arrivals, Never>? in
-          guard state.waits == wait, let waiter = state.waiter else { return nil }
-          state.waiter = nil
-          return waiter
-        }
-        expired?.resume(returning: Arrivals())
-      }
+      // Set once the waiter is in place; it ends this wait only, never a later one.
+      if let deadline { clock.setTimer(at: deadline) { [weak self] in self?.expire(wait) } }
     }
+  }
+
+  /// The timer of wait number `wait` fired: that wait, if it still waits, ends with nothing.
+  private func expire(_ wait: UInt64) {
+    let expired = state.withLock { state -> CheckedContinuation<Arrivals, Never>? in
+      guard state.waits == wait, let waiter = state.waiter else { return nil }
+      state.waiter = nil
+      return waiter
+    }
+    expired?.resume(returning: Arrivals())
   }
 }

@@ -48,11 +48,19 @@ public struct Prefetcher: Sendable {
   public let fetcher: Fetcher
   /// URLs resolved per batch (one index read each).
   public let batchSize: Int
+  /// The time its decisions are taken on, and the timers of its waits.
+  let clock: any PrefetchClock
 
   /// Creates a prefetcher over `fetcher`.
   public init(fetcher: Fetcher, batchSize: Int = InputBatch.size) {
+    self.init(fetcher: fetcher, batchSize: batchSize, clock: SystemPrefetchClock())
+  }
+
+  /// Creates a prefetcher over `fetcher` whose time is `clock`'s (a test's, moved by hand).
+  init(fetcher: Fetcher, batchSize: Int = InputBatch.size, clock: any PrefetchClock) {
     self.fetcher = fetcher
     self.batchSize = batchSize
+    self.clock = clock
   }
 
   /// Starts fetching every URL `input` yields (of `shard`, when given: the others are counted
@@ -82,7 +90,7 @@ public struct Prefetcher: Sendable {
     _ input: any URLSource, into run: inout RunState, options: FetchOptions,
     channel: Rendezvous<[PrefetchEvent]>
   ) async {
-    let inbox = FinishedDownloads()
+    let inbox = FinishedDownloads(clock: clock)
     // A cancel stops the transfers at once, wherever this task is (its children see it too);
     // their cancelled responses are then taken like any other.
     await withTaskCancellationHandler {
@@ -101,7 +109,7 @@ public struct Prefetcher: Sendable {
     let rules = fetcher.rules(options)
     var machine = PrefetchMachine(
       run: run, rules: rules, transfers: fetcher.transfer.maxConcurrent, batchSize: batchSize,
-      canWake: inbox.wake != nil, now: .now)
+      canWake: inbox.wake != nil, now: clock.now())
     defer { run = machine.run }
     await withTaskGroup(of: Void.self) { group in
       while true {
@@ -130,7 +138,7 @@ public struct Prefetcher: Sendable {
           let arrivals = wait ? await inbox.take(before: deadline) : inbox.takeNow()
           // Their tasks are reaped too: a group keeps every finished child until it is.
           for _ in 0..<(arrivals.results.count + arrivals.stored.count) { await group.next() }
-          machine.arrived(arrivals, now: .now)
+          machine.arrived(arrivals, now: clock.now())
         case .finish: return
         }
       }
@@ -160,7 +168,8 @@ public struct Prefetcher: Sendable {
   /// The facts the machine's next step is taken on.
   private var facts: PrefetchMachine.Facts {
     PrefetchMachine.Facts(
-      now: .now, cancelled: Task.isCancelled, heldBack: fetcher.existingTransport?.heldBack ?? 0)
+      now: clock.now(), cancelled: Task.isCancelled,
+      heldBack: fetcher.existingTransport?.heldBack ?? 0)
   }
 
   /// `response` fed to its fetch, with the action the fetch then waits for.

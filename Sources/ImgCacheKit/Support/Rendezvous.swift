@@ -19,6 +19,8 @@ package final class Rendezvous<Element: Sendable>: Sendable {
     /// The consumer waiting for an element.
     var receiving: CheckedContinuation<Element?, Never>?
     var finished = false
+    /// Those waiting for a send to wait (``sendWaits()``).
+    var watchers = [CheckedContinuation<Void, Never>]()
   }
 
   private let state = Mutex(State())
@@ -31,16 +33,19 @@ package final class Rendezvous<Element: Sendable>: Sendable {
   package func send(_ element: Element) async {
     await withTaskCancellationHandler {
       await withCheckedContinuation { (sent: CheckedContinuation<Void, Never>) in
-        let receiver = state.withLock { state -> CheckedContinuation<Element?, Never>?? in
-          if state.finished || Task.isCancelled { return .some(nil) }
+        let (receiver, watchers) = state.withLock {
+          state -> (CheckedContinuation<Element?, Never>??, [CheckedContinuation<Void, Never>]) in
+          if state.finished || Task.isCancelled { return (.some(nil), []) }
           if let receiver = state.receiving {
             state.receiving = nil
-            return .some(receiver)
+            return (.some(receiver), [])
           }
           precondition(state.sending == nil, "a Rendezvous has one producer: two sends at once")
           state.sending = (element, sent)
-          return .none
+          defer { state.watchers = [] }
+          return (.none, state.watchers)
         }
+        for watcher in watchers { watcher.resume() }
         guard case .some(let waiting) = receiver else { return }
         waiting?.resume(returning: element)
         sent.resume()
@@ -79,15 +84,29 @@ package final class Rendezvous<Element: Sendable>: Sendable {
     }
   }
 
+  /// Returns once a send waits for the consumer, or the channel finished: how a test sees a
+  /// producer held up by a consumer that stopped reading, without a timed wait.
+  package func sendWaits() async {
+    await withCheckedContinuation { (watcher: CheckedContinuation<Void, Never>) in
+      let waits = state.withLock { state in
+        if state.sending != nil || state.finished { return true }
+        state.watchers.append(watcher)
+        return false
+      }
+      if waits { watcher.resume() }
+    }
+  }
+
   /// Ends the channel: a waiting consumer gets nil, a waiting send returns, and every later
   /// call returns at once.
   package func finish() {
-    let (sending, receiving) = state.withLock { state in
+    let (sending, receiving, watchers) = state.withLock { state in
       state.finished = true
-      defer { (state.sending, state.receiving) = (nil, nil) }
-      return (state.sending?.sent, state.receiving)
+      defer { (state.sending, state.receiving, state.watchers) = (nil, nil, []) }
+      return (state.sending?.sent, state.receiving, state.watchers)
     }
     sending?.resume()
     receiving?.resume(returning: nil)
+    for watcher in watchers { watcher.resume() }
   }
 }
