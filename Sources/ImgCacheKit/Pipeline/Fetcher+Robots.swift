@@ -40,6 +40,9 @@ extension Fetcher {
         case .robots(let robots): return Self.answer(robots, origin: origin, path: path, url: url)
         case .failed(let error): return .refused(error.about(url))
         }
+      case .waitForLeader where Task.isCancelled:
+        robotsBook.leave(origin)
+        event = .cancel
       case _ where Task.isCancelled: event = .cancel
       case .askBook: event = .asked(robotsBook.ask(origin, at: cache.now()))
       case .waitForLeader: event = .leaderGot(await robotsBook.wait(for: origin))

@@ -34,7 +34,7 @@ public final class Fetcher: Sendable {
   /// The transport when one was given or made (a cancel handler need not make one to cancel
   /// nothing).
   var existingTransport: (any Transport)? { givenTransport ?? downloaderSlot.withLock { $0 } }
-  let flights = Flights()
+  let flights = SingleFlight<FlightKey, FetchResult>()
   /// The robots.txt files this process knows (`--robots`).
   let robotsBook = RobotsBook()
   let stores: StoreBatcher

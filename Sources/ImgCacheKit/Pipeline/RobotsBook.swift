@@ -6,26 +6,22 @@ import Synchronization
 /// the others of that origin wait for it (docs/design.md, Politeness). At most ``kept``
 /// origins are remembered; the index holds the rest.
 ///
-/// Lock rule: `table` guards the table only; waiters are resumed after it is released.
+/// Lock rule: `known` guards the table only; the flights resume their waiters after their own
+/// lock is released.
 final class RobotsBook: Sendable {
-  private typealias Waiter = CheckedContinuation<StoredRobots?, Never>
-
-  private enum Entry {
-    case known(StoredRobots)
-    case fetching([Waiter])
-  }
-
   /// What a caller is to do for an origin.
   enum Ask: Sendable {
     /// Its file is known.
     case known(StoredRobots)
     /// Fetch it (or read the index), then ``finish(_:with:)``.
     case lead
-    /// Another caller is fetching it: ``wait(for:)``.
+    /// Another caller is fetching it: ``wait(for:)`` (or ``leave(_:)``).
     case follow
   }
 
-  private let table = Mutex<[String: Entry]>([:])
+  private let known = Mutex<[String: StoredRobots]>([:])
+  /// The fetches of files under way: nil is a fetch that got nothing.
+  private let fetching = SingleFlight<String, StoredRobots?>()
   /// How many origins' files are remembered.
   static let kept = 4_096
 
@@ -41,69 +37,48 @@ final class RobotsBook: Sendable {
 
   /// What this process knows of `origin` at `time`.
   func knowledge(of origin: String, at time: Date) -> Knowledge {
-    table.withLock { table in
-      switch table[origin] {
-      case .known(let robots) where robots.expires > time: .known(robots)
-      case .fetching: .fetching
-      default: .unknown
-      }
-    }
+    if let robots = file(of: origin, at: time) { return .known(robots) }
+    return fetching.isLeading(origin) ? .fetching : .unknown
   }
 
-  /// What the caller is to do for `origin` at `time`.
+  /// What the caller is to do for `origin` at `time`. (Should a leader finish between the look
+  /// and the join, the caller leads anew: it reads the index first, where that file now is.)
   func ask(_ origin: String, at time: Date) -> Ask {
-    table.withLock { table in
-      switch table[origin] {
-      case .known(let robots) where robots.expires > time: return .known(robots)
-      case .fetching: return .follow
-      default:
-        table[origin] = .fetching([])
-        return .lead
-      }
-    }
+    if let robots = file(of: origin, at: time) { return .known(robots) }
+    return fetching.join(origin) ? .lead : .follow
   }
 
   /// The file the leader of `origin` got; nil when it got none (cancelled).
   func wait(for origin: String) async -> StoredRobots? {
-    await withCheckedContinuation { waiter in
-      let ready = table.withLock { table -> StoredRobots?? in
-        switch table[origin] {
-        case .fetching(var waiters):
-          waiters.append(waiter)
-          table[origin] = .fetching(waiters)
-          return .none
-        case .known(let robots): return .some(robots)
-        case nil: return .some(nil)
-        }
-      }
-      if case .some(let robots) = ready { waiter.resume(returning: robots) }
-    }
+    await fetching.value(of: origin) ?? nil
   }
+
+  /// A follower of `origin` that will not wait (cancelled): the leader's file is not kept for it.
+  func leave(_ origin: String) { fetching.leave(origin) }
 
   /// Ends the fetch of `origin`: `robots` is remembered (nil: forgotten, to be asked again)
   /// and handed to its waiters.
   func finish(_ origin: String, with robots: StoredRobots?) {
-    let waiters = table.withLock { table -> [Waiter] in
-      guard case .fetching(let waiters) = table[origin] else { return [] }
-      if table.count > Self.kept {
-        // Make room: forget known files (the index keeps them), never a fetch in progress.
-        let forgotten = table.lazy.filter { if case .known = $0.value { true } else { false } }
-          .prefix(table.count - Self.kept / 2).map(\.key)
-        for key in Array(forgotten) { table[key] = nil }
+    known.withLock { known in
+      if known.count >= Self.kept {
+        // Make room: the index keeps what is forgotten.
+        for key in Array(known.keys.prefix(known.count - Self.kept / 2)) { known[key] = nil }
       }
-      table[origin] = robots.map { .known($0) }
-      return waiters
+      known[origin] = robots
     }
-    for waiter in waiters { waiter.resume(returning: robots) }
+    fetching.finish(origin, with: robots)
   }
-}
 
-extension RobotsBook {
   /// Remembers `robots` for `origin`, read from the index, unless a fetch of it is under way.
   func remember(_ origin: String, _ robots: StoredRobots) {
-    table.withLock { table in
-      if case .fetching = table[origin] { return }
-      if table.count < Self.kept { table[origin] = .known(robots) }
+    guard !fetching.isLeading(origin) else { return }
+    known.withLock { known in
+      if known.count < Self.kept { known[origin] = robots }
     }
+  }
+
+  /// The file of `origin` known and in force at `time`.
+  private func file(of origin: String, at time: Date) -> StoredRobots? {
+    known.withLock { known in known[origin].flatMap { $0.expires > time ? $0 : nil } }
   }
 }

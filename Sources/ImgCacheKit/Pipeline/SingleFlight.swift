@@ -1,0 +1,93 @@
+import Synchronization
+
+/// One piece of work a key at a time, in this process: the first caller of a key leads (does the
+/// work, then ``finish(_:with:)``), the others follow and take the leader's value. Joining is
+/// one step and waiting another (a fetch joins and submits its transfer in one step, in input
+/// order, and waits later), so a finished flight's value is kept until every follower that
+/// joined has taken it or left. The downloads in flight (`Fetcher.flights`) and the robots.txt
+/// files being fetched (`RobotsBook`) are two of them.
+///
+/// Lock rule: `flights` guards the table only; continuations are resumed after it is released.
+final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+  private typealias Waiter = CheckedContinuation<Value?, Never>
+
+  private struct Flight {
+    var waiters = [Waiter]()
+    /// Followers that joined but have not taken the value (nor left) yet.
+    var joined = 0
+    /// The leader's value, once it finished.
+    var value: Value?
+    var finished = false
+  }
+
+  private let flights = Mutex<[Key: Flight]>([:])
+
+  /// Joins the flight of `key`; true when the caller leads it (and must call ``finish``).
+  func join(_ key: Key) -> Bool {
+    flights.withLock { flights in
+      guard flights[key] != nil else {
+        flights[key] = Flight()
+        return true
+      }
+      flights[key]?.joined += 1
+      return false
+    }
+  }
+
+  /// Whether the leader of `key` is at work.
+  func isLeading(_ key: Key) -> Bool {
+    flights.withLock { $0[key].map { !$0.finished } ?? false }
+  }
+
+  /// The value of the flight of `key`, which the caller joined as a follower; nil when there is
+  /// no such flight (unreachable while every follower takes the value once, or leaves).
+  func value(of key: Key) async -> Value? {
+    await withCheckedContinuation { waiter in
+      let ready = flights.withLock { flights -> Value?? in
+        guard var flight = flights[key] else { return .some(nil) }
+        guard flight.finished else {
+          flight.waiters.append(waiter)
+          flights[key] = flight
+          return .none
+        }
+        flight.joined -= 1
+        flights[key] = flight.joined <= 0 ? nil : flight
+        return .some(flight.value)
+      }
+      if case .some(let value) = ready { waiter.resume(returning: value) }
+    }
+  }
+
+  /// A follower that joined will not take the value (its task was cancelled between).
+  func leave(_ key: Key) {
+    flights.withLock { flights in
+      guard var flight = flights[key] else { return }
+      flight.joined -= 1
+      flights[key] = flight.finished && flight.joined <= 0 ? nil : flight
+    }
+  }
+
+  /// Ends the flight of `key`, handing `value` to its waiting followers; kept for those that
+  /// joined and wait later.
+  func finish(_ key: Key, with value: Value) {
+    let waiters = flights.withLock { flights -> [Waiter] in
+      guard var flight = flights[key] else { return [] }
+      let waiters = flight.waiters
+      flight.joined -= waiters.count
+      (flight.waiters, flight.value, flight.finished) = ([], value, true)
+      flights[key] = flight.joined <= 0 ? nil : flight
+      return waiters
+    }
+    for waiter in waiters { waiter.resume(returning: value) }
+  }
+}
+
+extension SingleFlight where Key == FlightKey, Value == FetchResult {
+  /// The result of the download of `key`, which the caller joined as a follower.
+  func result(of key: FlightKey) async -> FetchResult {
+    if let result = await value(of: key) { return result }
+    // Unreachable while every follower waits once; answer rather than hang.
+    let lost = CacheError(.cancelled, "the shared download ended", url: key.url)
+    return FetchResult(url: key.url, key: key.key, outcome: .failure(lost), bytes: 0)
+  }
+}
