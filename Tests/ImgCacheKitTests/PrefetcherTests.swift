@@ -19,23 +19,8 @@ struct PrefetcherTests {
   }
 
   /// Runs `urls` to the end; returns every event and the summary.
-  func run(
-    _ prefetcher: Prefetcher, _ urls: [String], cancelAfter delay: Duration? = nil
-  ) async -> ([PrefetchEvent], PrefetchSummary) {
-    await run(prefetcher, URLList(urls), cancelAfter: delay)
-  }
-
-  /// Runs what `source` yields to the end; returns every event and the summary.
-  func run(
-    _ prefetcher: Prefetcher, _ source: sending any URLSource, cancelAfter delay: Duration? = nil
-  ) async -> ([PrefetchEvent], PrefetchSummary) {
-    let run = prefetcher.start(source, options: FetchOptions())
-    if let delay {
-      Task {
-        try? await Task.sleep(for: delay)
-        run.cancel()
-      }
-    }
+  func run(_ prefetcher: Prefetcher, _ urls: [String]) async -> ([PrefetchEvent], PrefetchSummary) {
+    let run = prefetcher.start(URLList(urls), options: FetchOptions())
     var events = [PrefetchEvent]()
     for await event in run { events.append(event) }
     return (events, await run.summary)

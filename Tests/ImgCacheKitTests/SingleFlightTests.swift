@@ -6,36 +6,47 @@ import Testing
 /// fetched share it.
 @Suite("Single flight: a leader, its followers, a value kept for late ones, a follower that leaves")
 struct SingleFlightTests {
+  /// A table held where a task can reach it, as its owners hold theirs.
+  final class Owner<Value: Sendable>: Sendable {
+    let flights = SingleFlight<String, Value>()
+
+    func join(_ key: String) -> Bool { flights.join(key) }
+    func isLeading(_ key: String) -> Bool { flights.isLeading(key) }
+    func value(of key: String) async -> Value? { await flights.value(of: key) }
+    func leave(_ key: String) { flights.leave(key) }
+    func finish(_ key: String, with value: Value) { flights.finish(key, with: value) }
+  }
+
   @Test("the first caller leads, the others follow and take its value, waiting or late")
   func leadAndFollow() async {
-    let flights = SingleFlight<String, Int>()
-    #expect(flights.join("a"))
-    #expect(!flights.join("a") && !flights.join("a"), "two followers joined")
-    #expect(flights.isLeading("a"))
-    async let waiting = flights.value(of: "a")
+    let owner = Owner<Int>()
+    #expect(owner.join("a"))
+    #expect(!owner.join("a") && !owner.join("a"), "two followers joined")
+    #expect(owner.isLeading("a"))
+    async let waiting = owner.value(of: "a")
     // The other follower joined and takes the value only after the leader finished.
     await Task.yield()
-    flights.finish("a", with: 7)
-    #expect(!flights.isLeading("a"))
+    owner.finish("a", with: 7)
+    #expect(!owner.isLeading("a"))
     #expect(await waiting == 7)
-    #expect(await flights.value(of: "a") == 7, "kept for the follower that joined")
-    #expect(flights.join("a"), "taken by all: the next caller leads anew")
-    flights.finish("a", with: 8)
+    #expect(await owner.value(of: "a") == 7, "kept for the follower that joined")
+    #expect(owner.join("a"), "taken by all: the next caller leads anew")
+    owner.finish("a", with: 8)
   }
 
   @Test("a finished flight nobody joined is gone at once; a follower that leaves unpins it")
   func leave() async {
-    let flights = SingleFlight<String, Int?>()
-    #expect(flights.join("alone"))
-    flights.finish("alone", with: 1)
-    #expect(flights.join("alone"), "no follower: nothing kept")
-    flights.finish("alone", with: nil)
-    #expect(flights.join("o"))
-    #expect(!flights.join("o"))
-    flights.leave("o")
-    flights.finish("o", with: 2)
-    #expect(flights.join("o"), "the follower left: the value is not kept for it")
-    flights.finish("o", with: nil)
-    #expect(await flights.value(of: "never joined") == nil)
+    let owner = Owner<Int?>()
+    #expect(owner.join("alone"))
+    owner.finish("alone", with: 1)
+    #expect(owner.join("alone"), "no follower: nothing kept")
+    owner.finish("alone", with: nil)
+    #expect(owner.join("o"))
+    #expect(!owner.join("o"))
+    owner.leave("o")
+    owner.finish("o", with: 2)
+    #expect(owner.join("o"), "the follower left: the value is not kept for it")
+    owner.finish("o", with: nil)
+    #expect(await owner.value(of: "never joined") == nil)
   }
 }

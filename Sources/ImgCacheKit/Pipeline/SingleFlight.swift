@@ -7,11 +7,15 @@ import Synchronization
 /// joined has taken it or left. The downloads in flight (`Fetcher.flights`) and the robots.txt
 /// files being fetched (`RobotsBook`) are two of them.
 ///
+/// A noncopyable struct, held in place by its owner, not a class: a generic class's metadata is
+/// made at run time when the first is created, which cost every hit's start-up 27 K
+/// instructions (docs/architecture.md, Start-up).
+///
 /// Lock rule: `flights` guards the table only; continuations are resumed after it is released.
-final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-  private typealias Waiter = CheckedContinuation<Value?, Never>
+struct SingleFlight<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendable {
+  typealias Waiter = CheckedContinuation<Value?, Never>
 
-  private struct Flight {
+  struct Flight {
     var waiters = [Waiter]()
     /// Followers that joined but have not taken the value (nor left) yet.
     var joined = 0
