@@ -106,13 +106,15 @@ final class FinishedDownloads: DownloadSink {
   /// most until `deadline`, when there is one (then maybe nothing). Only the producer calls it
   /// (one waiter at a time).
   func take(before deadline: ContinuousClock.Instant? = nil) async -> Arrivals {
-    await withCheckedContinuation { waiter in
+    // Read before the lock is taken: the clock is another component.
+    let passed = deadline.map { $0 <= clock.now() } == true
+    return await withCheckedContinuation { waiter in
       let (ready, wait) = state.withLock { state -> (Arrivals?, UInt64) in
         guard state.arrivals.isEmpty else {
           defer { state.arrivals = Arrivals() }
           return (state.arrivals, 0)
         }
-        if state.nudged || deadline.map({ $0 <= clock.now() }) == true {
+        if state.nudged || passed {
           state.nudged = false
           return (Arrivals(), 0)
         }
