@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import ImgCachePipeline
@@ -14,7 +15,10 @@ struct SingleFlightTests {
     func isLeading(_ key: String) -> Bool { flights.isLeading(key) }
     func value(of key: String) async -> Value? { await flights.value(of: key) }
     func leave(_ key: String) { flights.leave(key) }
-    func finish(_ key: String, with value: Value) { flights.finish(key, with: value) }
+    func waiting(on key: String) -> Int { flights.waiting(on: key) }
+    func finish(_ key: String, with value: Value, kept: Bool = true) {
+      flights.finish(key, with: value, keptForLateFollowers: kept)
+    }
   }
 
   @Test("the first caller leads, the others follow and take its value, waiting or late")
@@ -24,8 +28,8 @@ struct SingleFlightTests {
     #expect(!owner.join("a") && !owner.join("a"), "two followers joined")
     #expect(owner.isLeading("a"))
     async let waiting = owner.value(of: "a")
-    // The other follower joined and takes the value only after the leader finished.
-    await Task.yield()
+    // The first follower waits before the leader finishes; the other asks only after.
+    while owner.waiting(on: "a") == 0 { await Task.yield() }
     owner.finish("a", with: 7)
     #expect(!owner.isLeading("a"))
     #expect(await waiting == 7)
@@ -48,5 +52,30 @@ struct SingleFlightTests {
     #expect(owner.join("o"), "the follower left: the value is not kept for it")
     owner.finish("o", with: nil)
     #expect(await owner.value(of: "never joined") == nil)
+  }
+
+  @Test("a value not kept for late followers: they find no flight, the next caller leads anew")
+  func notKept() async {
+    let owner = Owner<Int>()
+    #expect(owner.join("n"))
+    #expect(!owner.join("n"), "a follower joined; it asks later")
+    owner.finish("n", with: 3, kept: false)
+    #expect(owner.join("n"), "nothing kept: the next caller leads")
+    owner.finish("n", with: 4)
+    #expect(await owner.value(of: "n") == nil, "the late follower finds no flight")
+  }
+
+  @Test("a robots.txt fetch that got nothing keeps nothing: the next caller fetches again")
+  func robotsNothingKept() {
+    let book = RobotsBook()
+    let (origin, now) = ("https://a.example", Date())
+    guard case .lead = book.ask(origin, at: now) else { return #expect(Bool(false)) }
+    guard case .follow = book.ask(origin, at: now) else { return #expect(Bool(false)) }
+    // The leader was cancelled; its follower has joined but not yet asked for the file.
+    book.finish(origin, with: nil)
+    guard case .lead = book.ask(origin, at: now) else {
+      return #expect(Bool(false), "a caller followed a fetch that got nothing")
+    }
+    book.finish(origin, with: nil)
   }
 }

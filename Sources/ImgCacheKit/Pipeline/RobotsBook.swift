@@ -42,7 +42,8 @@ final class RobotsBook: Sendable {
   }
 
   /// What the caller is to do for `origin` at `time`. (Should a leader finish between the look
-  /// and the join, the caller leads anew: it reads the index first, where that file now is.)
+  /// and the join, the caller follows and takes the file it got, kept for the followers still to
+  /// take it; a leader that got nothing keeps nothing, so the caller leads anew.)
   func ask(_ origin: String, at time: Date) -> Ask {
     if let robots = file(of: origin, at: time) { return .known(robots) }
     return fetching.join(origin) ? .lead : .follow
@@ -66,7 +67,8 @@ final class RobotsBook: Sendable {
       }
       known[origin] = robots
     }
-    fetching.finish(origin, with: robots)
+    // Nothing got (a cancel, a local failure) is not kept: the next caller fetches again.
+    fetching.finish(origin, with: robots, keptForLateFollowers: robots != nil)
   }
 
   /// Remembers `robots` for `origin`, read from the index, unless a fetch of it is under way.

@@ -17,7 +17,7 @@ struct SingleFlight<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Senda
 
   struct Flight {
     var waiters = [Waiter]()
-    /// Followers that joined but have not taken the value (nor left) yet.
+    /// Followers that joined but have not asked for the value (nor left) yet.
     var joined = 0
     /// The leader's value, once it finished.
     var value: Value?
@@ -44,17 +44,17 @@ struct SingleFlight<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Senda
   }
 
   /// The value of the flight of `key`, which the caller joined as a follower; nil when there is
-  /// no such flight (unreachable while every follower takes the value once, or leaves).
+  /// no such flight (its leader got a value not kept for late followers, or none is left).
   func value(of key: Key) async -> Value? {
     await withCheckedContinuation { waiter in
       let ready = flights.withLock { flights -> Value?? in
         guard var flight = flights[key] else { return .some(nil) }
+        flight.joined -= 1
         guard flight.finished else {
           flight.waiters.append(waiter)
           flights[key] = flight
           return .none
         }
-        flight.joined -= 1
         flights[key] = flight.joined <= 0 ? nil : flight
         return .some(flight.value)
       }
@@ -71,18 +71,24 @@ struct SingleFlight<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Senda
     }
   }
 
-  /// Ends the flight of `key`, handing `value` to its waiting followers; kept for those that
-  /// joined and wait later.
-  func finish(_ key: Key, with value: Value) {
+  /// Ends the flight of `key`, handing `value` to its waiting followers. The value is kept for
+  /// those that joined and wait later unless `keptForLateFollowers` is false: then they, and
+  /// every caller after, find no flight (a value meaning "nothing", which the next caller should
+  /// not follow but lead anew).
+  func finish(_ key: Key, with value: Value, keptForLateFollowers: Bool = true) {
     let waiters = flights.withLock { flights -> [Waiter] in
       guard var flight = flights[key] else { return [] }
       let waiters = flight.waiters
-      flight.joined -= waiters.count
       (flight.waiters, flight.value, flight.finished) = ([], value, true)
-      flights[key] = flight.joined <= 0 ? nil : flight
+      flights[key] = keptForLateFollowers && flight.joined > 0 ? flight : nil
       return waiters
     }
     for waiter in waiters { waiter.resume(returning: value) }
+  }
+
+  /// How many followers of `key` wait for its leader now.
+  func waiting(on key: Key) -> Int {
+    flights.withLock { $0[key]?.waiters.count ?? 0 }
   }
 }
 
