@@ -10,7 +10,7 @@ final class ManualClock: PrefetchClock {
   private struct State {
     var now = ContinuousClock.now
     var timers = [@Sendable () -> Void]()
-    var watchers = [(count: Int, waiter: CheckedContinuation<Void, Never>)]()
+    var watchers = CountWaiters()
   }
 
   private let state = Mutex(State())
@@ -23,8 +23,7 @@ final class ManualClock: PrefetchClock {
   func setTimer(at deadline: ContinuousClock.Instant, _ work: @escaping @Sendable () -> Void) {
     let reached = state.withLock { state in
       state.timers.append(work)
-      defer { state.watchers.removeAll { $0.count <= state.timers.count } }
-      return state.watchers.filter { $0.count <= state.timers.count }.map(\.waiter)
+      return state.watchers.reached(state.timers.count)
     }
     for waiter in reached { waiter.resume() }
   }
@@ -32,12 +31,8 @@ final class ManualClock: PrefetchClock {
   /// Returns once `count` timers (or more) have been set.
   func waitFor(_ count: Int) async {
     await withCheckedContinuation { waiter in
-      let reached = state.withLock { state in
-        guard state.timers.count < count else { return true }
-        state.watchers.append((count, waiter))
-        return false
-      }
-      if reached { waiter.resume() }
+      let kept = state.withLock { $0.watchers.wait(for: count, current: $0.timers.count, waiter) }
+      if !kept { waiter.resume() }
     }
   }
 

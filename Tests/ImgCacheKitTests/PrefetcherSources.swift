@@ -3,7 +3,7 @@ import Synchronization
 
 @testable import ImgCacheKit
 
-// The scripted URL inputs of the prefetch tests.
+// The scripted URL inputs of the prefetch tests, and a run taken to its end.
 
 /// Blocks as a pipe's read does while nothing comes: until `wake` is set (cleared, then true:
 /// the producer has other work) or the reading task is cancelled (false). Polls beside the
@@ -54,5 +54,15 @@ final class ScriptedSource: URLSource {
   func next(wait: Bool, wake: WakeSignal?) throws -> URLSourceItem {
     guard !wait else { return blockOnWake(wake) ? .notYet : .end }
     return script.isEmpty ? .end : script.removeFirst()
+  }
+}
+
+extension Prefetcher {
+  /// Runs `urls` to the end; returns every event and the summary.
+  func runToEnd(_ urls: [String]) async -> ([PrefetchEvent], PrefetchSummary) {
+    let run = start(URLList(urls), options: FetchOptions())
+    var events = [PrefetchEvent]()
+    for await event in run { events.append(event) }
+    return (events, await run.summary)
   }
 }

@@ -18,14 +18,6 @@ struct PrefetcherTests {
       fetcher: Fetcher(cache: DiskCache(directory: directory.url), transfer: fastTransfer(change)))
   }
 
-  /// Runs `urls` to the end; returns every event and the summary.
-  func run(_ prefetcher: Prefetcher, _ urls: [String]) async -> ([PrefetchEvent], PrefetchSummary) {
-    let run = prefetcher.start(URLList(urls), options: FetchOptions())
-    var events = [PrefetchEvent]()
-    for await event in run { events.append(event) }
-    return (events, await run.summary)
-  }
-
   @Test(
     "cancel stops in-flight transfers, removes their temp files, keeps what completed (test06, test07)"
   )
@@ -76,7 +68,7 @@ struct PrefetcherTests {
       $0.maxPerHost = 2
     }
     let urls = (0..<8).map { servers.fault("/image/base.png?delay=0.3&g=host&id=\($0)") }
-    let (_, summary) = await run(prefetcher, urls)
+    let (_, summary) = await prefetcher.runToEnd(urls)
     #expect(summary.progress.downloaded == 8)
     #expect((servers.stats()?.groups["host"]?["max_active"] ?? 99) <= 2)
   }

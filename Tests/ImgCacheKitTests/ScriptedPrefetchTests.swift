@@ -21,14 +21,6 @@ struct ScriptedPrefetchTests: ScriptedSuite {
     return Prefetcher(fetcher: fetcher(transport, transfer: transfer), batchSize: batchSize)
   }
 
-  /// Runs `urls` to the end; returns every event and the summary.
-  func run(_ prefetcher: Prefetcher, _ urls: [String]) async -> ([PrefetchEvent], PrefetchSummary) {
-    let run = prefetcher.start(URLList(urls), options: FetchOptions())
-    var events = [PrefetchEvent]()
-    for await event in run { events.append(event) }
-    return (events, await run.summary)
-  }
-
   @Test(
     "progress once per URL with done counting up; duplicates fetched once; summary counts (test02, test05)"
   )
@@ -38,7 +30,7 @@ struct ScriptedPrefetchTests: ScriptedSuite {
       [missing: [.failure(CacheError(.httpStatus, "HTTP 404", httpStatus: 404))]],
       fallback: .image(png))
     let urls = ["a", "b", "c", "d", "b"].map(url) + [missing]
-    let (events, summary) = await run(prefetcher(transport), urls)
+    let (events, summary) = await prefetcher(transport).runToEnd(urls)
     #expect(events.count == 5)
     #expect(events.map(\.progress.done) == Array(2...6), "the duplicate is done when read")
     #expect(summary.progress.total == 6 && summary.progress.duplicates == 1)
@@ -50,7 +42,7 @@ struct ScriptedPrefetchTests: ScriptedSuite {
 
   @Test("an empty list finishes at once with zero counts (test03)")
   func empty() async {
-    let (events, summary) = await run(prefetcher(ScriptedTransport(fallback: .image(png))), [])
+    let (events, summary) = await prefetcher(ScriptedTransport(fallback: .image(png))).runToEnd([])
     #expect(events.isEmpty && summary.progress.done == 0 && summary.progress.total == 0)
     #expect(!summary.cancelled && summary.progress.inputFinished)
   }
@@ -59,9 +51,9 @@ struct ScriptedPrefetchTests: ScriptedSuite {
   func warm() async {
     let transport = ScriptedTransport(fallback: .image(png))
     let urls = (0..<40).map { url("warm\($0)") }
-    let (_, first) = await run(prefetcher(transport), urls)
+    let (_, first) = await prefetcher(transport).runToEnd(urls)
     #expect(first.progress.downloaded == 40)
-    let (_, second) = await run(prefetcher(transport), urls)
+    let (_, second) = await prefetcher(transport).runToEnd(urls)
     #expect(second.progress.hits == 40 && second.progress.downloaded == 0)
     #expect(transport.requests.count == 40)
   }
@@ -70,7 +62,7 @@ struct ScriptedPrefetchTests: ScriptedSuite {
   func inputOrder() async {
     let transport = ScriptedTransport(fallback: .image(png))
     let urls = (0..<12).map { url("in\($0)") }
-    let (_, summary) = await run(prefetcher(transport), urls)
+    let (_, summary) = await prefetcher(transport).runToEnd(urls)
     #expect(summary.progress.downloaded == 12)
     #expect(transport.requests.map(\.url) == urls)
   }
@@ -80,7 +72,7 @@ struct ScriptedPrefetchTests: ScriptedSuite {
     let transport = ScriptedTransport(fallback: .image(png))
     let count = 2 * Fetcher.smallestPart + 8
     let urls = (0..<count).map { url("part\($0)") }
-    let (_, summary) = await run(prefetcher(transport, batchSize: count), urls)
+    let (_, summary) = await prefetcher(transport, batchSize: count).runToEnd(urls)
     #expect(summary.progress.downloaded == count)
     #expect(transport.requests.map(\.url) == urls)
   }

@@ -67,7 +67,7 @@ final class ScriptedTransport: Transport {
     var ready = [UInt64: Outcome]()
     var waiters = [UInt64: CheckedContinuation<Outcome, Never>]()
     var sinks = [UInt64: any DownloadSink]()
-    var watchers = [(count: Int, waiter: CheckedContinuation<Void, Never>)]()
+    var watchers = CountWaiters()
   }
 
   private let state: Mutex<State>
@@ -87,12 +87,8 @@ final class ScriptedTransport: Transport {
   /// Returns once `count` requests (or more) have been submitted.
   func waitForRequests(_ count: Int) async {
     await withCheckedContinuation { waiter in
-      let reached = state.withLock { state in
-        guard state.requests.count < count else { return true }
-        state.watchers.append((count, waiter))
-        return false
-      }
-      if reached { waiter.resume() }
+      let kept = state.withLock { $0.watchers.wait(for: count, current: $0.requests.count, waiter) }
+      if !kept { waiter.resume() }
     }
   }
 
@@ -121,8 +117,7 @@ final class ScriptedTransport: Transport {
         state.scheduled.append(
           Scheduled(at: state.now + reply.delay, ticket: ticket, reply: reply, request: request))
       }
-      let reached = state.watchers.filter { $0.count <= state.requests.count }.map(\.waiter)
-      state.watchers.removeAll { $0.count <= state.requests.count }
+      let reached = state.watchers.reached(state.requests.count)
       return (tickets, Self.takeDue(&state), reached)
     }
     deliver(due)
