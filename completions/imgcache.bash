@@ -321,8 +321,8 @@ _imgcache_fetch() {
 _imgcache_prefetch() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --offline --reload --refresh --retry-failed --any --no-remote --robots --no-robots --netrc -k --insecure --enlarge --keep-metadata --no-rotate --animated --discard-original --version -h --help)
-    repeating_options=(--ro-dir -H --header --resolve)
-    non_repeating_options=(-d --dir --config --color --stats-log --key-filter --freshness --stale-if-error --remote -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry --rate --rate-per-host -A --user-agent --failed-ttl --resize --gravity --format --quality --variant --input -i --input-format --url-col --jobs -j --order --max-per-host --save-failed --shard)
+    repeating_options=(--ro-dir -H --header --resolve --save-column)
+    non_repeating_options=(-d --dir --config --color --stats-log --key-filter --freshness --stale-if-error --remote -u --user --cookie-jar --cacert --connect-timeout --timeout -m --max-time --max-filesize --retry --rate --rate-per-host -A --user-agent --failed-ttl --resize --gravity --format --quality --variant --input -i --input-format --url-col --caption-col --verify-hash --jobs -j --order --max-per-host --save-failed --shard)
     __imgcache_offer_flags_options -1
 
     # Offer option value completions
@@ -426,6 +426,15 @@ _imgcache_prefetch() {
         return
         ;;
     '--url-col')
+        return
+        ;;
+    '--caption-col')
+        return
+        ;;
+    '--save-column')
+        return
+        ;;
+    '--verify-hash')
         return
         ;;
     '--jobs'|'-j')

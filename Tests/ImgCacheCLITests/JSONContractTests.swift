@@ -35,7 +35,11 @@ struct JSONContractTests {
     return sections
   }
 
-  /// Every field of `value` as a dotted path (`[]` for array elements), with its values.
+  /// Objects whose keys are the user's data (a table's saved columns), not fields.
+  static let dataObjects: Set<String> = ["columns"]
+
+  /// Every field of `value` as a dotted path (`[]` for array elements), with its values; the
+  /// keys of ``dataObjects`` are not fields.
   static func flatten(_ value: Any, _ prefix: String = "", into fields: inout [String: [Any]]) {
     guard let object = value as? [String: Any] else {
       if let array = value as? [Any] {
@@ -48,7 +52,7 @@ struct JSONContractTests {
     for (key, child) in object {
       let path = prefix.isEmpty ? key : prefix + "." + key
       fields[path, default: []].append(child)
-      flatten(child, path, into: &fields)
+      if !dataObjects.contains(path) { flatten(child, path, into: &fields) }
     }
   }
 
@@ -105,6 +109,12 @@ struct JSONContractTests {
     made["fetch --json", default: []] += records(["fetch", "--json", "--resize", "8x8", png])
     made["prefetch --json", default: []] += records(
       ["prefetch", "--json", "-q", "--resize", "8x8", png])
+    // A table's row: its caption and saved columns beside the record.
+    let rows = env.root.path + "/columns.jsonl"
+    try #"{"url": "\#(png)", "caption": "a cat", "n": 1}"#.write(
+      toFile: rows, atomically: true, encoding: .utf8)
+    made["prefetch --json", default: []] += records(
+      ["prefetch", "--json", "-q", "-i", rows, "--caption-col", "caption", "--save-column", "n"])
     made["query --json"] =
       records(["query", "--json", png]) + records(["query", "--json", missing], status: 1)
       + records(["query", "--json", "--resize", "8x8", png])

@@ -50,7 +50,7 @@ struct PrefetchMachineTests {
   static func describe(_ action: PrefetchMachine.Action) -> String {
     switch action {
     case .read(let wanted, let wait): return "read \(wanted) \(wait)"
-    case .lookUp(let urls): return "lookUp \(urls.joined(separator: ","))"
+    case .lookUp(let urls): return "lookUp \(urls.map(\.url).joined(separator: ","))"
     case .submit(let fetches): return "submit \(fetches.count)"
     case .settle(let fetches): return "settle \(fetches.count)"
     case .spawn: return "spawn"

@@ -143,7 +143,7 @@ final class URLSequence: Sequence, IteratorProtocol {
           return nil
         }
         switch item {
-        case .url(let url):
+        case .url(let url), .row(let url, _):
           // The list is kept in Redis as it is: a URL's own credentials would be too.
           guard CacheKey.userinfo(of: url) == nil else {
             line += 1

@@ -12,7 +12,9 @@ extension ImgCacheCommand {
         Reads URLs from the arguments and from -i FILE ('-' for stdin), one a line; blank lines \
         and # comments are skipped, duplicates fetched once. A FILE ending in .csv, .tsv, \
         .jsonl (each optionally .gz) is a table whose url column (--url-col) is read; a \
-        malformed row is reported and skipped. Shows a progress bar when stderr is \
+        malformed row is reported and skipped. --verify-hash refuses a body whose digest \
+        differs from its row's; --caption-col and --save-column put the row's values in \
+        each --json record. Shows a progress bar when stderr is \
         a terminal and a summary at the end. Ctrl-C stops cleanly (exit 130, SIGTERM 143); a \
         closed stdout ends it quietly; rerunning resumes. Example:
           imgcache prefetch -j 8 -i urls.txt --save-failed failed.txt
@@ -28,6 +30,7 @@ extension ImgCacheCommand {
 
     @OptionGroup var list: URLListOptions
     @OptionGroup(title: "Table") var table: TableInputFlags
+    @OptionGroup(title: "Table") var columns: TableColumnFlags
     @Option(name: .shortAndLong, help: "Transfers at once (default 6).")
     var jobs: String?
     @Option(name: .long, help: "Start order: fifo or lifo.")
@@ -62,17 +65,23 @@ extension ImgCacheCommand {
       let shard = try self.shard.map { try Shard(parsing: $0) }
       let retryList = try saveFailed.map { try RetryList(path: $0) }
       let damage = TableDamage()
-      let source: any URLSource =
-        if let input = list.input, table.isTable(input) {
-          ChainedURLs(list.urls, then: TableURLSource(try table.reader(input), damage: damage))
-        } else {
-          try list.source()
-        }
+      let named = try columns.columns()
+      let source: any URLSource
+      if let input = list.input, table.isTable(input) || columns.areNamed {
+        let reader = try table.reader(input, columns: named)
+        source = ChainedURLs(list.urls, then: TableURLSource(reader, damage: damage))
+      } else if columns.areNamed {
+        throw CacheError(
+          .invalidInput,
+          "--caption-col, --save-column and --verify-hash need a table to read (-i FILE)")
+      } else {
+        source = try list.source()
+      }
       let run = prefetcher.start(source, options: options, retryList: retryList, shard: shard)
       let interrupts = Interrupts { run.cancel() }
       var display = PrefetchDisplay(
         console: context.console, json: context.json,
-        freshness: context.configuration.freshness)
+        freshness: context.configuration.freshness, kept: columns.kept(named))
       for await event in run where !display.show(event) {
         run.cancel()  // stdout closed: stop, keep what is done, end quietly.
       }

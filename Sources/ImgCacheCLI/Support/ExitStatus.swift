@@ -25,7 +25,7 @@ enum ExitStatus {
     case .auth: return 6
     case .protocolError: return 7
     case .httpStatus, .rateLimited: return 8
-    case .notAnImage: return 9
+    case .notAnImage, .digestMismatch: return 9
     case .busy: return 10
     case .blacklisted: return 11
     case .tooLarge: return 12
@@ -61,7 +61,7 @@ enum ExitStatus {
       6    authentication refused (HTTP 401/407)
       7    protocol error (too many redirects, body too large, bad response)
       8    HTTP error status (404, 500, ...); rate_limited: a Retry-After past retry_after_max
-      9    not an image (or an image with 0 pixels)
+      9    not an image (or an image with 0 pixels, or not the body --verify-hash names)
       10   busy: another clean or clear holds the lock
       11   blacklisted: the same request failed permanently a short time ago
       12   too large to derive a variant from (max_pixels, max_frames)

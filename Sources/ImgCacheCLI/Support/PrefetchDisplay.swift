@@ -8,21 +8,26 @@ struct PrefetchDisplay {
   private let json: Bool
   private let freshness: FreshnessPolicy
   private let showBar: Bool
+  /// The table's columns a record keeps (`--caption-col`, `--save-column`), when it names any.
+  private let kept: TableColumns?
   private var lastDraw = Date.distantPast
   private var drawn = false
 
-  init(console: Console, json: Bool, freshness: FreshnessPolicy) {
+  init(console: Console, json: Bool, freshness: FreshnessPolicy, kept: TableColumns? = nil) {
     self.console = console
     self.json = json
     self.freshness = freshness
+    self.kept = kept
     showBar = console.stderrIsTerminal && !console.quiet
   }
 
   /// Shows one finished URL; false when stdout was closed (the run should stop).
   mutating func show(_ event: PrefetchEvent) -> Bool {
     let result = event.result
-    if json, !console.data(Records.line(FetchRecord(result, freshness: freshness).flattened)) {
-      return false
+    if json {
+      let record = FetchRecord(result, freshness: freshness).flattened
+      let row = kept.map { RowFields(result.notes, columns: $0) }
+      guard console.data(Records.line(Flattened(own: record, beside: row))) else { return false }
     }
     switch result.outcome {
     case .failure(let error) where error.kind == .disallowed:

@@ -76,8 +76,9 @@ extension DatasetExporter {
       "\(record.key).json", bytes: Array(try encoder.encode(record)), modified: sample.modified)
   }
 
-  /// The image of `row` from its fetch's `result`: read back from the cache, checked against
-  /// the table's hash; the failure otherwise.
+  /// The image of `row` from its fetch's `result`: read back from the cache, its original
+  /// checked against the row's digest (each row its own: rows of one URL may give none, or
+  /// another); the failure otherwise.
   private func prepare(
     _ row: TableRow, result: FetchResult?, _ originals: [String: CacheEntry]
   ) -> Result<PreparedSample, CacheError> {
@@ -102,14 +103,19 @@ extension DatasetExporter {
       }
       let sha256 = SHA256.hex(of: bytes)
       if let expected = row.expectedHash, let algorithm = options.columns.hash?.algorithm {
-        let actual = algorithm == .sha256 ? sha256 : MD5.hex(of: bytes)
-        guard actual == expected else {
-          return .failure(
-            CacheError(.notAnImage, "its \(algorithm.rawValue) differs from the table's"))
+        let actual =
+          if let variant = result.variant {
+            fetcher.originalDigest(key: variant.originalKey, algorithm)
+          } else {
+            algorithm == .sha256 ? sha256 : MD5.hex(of: bytes)
+          }
+        let digest = ExpectedDigest(algorithm, hex: expected)
+        if let refusal = digest.refusal(actual, ofOriginal: result.variant != nil) {
+          return .failure(refusal)
         }
       }
       let original = result.variant.flatMap { originals[$0.originalKey] }
-      let entry = outcome.entry
+      let entry = outcome.storedEntry
       return .success(
         PreparedSample(
           bytes: bytes, info: info,
@@ -131,18 +137,5 @@ extension DatasetExporter {
     var entries = [String: CacheEntry]()
     for entry in try fetcher.cache.storedEntries(forKeys: keys) { entries[entry.key] = entry }
     return entries
-  }
-}
-
-extension FetchOutcome {
-  /// The entry the outcome names, when it names one.
-  var entry: CacheEntry? {
-    switch self {
-    case .hit(.local(let entry, _)), .hit(.remote(let entry, _, _)): return entry
-    case .downloaded(let entry, _), .revalidated(let entry, _), .notModified(let entry, _),
-      .stale(let entry, _, _), .derived(let entry, _):
-      return entry
-    case .hit(.readOnly), .offlineMiss, .notStored: return nil
-    }
   }
 }

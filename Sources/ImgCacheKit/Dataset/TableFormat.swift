@@ -41,14 +41,6 @@ public enum TableFormat: String, Sendable, CaseIterable {
   }
 }
 
-/// The algorithms a table's hash column may name (`--verify-hash COL:ALGO`).
-public enum HashAlgorithm: String, Sendable, CaseIterable {
-  case sha256, md5
-
-  /// The hex digits of one digest.
-  var hexLength: Int { self == .sha256 ? 64 : 32 }
-}
-
 /// Which columns of a table matter: the URL's, the caption's, those kept with each sample, and
 /// the one holding each body's expected hash.
 public struct TableColumns: Sendable, Equatable {

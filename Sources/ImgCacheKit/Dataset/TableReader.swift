@@ -9,7 +9,8 @@ public final class TableReader {
   public let name: String
   /// The table's form.
   public let format: TableFormat
-  private let columns: TableColumns
+  /// The columns asked for.
+  public let columns: TableColumns
   private var lines: TableLines
   /// The header's column positions (CSV and TSV), once read.
   private var positions: [String: Int]?

@@ -26,8 +26,9 @@ public final class TableDamage: Sendable {
   public var first: [(line: Int, reason: String)] { state.withLock { $0.first } }
 }
 
-/// A table's URLs as a prefetch reads them: each row's URL in order; a malformed row counted
-/// in ``damage`` and skipped.
+/// A table's URLs as a prefetch reads them: each row's URL in order, with what the row says of
+/// it when its columns ask for more than the URL (the digest to check, the caption and saved
+/// columns for its record); a malformed row counted in ``damage`` and skipped.
 public final class TableURLSource: URLSource {
   /// The malformed rows met.
   public let damage: TableDamage
@@ -42,11 +43,23 @@ public final class TableURLSource: URLSource {
   public func next(wait: Bool, wake: WakeSignal?) throws -> URLSourceItem {
     while !ended {
       switch try reader.next() {
-      case .row(let row): return .url(row.url)
+      case .row(let row): return item(row)
       case .malformed(let line, let reason): damage.note(line: line, reason: reason)
       case .end: ended = true
       }
     }
     return .end
+  }
+
+  /// The item of `row`: its URL alone, unless the columns ask for more.
+  private func item(_ row: TableRow) -> URLSourceItem {
+    let columns = reader.columns
+    guard columns.hash != nil || columns.caption != nil || !columns.saved.isEmpty else {
+      return .url(row.url)
+    }
+    let digest = columns.hash.flatMap { hash in
+      row.expectedHash.map { ExpectedDigest(hash.algorithm, hex: $0) }
+    }
+    return .row(row.url, RowNotes(digest: digest, caption: row.caption, saved: row.saved))
   }
 }

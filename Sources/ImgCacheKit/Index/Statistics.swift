@@ -114,7 +114,9 @@ public enum Counter: String, Sendable, CaseIterable, Codable {
     case .notAnImage: .failuresNotImage
     case .localIO: .failuresLocal
     case .disallowed: .disallowed
-    case .invalidInput, .blacklisted, .busy, .cancelled, .tooLarge, .cannotDerive: nil
+    case .invalidInput, .blacklisted, .busy, .cancelled, .tooLarge, .cannotDerive,
+      .digestMismatch:
+      nil
     }
   }
 

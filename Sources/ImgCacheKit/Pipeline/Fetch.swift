@@ -26,6 +26,14 @@ struct Fetch: Sendable {
   var variant: VariantSpec?
   /// The variant served, for the result.
   var served: VariantInfo?
+  /// What the URL's table row says of it (its digest is checked; the rest goes with the
+  /// result).
+  var notes: RowNotes?
+  /// Whether the row's digest was checked against the original's body (then not again).
+  var digestChecked = false
+
+  /// Whether the original's body is still to be checked against the row's digest.
+  var needsDigestCheck: Bool { !digestChecked && notes?.digest != nil }
 
   /// The states of a fetch, in the order it usually moves through them.
   enum State: Sendable {
@@ -97,8 +105,9 @@ struct Fetch: Sendable {
   }
 
   /// A fetch for `url` under `options`: ``State/lookup``, or done with the reason it is refused.
-  init(_ url: String, options: FetchOptions) {
+  init(_ url: String, options: FetchOptions, notes: RowNotes? = nil) {
     given = url
+    self.notes = notes
     do {
       let request = try RequestURL(url)
       if let given = options.explicitKey, given.contains(VariantSpec.keySeparator) {
@@ -126,8 +135,13 @@ struct Fetch: Sendable {
   /// The URL as printed: its userinfo as `***`.
   var display: String { request?.display ?? RequestURL.redacted(given) }
 
-  /// Whether it is done, its variant (if one was asked for) included.
-  var isFinished: Bool { isDone && variant == nil }
+  /// Whether it is done, its variant (if one was asked for) and its row's digest check
+  /// included.
+  var isFinished: Bool {
+    guard case .done(let outcome) = state, variant == nil else { return false }
+    if case .success = outcome { return !needsDigestCheck }
+    return true
+  }
 
   /// Whether its original is done (a variant may still be to derive).
   var isDone: Bool {
@@ -149,6 +163,7 @@ struct Fetch: Sendable {
       return error
     }
     return FetchResult(
-      url: display, key: served?.key ?? key, outcome: shown, bytes: bytes, variant: served)
+      url: display, key: served?.key ?? key, outcome: shown, bytes: bytes, variant: served,
+      notes: notes)
   }
 }

@@ -25,10 +25,14 @@ extension FetchMachine {
     case .waiting(let plan): return .waitForProcess(plan)
     case .transferring(_, let ticket): return .awaitResponse(ticket: ticket)
     case .following(let flight): return .follow(flight)
+    case .checked(_, let pending) where fetch.needsDigestCheck:
+      return checkDigest(&fetch, of: pending, rules: rules)
     case .checked(_, let pending): return .store(pending)
     case .stored(let outcome): return .writeBack(outcome, source: nil)
     case .variantStored(.derived(let entry, let path), let source):
       return .writeBack(.downloaded(entry, path: path), source: source)
+    case .done(.success(let outcome)) where fetch.needsDigestCheck:
+      return checkDigest(&fetch, of: outcome, rules: rules)
     case .done(.success(let original)) where fetch.variant != nil:
       guard let spec = fetch.variant, original.path ?? original.uncachedBody != nil else {
         // An original with no body (an offline miss) has no variant.
@@ -82,6 +86,7 @@ extension FetchMachine {
     case .revalidated(let result): action = revalidated(result, &fetch, rules: rules)
     case .checked(let result): action = checked(result, &fetch, rules: rules)
     case .stored(let result): action = stored(result, &fetch, rules: rules)
+    case .digested(let actual): action = digested(actual, &fetch, rules: rules)
     case .variantLocked, .variantFound, .derived: action = nil
     }
     return action ?? variantEvent(event, for: &fetch, rules: rules)

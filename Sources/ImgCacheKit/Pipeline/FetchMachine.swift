@@ -76,6 +76,12 @@ enum FetchMachine {
     /// Store the variant just made, removing its original when `discardingOriginal` →
     /// ``Event/stored(_:)``.
     indirect case storeVariant(DerivedVariant, Derivation, discardingOriginal: Bool)
+    /// Make the digest of the original's body (`--verify-hash`) →
+    /// ``Event/digested(_:)``.
+    case digest(DigestSource, HashAlgorithm)
+    /// Refuse the body for the row (its digest differs, or cannot be made): delete it when it
+    /// is not stored, count the failure → ``Event/proceed``.
+    case refuse(body: String?, CacheError)
     /// The fetch is done: release its lock, hand its result to its flight's followers.
     case settle
   }
@@ -116,6 +122,8 @@ enum FetchMachine {
     case variantFound(CacheHit?)
     /// The variant made, or why not.
     indirect case derived(Result<DerivedVariant, CacheError>)
+    /// The digest of the original's body, lowercase hex; nil when it could not be read.
+    case digested(String?)
   }
 
   /// What a host's robots.txt says of a URL.
@@ -180,6 +188,7 @@ extension FetchMachine.Event {
     case .variantLocked: "variantLocked"
     case .variantFound: "variantFound"
     case .derived: "derived"
+    case .digested: "digested"
     }
   }
 }

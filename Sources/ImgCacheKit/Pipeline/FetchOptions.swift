@@ -124,6 +124,8 @@ public struct FetchResult: Sendable {
   public var bytes: Int64
   /// The variant served, when one was asked for and served (derived now, or stored).
   public var variant: VariantInfo?
+  /// What the URL's table row says of it, when it came from one.
+  public var notes: RowNotes?
 }
 
 /// The variant a fetch served: what it is and what it was made from.

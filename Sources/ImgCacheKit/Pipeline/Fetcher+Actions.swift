@@ -50,8 +50,12 @@ extension Fetcher {
       cache.note([.derivations: 1])
       unlink(body)
       return .proceed
+    case .refuse(let body, let error):
+      if let body { unlink(body) }
+      cache.noteFailure(error)
+      return .proceed
     case .submit, .awaitResponse, .follow, .waitForProcess, .store, .writeBack, .lockVariant,
-      .findVariant, .derive, .storeVariant, .settle:
+      .findVariant, .derive, .storeVariant, .digest, .settle:
       return nil
     }
   }
@@ -92,12 +96,37 @@ extension Fetcher {
       return .variantFound(found)
     case .derive(let derivation):
       return .derived(await derive(derivation, options: options))
+    case .digest(let source, let algorithm):
+      return .digested(digest(of: source, algorithm))
     case .storeVariant(let made, let derivation, let discarding):
       return .stored(
         await store(made, derivation, for: fetch, discardingOriginal: discarding).map(storedBody))
     default:
       return .proceed
     }
+  }
+
+  /// The digest of the body `source` names, lowercase hex; nil when it cannot be read (or, for
+  /// a variant's original, is not stored).
+  func digest(of source: FetchMachine.DigestSource, _ algorithm: HashAlgorithm) -> String? {
+    let path: String
+    switch source {
+    case .file(let file): path = file
+    case .original(let key):
+      guard let entry = try? cache.storedEntries(forKeys: [key]).first else { return nil }
+      if algorithm == .sha256, let recorded = entry.sha256 { return recorded }
+      path = cache.layout.dataPath(entry.file)
+    }
+    switch algorithm {
+    case .sha256: return try? SHA256.hex(ofFileAt: path)
+    case .md5: return try? MD5.hex(ofFileAt: path)
+    }
+  }
+
+  /// The digest of the stored original `key`'s body: its recorded SHA-256, else its file's;
+  /// nil when it is not stored or cannot be read.
+  package func originalDigest(key: String, _ algorithm: HashAlgorithm) -> String? {
+    digest(of: .original(key: key), algorithm)
   }
 
   /// A stored entry with its file's path.

@@ -66,7 +66,7 @@ extension Fetcher {
   /// index is read by one part at a time, while the rest of the others' lookups (keys, files,
   /// fetches) runs beside it. The parts stop before their plans: the whole batch is planned
   /// once, so its places in the start order follow `urls`.
-  func lookUpOnCores(_ urls: [String], options: FetchOptions) async -> [Fetch] {
+  func lookUpOnCores(_ urls: [ListedURL], options: FetchOptions) async -> [Fetch] {
     let parts = min(2 * cores, urls.count / Self.smallestPart)
     guard parts > 1 else { return await lookUp(urls, options: options) }
     let size = (urls.count + parts - 1) / parts
@@ -78,7 +78,8 @@ extension Fetcher {
       for part in 0..<parts {
         let slice = urls[(part * size)..<min(urls.count, (part + 1) * size)]
         group.addTask {
-          var machine = LookupMachine(slice.map { Fetch($0, options: options) }, rules: partRules)
+          var machine = LookupMachine(
+            slice.map { Fetch($0.url, options: options, notes: $0.notes) }, rules: partRules)
           return (part, await self.perform(&machine, options: options))
         }
       }

@@ -7,9 +7,9 @@ extension Fetcher {
   /// Looks `urls` up without the network: each fetch comes back finished (a hit, a refusal, an
   /// offline miss, an error) or ready to download. Its results are in the order of `urls`.
   /// The stages count what they decide in one tally, noted once for the batch.
-  func lookUp(_ urls: [String], options: FetchOptions) async -> [Fetch] {
+  func lookUp(_ urls: [ListedURL], options: FetchOptions) async -> [Fetch] {
     var machine = LookupMachine(
-      urls.map { Fetch($0, options: options) }, rules: lookupRules(options))
+      urls.map { Fetch($0.url, options: options, notes: $0.notes) }, rules: lookupRules(options))
     return await perform(&machine, options: options)
   }
 

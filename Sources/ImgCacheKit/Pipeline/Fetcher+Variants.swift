@@ -133,7 +133,7 @@ extension VariantInfo {
 
 extension FetchOutcome {
   /// The entry this outcome stored or served from this cache, if any.
-  var storedEntry: CacheEntry? {
+  package var storedEntry: CacheEntry? {
     switch self {
     case .hit(.local(let entry, _)), .hit(.remote(let entry, _, _)), .downloaded(let entry, _),
       .revalidated(let entry, _), .notModified(let entry, _), .stale(let entry, _, _),

@@ -103,7 +103,7 @@ public final class Fetcher: Sendable {
 
   /// ``fetch(_:options:)-([String],_)``'s work, on the engine's executor.
   private func fetchHere(_ urls: [String], options: FetchOptions) async -> [FetchResult] {
-    var fetches = await lookUpOnCores(urls, options: options)
+    var fetches = await lookUpOnCores(urls.map { ListedURL($0) }, options: options)
     let open = fetches.indices.filter { !fetches[$0].isFinished }
     var options = options
     // One download: no task group, and its body stored without the batcher's hops.

@@ -44,7 +44,7 @@ struct PrefetchMachine {
     /// Reads up to this many items of the input; then ``inputRead(_:waited:)``.
     case read(upTo: Int, wait: ReadWait)
     /// Looks these URLs up, in input order; then ``lookedUp(_:)``.
-    case lookUp([String])
+    case lookUp([ListedURL])
     /// Starts these fetches' transfers, into the inbox; then ``submitted(_:)``.
     case submit([Fetch])
     /// Settles these done fetches (locks, flights); then ``settled(_:)`` with their results.
@@ -118,7 +118,7 @@ struct PrefetchMachine {
   /// Done fetches to settle in the next ``Action/settle(_:)``.
   var settling = [Fetch]()
   /// The batch being read, and how its reads wait.
-  var batch = [String]()
+  var batch = [ListedURL]()
   var busyWhileReading = false
   var lastRead = (wanted: 0, wait: ReadWait.none)
   /// Whether the batch's last read that was to wait could (``inputRead(_:waited:)``).

@@ -43,24 +43,29 @@ struct RunState {
 
   /// Takes the URLs of `items` into `batch`: duplicates and other shards' URLs are counted and
   /// dropped, the input's end noted.
-  mutating func collect(_ items: [URLSourceItem], into batch: inout [String]) {
+  mutating func collect(_ items: [URLSourceItem], into batch: inout [ListedURL]) {
     for item in items {
+      let url: String
+      let notes: RowNotes?
       switch item {
-      case .url(let url):
-        progress.total += 1
-        if let (shard, filter) = shard,
-          !shard.contains(key: CacheKey.key(for: url, filter: filter))
-        {
-          progress.otherShards += 1
-          progress.done += 1
-        } else if seen.insert(KeyDigest(key: url)) {
-          batch.append(url)
-        } else {
-          progress.duplicates += 1
-          progress.done += 1
-        }
+      case .url(let given): (url, notes) = (given, nil)
+      case .row(let given, let rowNotes): (url, notes) = (given, rowNotes)
       case .blank, .notYet: continue
-      case .end: inputEnded = true
+      case .end:
+        inputEnded = true
+        continue
+      }
+      progress.total += 1
+      if let (shard, filter) = shard,
+        !shard.contains(key: CacheKey.key(for: url, filter: filter))
+      {
+        progress.otherShards += 1
+        progress.done += 1
+      } else if seen.insert(KeyDigest(key: url)) {
+        batch.append(ListedURL(url, notes: notes))
+      } else {
+        progress.duplicates += 1
+        progress.done += 1
       }
     }
   }
@@ -87,7 +92,7 @@ struct RunState {
     var idle = 0
     while idle < 2, let item = try? unread.next(wait: false) {
       switch item {
-      case .url(let url):
+      case .url(let url), .row(let url, _):
         idle = 0
         // Another shard's URL is another machine's to list.
         if let (shard, filter) = shard,

@@ -5,6 +5,9 @@ import Glibc
 public enum URLSourceItem: Sendable, Equatable {
   /// A URL.
   case url(String)
+  /// A URL from a table's row, with what the row says of it (only from a table whose columns
+  /// ask for more than the URL: `--verify-hash`, `--caption-col`, `--save-column`).
+  case row(String, RowNotes)
   /// A line without a URL (blank, or a `#` comment), numbered from 1; only from a source
   /// that reports them (`fetch -i`, which answers every line).
   case blank(line: Int)
@@ -95,12 +98,15 @@ public final class WakeSignal: Sendable {
 
 /// URLs from an array.
 public final class URLList: URLSource {
-  private var rest: IndexingIterator<[String]>
+  private var rest: IndexingIterator<[URLSourceItem]>
 
   /// The source of `urls`, in order.
-  public init(_ urls: [String]) { rest = urls.makeIterator() }
+  public convenience init(_ urls: [String]) { self.init(items: urls.map { .url($0) }) }
+
+  /// The source of `items` (URLs, rows), in order.
+  public init(items: [URLSourceItem]) { rest = items.makeIterator() }
 
   public func next(wait: Bool, wake: WakeSignal?) throws -> URLSourceItem {
-    rest.next().map { .url($0) } ?? .end
+    rest.next() ?? .end
   }
 }

@@ -41,6 +41,10 @@ public struct CacheError: Error, Equatable, CustomStringConvertible {
     /// With `--robots`: the host's robots.txt disallows the URL, or the response's
     /// `X-Robots-Tag` opts out (its body not read). Never a failed-URL record.
     case disallowed
+    /// The body's digest differs from the one its table's row gives (`--verify-hash`): the
+    /// body is refused for that row. Never a failed-URL record (another table may name
+    /// another body).
+    case digestMismatch = "digest_mismatch"
   }
 
   /// The class of the failure.

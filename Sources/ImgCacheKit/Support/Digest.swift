@@ -37,6 +37,12 @@ public enum MD5 {
 
   /// Returns the lowercase hexadecimal MD5 of the UTF-8 bytes of `string`.
   public static func hex(of string: String) -> String { hex(of: string.utf8) }
+
+  /// Returns the lowercase hexadecimal MD5 of the file at `path`, read whole (a cached body,
+  /// below `max_filesize`).
+  package static func hex(ofFileAt path: String) throws -> String {
+    hex(of: try WholeFile.read(path, limit: Int(Int32.max)))
+  }
 }
 
 /// SHA-1 through OpenSSL's `SHA1`: only to name a Redis script as Redis does (`EVALSHA`),

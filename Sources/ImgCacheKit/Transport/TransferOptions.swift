@@ -211,7 +211,7 @@ extension CacheError {
     case .notAnImage, .tls, .auth, .protocolError: return true
     case .httpStatus: return httpStatus == 404 || httpStatus == 410
     case .invalidInput, .localIO, .network, .blacklisted, .busy, .cancelled, .tooLarge,
-      .cannotDerive, .rateLimited, .disallowed:
+      .cannotDerive, .rateLimited, .disallowed, .digestMismatch:
       return false
     }
   }

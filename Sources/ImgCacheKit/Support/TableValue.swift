@@ -54,16 +54,16 @@ public indirect enum TableValue: Sendable, Equatable, Codable {
     case .string(let value): try value.encode(to: encoder)
     case .array(let values): try values.encode(to: encoder)
     case .object(let values):
-      var object = encoder.container(keyedBy: TableKey.self)
-      for key in values.keys.sorted() {
-        try object.encode(values[key] ?? .null, forKey: TableKey(key))
-      }
+      // Through a single value, as a dictionary: its keys are the table's, never converted by
+      // an encoder's key strategy (the records' snake case).
+      var single = encoder.singleValueContainer()
+      try single.encode(values)
     }
   }
 
   /// The value as a caption or a URL: a string as it is, a number or boolean as JSON writes
   /// it; nil for null, an array or an object.
-  var text: String? {
+  package var text: String? {
     switch self {
     case .string(let value): return value
     case .integer(let value): return String(value)
@@ -75,11 +75,11 @@ public indirect enum TableValue: Sendable, Equatable, Codable {
 }
 
 /// A JSON object's key, any string.
-struct TableKey: CodingKey {
-  let stringValue: String
-  var intValue: Int? { nil }
+package struct TableKey: CodingKey {
+  package let stringValue: String
+  package var intValue: Int? { nil }
 
-  init(_ name: String) { stringValue = name }
-  init?(stringValue: String) { self.stringValue = stringValue }
-  init?(intValue: Int) { nil }
+  package init(_ name: String) { stringValue = name }
+  package init?(stringValue: String) { self.stringValue = stringValue }
+  package init?(intValue: Int) { nil }
 }
