@@ -1059,8 +1059,8 @@ _imgcache_job() {
 _imgcache_job_submit() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --verbose -v --json --replace --robots --no-robots --any --enlarge --keep-metadata --no-rotate --animated --discard-original --version -h --help)
-    repeating_options=()
-    non_repeating_options=(-d --dir --config --color --stats-log --queue --input -i --input-format --url-col --shard-size --jobs -j --max-per-host --rate --rate-per-host --retry --timeout --connect-timeout -m --max-time --max-filesize -A --user-agent --key-filter --job-lease --max-deliveries --resize --gravity --format --quality --variant)
+    repeating_options=(--save-column)
+    non_repeating_options=(-d --dir --config --color --stats-log --queue --input -i --input-format --url-col --caption-col --verify-hash --shard-size --jobs -j --max-per-host --rate --rate-per-host --retry --timeout --connect-timeout -m --max-time --max-filesize -A --user-agent --key-filter --job-lease --max-deliveries --resize --gravity --format --quality --variant)
     __imgcache_offer_flags_options 1
 
     # Offer option value completions
@@ -1092,6 +1092,15 @@ _imgcache_job_submit() {
         return
         ;;
     '--url-col')
+        return
+        ;;
+    '--caption-col')
+        return
+        ;;
+    '--save-column')
+        return
+        ;;
+    '--verify-hash')
         return
         ;;
     '--shard-size')

@@ -68,7 +68,7 @@ function __imgcache_parse_tokens -S
             __imgcache_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
             case 'submit'
-                __imgcache_parse_subcommand 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'stats-log=' 'queue=' 'i/input=' 'input-format=' 'url-col=' 'shard-size=' 'replace' 'j/jobs=' 'max-per-host=' 'rate=' 'rate-per-host=' 'retry=' 'timeout=' 'connect-timeout=' 'm/max-time=' 'max-filesize=' 'A/user-agent=' 'key-filter=' 'robots' 'no-robots' 'any' 'job-lease=' 'max-deliveries=' 'resize=' 'gravity=' 'format=' 'quality=' 'enlarge' 'keep-metadata' 'no-rotate' 'animated' 'variant=' 'discard-original' 'version' 'h/help'
+                __imgcache_parse_subcommand 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'stats-log=' 'queue=' 'i/input=' 'input-format=' 'url-col=' 'caption-col=' 'save-column=+' 'verify-hash=' 'shard-size=' 'replace' 'j/jobs=' 'max-per-host=' 'rate=' 'rate-per-host=' 'retry=' 'timeout=' 'connect-timeout=' 'm/max-time=' 'max-filesize=' 'A/user-agent=' 'key-filter=' 'robots' 'no-robots' 'any' 'job-lease=' 'max-deliveries=' 'resize=' 'gravity=' 'format=' 'quality=' 'enlarge' 'keep-metadata' 'no-rotate' 'animated' 'variant=' 'discard-original' 'version' 'h/help'
             case 'work'
                 __imgcache_parse_subcommand 1 'd/dir=' 'config=' 'q/quiet' 'v/verbose' 'json' 'color=' 'stats-log=' 'queue=' 'follow' 'worker=' 'j/jobs=' 'H/header=+' 'resolve=+' 'u/user=' 'netrc' 'cookie-jar=' 'k/insecure' 'cacert=' 'connect-timeout=' 'timeout=' 'm/max-time=' 'max-filesize=' 'retry=' 'rate=' 'rate-per-host=' 'A/user-agent=' 'failed-ttl=' 'remote=' 'no-remote' 'version' 'h/help'
             case 'status'
@@ -504,6 +504,9 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job submit" i input' -l 'input' -s 'i' -d 'Read URLs from FILE, one a line (\'-\' for stdin).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job submit" input-format' -l 'input-format' -d 'Read -i as txt, csv, tsv or jsonl, each optionally .gz (default: from its extension).' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job submit" url-col' -l 'url-col' -d 'The table\'s URL column (default url).' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job submit" caption-col' -l 'caption-col' -d 'The table\'s caption column (written as KEY.txt).' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job submit"' -l 'save-column' -d 'Keep column NAME in each sample\'s record (repeatable).' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job submit" verify-hash' -l 'verify-hash' -d 'Refuse a body whose hash differs from column COL\'s.' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job submit" shard-size' -l 'shard-size' -d 'URLs a shard (default 10000).' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job submit" replace' -l 'replace' -d 'Delete a job of that name first.'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job submit" j jobs' -l 'jobs' -s 'j' -d 'Transfers at once on each worker (default 6).' -rfka ''

@@ -168,18 +168,20 @@ struct JSONContractTests {
     return made
   }
 
-  /// A job of two URLs (one missing) submitted, worked and reported. Keys that name a policy
-  /// key or a failure class stand for `<key>` and `<class>`.
+  /// A job of a table's two rows (one URL missing; captions and a saved column) submitted,
+  /// worked and reported. Keys that name a policy key or a failure class stand for `<key>` and
+  /// `<class>`.
   func jobScenarios(redis: RemoteStores, into made: inout [String: [[String: Any]]]) throws {
     let queue = ["--queue", "redis://127.0.0.1:\(redis.redis[0].port)"]
-    let list = try env.root.write(
-      "job.txt",
-      Array(
-        (servers.nginx("base.png?job=1") + "\n" + servers.fault("/status/404?job=1") + "\n").utf8))
+    let rows = [
+      "url,caption,n", servers.nginx("base.png?job=1") + ",a cat,1",
+      servers.fault("/status/404?job=1") + ",a dog,2",
+    ]
+    let list = try env.root.write("job.csv", Array((rows.joined(separator: "\n") + "\n").utf8))
     made["job submit --json"] = records(
       [
         "job", "submit", "--json", "contract", "-i", list, "--rate-per-host", "50/s", "--resize",
-        "8x8",
+        "8x8", "--caption-col", "caption", "--save-column", "n",
       ]
         + queue)
     made["job work --json"] = records(["job", "work", "--json", "contract"] + queue).map(

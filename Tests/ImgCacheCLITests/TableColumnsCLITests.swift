@@ -3,10 +3,10 @@ import ImgCacheKit
 import ImgCacheTestSupport
 import Testing
 
-/// A table's columns beyond the URL in `prefetch` (and `export`): `--verify-hash` refuses a
+/// A table's columns beyond the URL in `prefetch`, `job` and `export`: `--verify-hash` refuses a
 /// body whose digest differs from its row's, `--caption-col` and `--save-column` go into each
-/// `--json` record. Against the fault server's real images.
-@Suite("Table columns in prefetch")
+/// `--json` record and manifest line. Against the fault server's real images and Redis.
+@Suite("Table columns in prefetch, job and export")
 struct TableColumnsCLITests {
   let servers = TestServers.shared
 
@@ -99,5 +99,41 @@ struct TableColumnsCLITests {
     #expect(
       (rows[1]["error_message"] as? String)?.hasSuffix(
         "not the table's " + String(repeating: "1", count: 64)) == true)
+  }
+
+  @Test(
+    "a job keeps each row beside its URL: the worker checks digests, the manifest keeps columns")
+  func jobRows() throws {
+    let fleet = JobFleet()
+    let env = CLIEnvironment()
+    let tag = String(UUID().uuidString.prefix(8))
+    let good = servers.fault("/image/base.png?t=\(tag)&pad=4")
+    let bad = servers.fault("/image/base.png?t=\(tag)&pad=5")
+    let path = try table(
+      env, "j.csv",
+      [(good, "a cat", 1, sha256(of: good)), (bad, "a dog", 2, String(repeating: "0", count: 64))])
+    let submitted = fleet.job(
+      env,
+      [
+        "submit", "rows", "-i", path, "--verify-hash", "sha:sha256", "--caption-col", "caption",
+        "--save-column", "n",
+      ])
+    try #require(submitted.status == 0, "\(submitted.stderr)")
+    let worker = try fleet.worker("rows")
+    let (status, said) = worker.finish()
+    #expect(status == 0, "\(said)")
+    let lines = fleet.manifest("rows")
+    let byURL = Dictionary(lines.map { ($0["url"] as? String ?? "", $0) }) { a, _ in a }
+    #expect(byURL[good]?["status"] as? String == "downloaded")
+    #expect(byURL[good]?["caption"] as? String == "a cat")
+    #expect((byURL[good]?["columns"] as? [String: Any])?["n"] as? String == "1")
+    #expect((byURL[bad]?["error"] as? [String: Any])?["kind"] as? String == "digest_mismatch")
+    #expect(byURL[bad]?["caption"] as? String == "a dog")
+    #expect(worker.machine.run(["query", bad]).status == 1, "a refused body was stored")
+    let list = env.root.path + "/plain.txt"
+    FileManager.default.createFile(atPath: list, contents: Data((good + "\n").utf8))
+    let plain = fleet.job(env, ["submit", "plain", "-i", list, "--caption-col", "caption"])
+    expectCleanError(plain, contains: "is a plain list of URLs")
+    #expect(plain.status == 2)
   }
 }

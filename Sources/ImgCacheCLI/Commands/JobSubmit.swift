@@ -11,7 +11,8 @@ struct JobSubmit: CacheCommand {
       Reads the list once, streaming (a shard in memory at a time). The prefetch options \
       given here are the job's: every worker uses them. Credentials (-H, -u, --netrc, cookie \
       jars) are never recorded: give them to 'job work'. A job that exists is refused (exit \
-      2) unless --replace. Example:
+      2) unless --replace. A table's --verify-hash, --caption-col and --save-column travel \
+      with its URLs: workers check each digest, the manifest keeps the columns. Example:
         imgcache job submit photos -i urls.txt --shard-size 5000 --rate-per-host 2/s
       """)
 
@@ -23,6 +24,7 @@ struct JobSubmit: CacheCommand {
     completion: .file())
   var input: String
   @OptionGroup(title: "Table") var table: TableInputFlags
+  @OptionGroup(title: "Table") var columns: TableColumnFlags
   @Option(name: .long, help: "URLs a shard (default 10000).")
   var shardSize = 10_000
   @Flag(name: .long, help: "Delete a job of that name first.")
@@ -37,21 +39,26 @@ struct JobSubmit: CacheCommand {
   func run(in context: CommandContext) async throws -> Int32 {
     var options = FetchOptions()
     try variantFlags.apply(to: &options, discardOriginal: discardOriginal, context.configuration)
+    let named = try columns.columns()
+    // Columns named make -i a table: of a plain list, the reader says what is wrong.
+    let isTable = table.isTable(input) || columns.areNamed
     let recorded = JobOptions(
       policy: fetch.policyFlags, variant: options.variant?.presetText,
-      acceptAnyBody: fetch.any, discardOriginal: discardOriginal)
+      acceptAnyBody: fetch.any, discardOriginal: discardOriginal,
+      captionColumn: named.caption, savedColumns: named.saved)
     let queue = try job.queue(context)
     // Refused URLs, a read error or a signal end the submission; the engine then deletes
     // what it added.
     let damage = TableDamage()
-    let (result, signal) = await Interrupts.run { [input, table, shardSize, replace] in
+    let (result, signal) = await Interrupts.run {
+      [input, table, named, isTable, shardSize, replace] in
       Result {
         let lines = URLSequence(
-          table.isTable(input)
-            ? TableURLSource(try table.reader(input), damage: damage)
+          isTable
+            ? TableURLSource(try table.reader(input, columns: named), damage: damage)
             : try URLLines(arguments: [], file: input))
         let added = try queue.submit(
-          urls: lines, shardSize: shardSize, options: recorded, replace: replace
+          rows: lines, shardSize: shardSize, options: recorded, replace: replace
         ) {
           if let error = lines.error { throw error }
         }
@@ -119,7 +126,8 @@ struct JobFetchFlags: ParsableArguments {
   }
 }
 
-/// The URLs of a list as a sequence; a read error (or a cancel) ends it and is kept.
+/// The URLs of a list as a sequence, each with what its table row says; a read error (or a
+/// cancel) ends it and is kept.
 final class URLSequence: Sequence, IteratorProtocol {
   private let source: any URLSource
   private(set) var error: CacheError?
@@ -133,7 +141,7 @@ final class URLSequence: Sequence, IteratorProtocol {
 
   init(_ source: any URLSource) { self.source = source }
 
-  func next() -> String? {
+  func next() -> ListedURL? {
     while error == nil {
       do {
         let item = try source.next(wait: true)
@@ -142,8 +150,15 @@ final class URLSequence: Sequence, IteratorProtocol {
           error = CacheError(.cancelled, "interrupted")
           return nil
         }
+        let url: String
+        let notes: RowNotes?
         switch item {
-        case .url(let url), .row(let url, _):
+        case .url(let given): (url, notes) = (given, nil)
+        case .row(let given, let rowNotes): (url, notes) = (given, rowNotes)
+        case .blank, .notYet: continue
+        case .end: return nil
+        }
+        do {
           // The list is kept in Redis as it is: a URL's own credentials would be too.
           guard CacheKey.userinfo(of: url) == nil else {
             line += 1
@@ -158,9 +173,7 @@ final class URLSequence: Sequence, IteratorProtocol {
             duplicates += 1
             continue
           }
-          return url
-        case .blank, .notYet: continue
-        case .end: return nil
+          return ListedURL(url, notes: notes)
         }
       } catch let failure as CacheError {
         error = failure

@@ -66,13 +66,15 @@ struct JobWork: CacheCommand {
     }
     let name = try workerName()
     let fleetPolicy = context.configuration.fleet
-    let worker = JobWorker(
+    var worker = JobWorker(
       queue: queue, prefetcher: Prefetcher(fetcher: fetcher), options: options, consumer: name,
       lease: .milliseconds(Checked.milliseconds(max(fleetPolicy.lease, FleetPolicy.shortestLease))),
       maxDeliveries: fleetPolicy.maxDeliveries)
+    if recorded.keepsRows { worker.keptColumns = recorded.savedColumns }
+    let running = worker
     let (console, json) = (context.console, context.json)
     let (summary, signal) = await Interrupts.run { [follow] in
-      await worker.run(follow: follow) { event in
+      await running.run(follow: follow) { event in
         if json {
           context.emit(JobEventRecord(event))
         } else {

@@ -26,7 +26,7 @@ struct PrefetchDisplay {
     let result = event.result
     if json {
       let record = FetchRecord(result, freshness: freshness).flattened
-      let row = kept.map { RowFields(result.notes, columns: $0) }
+      let row = kept.map { RowFields(result.notes, saved: $0.saved) }
       guard console.data(Records.line(Flattened(own: record, beside: row))) else { return false }
     }
     switch result.outcome {

@@ -19,18 +19,6 @@ enum Records {
   }
 }
 
-/// Two records written as one JSON object: `own`'s fields, then `beside`'s (when there is
-/// one) at the same level. The records' one encoder written by hand.
-struct Flattened<Own: Encodable, Beside: Encodable>: Encodable {
-  var own: Own
-  var beside: Beside?
-
-  func encode(to encoder: any Encoder) throws {
-    try own.encode(to: encoder)
-    try beside?.encode(to: encoder)
-  }
-}
-
 /// The stored metadata of an entry, shared by `fetch`, `prefetch` and `query` records.
 struct EntryFields: Codable, Equatable {
   var size: Int64

@@ -58,22 +58,6 @@ struct TableColumnFlags: ParsableArguments {
   }
 }
 
-/// The fields a table's row adds to a record (`prefetch --json` with `--caption-col` or
-/// `--save-column`): its caption and its saved columns by name.
-struct RowFields: Encodable {
-  @Nullable var caption: String?
-  var columns: [String: TableValue]
-
-  init(_ notes: RowNotes?, columns named: TableColumns) {
-    caption = notes?.caption
-    var columns = [String: TableValue]()
-    for (index, name) in named.saved.enumerated() {
-      columns[name] = notes.flatMap { index < $0.saved.count ? $0.saved[index] : nil } ?? .null
-    }
-    self.columns = columns
-  }
-}
-
 /// URLs from the arguments, then from a source (a table's).
 final class ChainedURLs: URLSource {
   private let first: URLList

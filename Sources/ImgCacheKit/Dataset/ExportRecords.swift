@@ -140,3 +140,23 @@ public struct ShardStats: Codable, Sendable, Equatable {
     }
   }
 }
+
+/// The fields a table's row adds to a URL's record (`prefetch --json`, `job manifest`, with
+/// `--caption-col` or `--save-column`): its caption and its saved columns by name, their keys
+/// as the table has them.
+public struct RowFields: Encodable {
+  /// The row's caption; null when it has none.
+  @Nullable public var caption: String?
+  /// Each saved column's value by its name (null when the row lacks it).
+  public var columns: [String: TableValue]
+
+  /// The fields of `notes` for the saved columns `saved`, in the order they were named.
+  public init(_ notes: RowNotes?, saved: [String]) {
+    caption = notes?.caption
+    var columns = [String: TableValue]()
+    for (index, name) in saved.enumerated() {
+      columns[name] = notes.flatMap { index < $0.saved.count ? $0.saved[index] : nil } ?? .null
+    }
+    self.columns = columns
+  }
+}

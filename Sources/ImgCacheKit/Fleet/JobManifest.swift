@@ -59,9 +59,12 @@ struct JobManifestRecord: Encodable {
     return encoder
   }()
 
-  /// The record as one line of JSON (no newline).
-  var line: String {
-    (try? Self.encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+  /// The record as one line of JSON (no newline), `row`'s fields (a table's caption and saved
+  /// columns) beside its own when given.
+  func line(with row: RowFields? = nil) -> String {
+    (try? Self.encoder.encode(Flattened(own: self, beside: row))).map {
+      String(decoding: $0, as: UTF8.self)
+    } ?? "{}"
   }
 }
 

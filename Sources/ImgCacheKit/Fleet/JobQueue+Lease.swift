@@ -205,14 +205,23 @@ extension JobQueue {
     try RedisStreams.pendingSummary(try command("XPENDING", stream, Self.group))
   }
 
-  /// A shard from its entry; nil for a malformed one (no number, no URLs) or one deleted.
+  /// A shard from its entry; nil for a malformed one (no number, no URLs, rows that do not
+  /// fit its URLs) or one deleted.
   private func shard(_ entry: StreamEntry, deliveries: Int) -> Shard? {
     guard let fields = entry.fields, let number = fields["shard"],
       let index = Checked.digits(String(decoding: number, as: UTF8.self)), index < Int64(Int32.max),
       let text = fields["urls"].flatMap({ String(validating: $0, as: UTF8.self) })
     else { return nil }
+    let urls = text.split(separator: "\n").map(String.init)
+    var notes: [RowNotes?]?
+    if let raw = fields["rows"] {
+      guard let rows = String(validating: raw, as: UTF8.self),
+        let read = ShardRows.notes(rows[...], count: urls.count)
+      else { return nil }
+      notes = read
+    }
     return Shard(
-      id: entry.id, index: Int(index), urls: text.split(separator: "\n").map(String.init),
-      deliveries: deliveries, retry: fields["retry"] != nil)
+      id: entry.id, index: Int(index), urls: urls, notes: notes, deliveries: deliveries,
+      retry: fields["retry"] != nil)
   }
 }

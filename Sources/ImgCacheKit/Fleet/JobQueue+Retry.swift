@@ -11,7 +11,13 @@ extension JobQueue {
     redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
     redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
     local index = redis.call('HINCRBY', KEYS[1], 'shards', 1) - 1
-    redis.call('XADD', KEYS[4], '*', 'shard', tostring(index), 'urls', ARGV[5], 'retry', '1')
+    if ARGV[6] == '' then
+      redis.call('XADD', KEYS[4], '*', 'shard', tostring(index), 'urls', ARGV[5], 'retry', '1')
+    else
+      redis.call(
+        'XADD', KEYS[4], '*', 'shard', tostring(index), 'urls', ARGV[5], 'rows', ARGV[6],
+        'retry', '1')
+    end
     return index
     """)
 
@@ -30,14 +36,19 @@ extension JobQueue {
     redis.call('HINCRBY', KEYS[1], 'dead', -1)
     if #entry == 0 then return 0 end
     local fields = entry[1][2]
-    local shard, urls
+    local shard, urls, rows
     for i = 1, #fields, 2 do
       if fields[i] == 'shard' and not shard then shard = fields[i + 1] end
       if fields[i] == 'urls' and not urls then urls = fields[i + 1] end
+      if fields[i] == 'rows' and not rows then rows = fields[i + 1] end
     end
     redis.call('XDEL', KEYS[3], ARGV[1])
     if not shard or not urls then return 0 end
-    redis.call('XADD', KEYS[3], '*', 'shard', shard, 'urls', urls, 'retry', '1')
+    if rows then
+      redis.call('XADD', KEYS[3], '*', 'shard', shard, 'urls', urls, 'rows', rows, 'retry', '1')
+    else
+      redis.call('XADD', KEYS[3], '*', 'shard', shard, 'urls', urls, 'retry', '1')
+    end
     return 1
     """)
 
@@ -98,26 +109,31 @@ extension JobQueue {
     }
     guard !failed.isEmpty else { return 0 }
     // The manifest holds URLs with their credentials hidden: the list has them.
-    let originals = try shardURLs(index).filter { failed.contains(CacheKey.redacted($0)) }
+    let originals = try shardRows(index).filter { failed.contains(CacheKey.redacted($0.url)) }
     guard !originals.isEmpty else { return 0 }
     let reply = try run(
       Self.retryFailuresScript, keys: [record, manifestKey, countsKey, stream],
       [
         .text(String(index)), .bytes(countsText), .text(kept.map { $0 + "\n" }.joined()),
-        .text(counts.json), .text(originals.joined(separator: "\n")),
+        .text(counts.json), .text(originals.map(\.url).joined(separator: "\n")),
+        .text(ShardRows.field(originals) ?? ""),
       ])
     guard case .integer(let number) = reply, number >= 0 else { return 0 }
     return originals.count
   }
 
-  /// The URLs of the entry that finished shard `index`.
-  private func shardURLs(_ index: Int) throws -> [String] {
+  /// The URLs of the entry that finished shard `index`, each with what its row said.
+  private func shardRows(_ index: Int) throws -> [ListedURL] {
     guard let id = try command("HGET", entriesKey, String(index)).text else { return [] }
     let entries = try RedisStreams.entries(try command("XRANGE", stream, id, id), "XRANGE")
-    guard
-      let text = entries.first?.fields?["urls"].flatMap({ String(validating: $0, as: UTF8.self) })
+    guard let fields = entries.first?.fields,
+      let text = fields["urls"].flatMap({ String(validating: $0, as: UTF8.self) })
     else { return [] }
-    return text.split(separator: "\n").map(String.init)
+    let urls = text.split(separator: "\n").map(String.init)
+    let notes = fields["rows"].flatMap { String(validating: $0, as: UTF8.self) }.flatMap {
+      ShardRows.notes($0[...], count: urls.count)
+    }
+    return urls.enumerated().map { ListedURL($1, notes: notes?[$0] ?? nil) }
   }
 }
 

@@ -17,11 +17,19 @@ public final class JobQueue: Sendable {
     public let index: Int
     /// Its URLs, in list order.
     public let urls: [String]
+    /// What each URL's table row says of it, beside `urls`; nil when no row says anything.
+    public var notes: [RowNotes?]? = nil
     /// How many times it was delivered, this time included.
     public let deliveries: Int
     /// Whether it holds URLs that failed before (`job retry`): a worker asks the origin
     /// again, whatever its failed-URL list says.
     public let retry: Bool
+
+    /// Its URLs as a prefetch reads them, each with what its row says.
+    public var items: [URLSourceItem] {
+      guard let notes else { return urls.map { .url($0) } }
+      return zip(urls, notes).map { ListedURL($0, notes: $1).item }
+    }
   }
 
   /// What a worker asking for a shard got.
@@ -107,6 +115,17 @@ public final class JobQueue: Sendable {
     urls: some Sequence<String>, shardSize: Int, options: JobOptions, replace: Bool,
     whole: () throws -> Void = {}
   ) throws -> (urls: Int, shards: Int) {
+    try submit(
+      rows: urls.lazy.map { ListedURL($0) }, shardSize: shardSize, options: options,
+      replace: replace, whole: whole)
+  }
+
+  /// ``submit(urls:shardSize:options:replace:whole:)`` of a table's rows: what each says of its
+  /// URL (its digest, caption and saved columns) is kept beside it, in the shard's `rows`.
+  public func submit(
+    rows: some Sequence<ListedURL>, shardSize: Int, options: JobOptions, replace: Bool,
+    whole: () throws -> Void = {}
+  ) throws -> (urls: Int, shards: Int) {
     guard (1...Self.maxShardSize).contains(shardSize) else {
       throw CacheError(
         .invalidInput, "--shard-size \(shardSize): expected 1 to \(Self.maxShardSize)")
@@ -122,16 +141,20 @@ public final class JobQueue: Sendable {
         options.json, "shard_size", String(shardSize))
       _ = try command("XGROUP", "CREATE", stream, Self.group, "0", "MKSTREAM")
       var (count, shards) = (0, 0)
-      var batch = [String]()
+      var batch = [ListedURL]()
       func flush() throws {
         guard !batch.isEmpty else { return }
-        _ = try command(
-          "XADD", stream, "*", "shard", String(shards), "urls", batch.joined(separator: "\n"))
+        var words = [
+          "XADD", stream, "*", "shard", String(shards), "urls",
+          batch.map(\.url).joined(separator: "\n"),
+        ]
+        if let rows = ShardRows.field(batch) { words += ["rows", rows] }
+        _ = try command(words.map(RedisArgument.text))
         shards += 1
         batch.removeAll(keepingCapacity: true)
       }
-      for url in urls {
-        batch.append(url)
+      for row in rows {
+        batch.append(row)
         count += 1
         if batch.count == shardSize { try flush() }
       }

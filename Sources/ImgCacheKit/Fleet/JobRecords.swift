@@ -14,15 +14,23 @@ public struct JobOptions: Codable, Sendable, Equatable {
   public var acceptAnyBody: Bool
   /// Whether originals are dropped once their variant is stored.
   public var discardOriginal: Bool
+  /// The table's caption column, when its rows' captions go into the manifest.
+  @Nullable public var captionColumn: String?
+  /// The table's saved columns, in order, whose values go into the manifest.
+  public var savedColumns: [String]
 
   /// Options with these values.
   public init(
     policy: [String: String] = [:], variant: String? = nil, acceptAnyBody: Bool = false,
-    discardOriginal: Bool = false
+    discardOriginal: Bool = false, captionColumn: String? = nil, savedColumns: [String] = []
   ) {
     (self.policy, self.variant) = (policy, variant)
     (self.acceptAnyBody, self.discardOriginal) = (acceptAnyBody, discardOriginal)
+    (self.captionColumn, self.savedColumns) = (captionColumn, savedColumns)
   }
+
+  /// Whether the manifest keeps each row's caption and saved columns.
+  public var keepsRows: Bool { captionColumn != nil || !savedColumns.isEmpty }
 
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -30,10 +38,12 @@ public struct JobOptions: Codable, Sendable, Equatable {
     variant = try container.decodeIfPresent(String.self, forKey: .variant)
     acceptAnyBody = try container.decodeIfPresent(Bool.self, forKey: .acceptAnyBody) ?? false
     discardOriginal = try container.decodeIfPresent(Bool.self, forKey: .discardOriginal) ?? false
+    captionColumn = try container.decodeIfPresent(String.self, forKey: .captionColumn)
+    savedColumns = try container.decodeIfPresent([String].self, forKey: .savedColumns) ?? []
   }
 
   private enum CodingKeys: String, CodingKey {
-    case policy, variant, acceptAnyBody, discardOriginal
+    case policy, variant, acceptAnyBody, discardOriginal, captionColumn, savedColumns
   }
 
   /// The options as kept in the record.

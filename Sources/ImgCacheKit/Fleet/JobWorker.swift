@@ -43,6 +43,9 @@ public struct JobWorker: Sendable {
   /// The lease (renewed every third of it) and the deliveries past which a shard is dead.
   public let lease: Duration
   public let maxDeliveries: Int
+  /// The table's saved columns, when the manifest keeps each row's caption and saved columns
+  /// (the job names `--caption-col` or `--save-column`); nil when it keeps neither.
+  public var keptColumns: [String]?
 
   /// A worker with these parts.
   public init(
@@ -146,7 +149,7 @@ public struct JobWorker: Sendable {
     let start = Date()
     var options = options
     if shard.retry { options.retryFailed = true }
-    let run = prefetcher.start(URLList(shard.urls), options: options)
+    let run = prefetcher.start(URLList(items: shard.items), options: options)
     let life = Mutex(ShardLife(lease: lease))
     let first = life.withLock { $0.first }
     let renewal = Task(executorPreference: EngineExecutor.shared) { [queue, consumer] in
@@ -176,7 +179,8 @@ public struct JobWorker: Sendable {
     var counts = ShardCounts()
     await withTaskCancellationHandler {
       for await event in run {
-        lines.append(JobManifestRecord(event.result, worker: consumer).line)
+        let row = keptColumns.map { RowFields(event.result.notes, saved: $0) }
+        lines.append(JobManifestRecord(event.result, worker: consumer).line(with: row))
         counts.note(event.result)
       }
     } onCancel: { [queue, consumer] in

@@ -35,6 +35,9 @@ public enum Boundary {
     /// orientation, ICC profile). Its input is text whose scalars are the bytes (U+00FF is the
     /// byte FF), so a seed can hold any byte.
     case jpegLayout = "jpeg-layout"
+    /// A job shard's `rows` field as a worker reads it back from Redis (digests, captions,
+    /// saved columns beside the URLs).
+    case shardRows = "shard-rows"
   }
 
   /// A sample input of `target` for a fuzzer to start from.
@@ -82,6 +85,12 @@ public enum Boundary {
           + "\0\u{6}\0\0\0\0\0\0\u{FF}\u{E2}\0\u{10}ICC_PROFILE\0\u{1}\u{1}"
           + "\u{FF}\u{C0}\0\u{11}\u{8}\0\u{10}\0\u{20}\u{3}\u{1}\u{22}\0\u{2}\u{11}\u{1}\u{3}\u{11}\u{1}"
           + "\u{FF}\u{DA}\0\u{2}"
+      ]
+    case .shardRows:
+      return [
+        #"{"caption":"a\nb","saved":[1,{"x":null}],"sha256":""# + String(repeating: "ab", count: 32)
+          + "\"}\n{}",
+        #"{"md5":"0123456789abcdef0123456789abcdef"}"#,
       ]
     }
   }
@@ -136,6 +145,9 @@ public enum Boundary {
       return JPEGParser.layout(
         data: text.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) })
         != nil
+    case .shardRows:
+      let count = text.split(separator: "\n", omittingEmptySubsequences: false).count
+      return ShardRows.notes(text[...], count: count) != nil
     }
   }
 

@@ -63,9 +63,15 @@ public final class RowNotes: Sendable, Equatable {
 }
 
 /// A URL of a list with what its row says of it, if it came from a table.
-struct ListedURL: Sendable, Equatable {
-  var url: String
-  var notes: RowNotes?
+public struct ListedURL: Sendable, Equatable {
+  /// The URL as given.
+  public var url: String
+  /// What its row says of it, when it came from a table's row.
+  public var notes: RowNotes?
 
-  init(_ url: String, notes: RowNotes? = nil) { (self.url, self.notes) = (url, notes) }
+  /// `url`, with its row's `notes`.
+  public init(_ url: String, notes: RowNotes? = nil) { (self.url, self.notes) = (url, notes) }
+
+  /// The item a URL source gives for it.
+  public var item: URLSourceItem { notes.map { .row(url, $0) } ?? .url(url) }
 }
