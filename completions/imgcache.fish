@@ -673,7 +673,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache export" caption-col' -l 'caption-col' -d 'The table\'s caption column (written as KEY.txt).' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache export"' -l 'save-column' -d 'Keep column NAME in each sample\'s record (repeatable).' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache export" verify-hash' -l 'verify-hash' -d 'Refuse a body whose hash differs from column COL\'s.' -rfka ''
-complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache export" o output' -l 'output' -s 'o' -d 'The folder the shards go to.' -rfa '(__imgcache_complete_directories)'
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache export" o output' -l 'output' -s 'o' -d 'The folder the shards go to (or an https:// or s3:// one).' -rfa '(__imgcache_complete_directories)'
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache export" output-format' -l 'output-format' -d 'Shard layout: webdataset (NNNNN.tar) or files (NNNNN/).' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache export" shard-size' -l 'shard-size' -d 'Rows a shard (default 10000).' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache export" shard' -l 'shard' -d 'Write only shards numbered K modulo N (one machine of N; K from 0).' -rfka ''

@@ -15,8 +15,10 @@ extension ImgCacheCommand {
         layout to -o DIR: NNNNN.tar (or a folder NNNNN/ with --output-format files) holding \
         KEY.jpg, KEY.json and KEY.txt (the caption), NNNNN.jsonl (a row per sample, failures \
         included) and NNNNN_stats.json. A shard appears only when whole; a re-run skips whole \
-        shards and fetches nothing cached again. Failed samples are recorded, not fatal. \
-        Example:
+        shards and fetches nothing cached again. Failed samples are recorded, not fatal. -o \
+        may be a WebDAV folder (https://user:password@host/path) or an S3 bucket \
+        (s3://bucket/prefix|endpoint=…, keys as remote_storage takes them): each shard is made \
+        here, then sent, its stats file last. Example:
           imgcache export -i laion.parquet.csv.gz --caption-col caption -o shards --resize 256x256
         """)
 
@@ -31,7 +33,9 @@ extension ImgCacheCommand {
     var input: String
     @OptionGroup(title: "Table") var table: TableInputFlags
     @OptionGroup(title: "Table") var columns: TableColumnFlags
-    @Option(name: .shortAndLong, help: "The folder the shards go to.", completion: .directory)
+    @Option(
+      name: .shortAndLong, help: "The folder the shards go to (or an https:// or s3:// one).",
+      completion: .directory)
     var output: String
     @Option(name: .long, help: "Shard layout: webdataset (NNNNN.tar) or files (NNNNN/).")
     var outputFormat: String?
@@ -57,7 +61,11 @@ extension ImgCacheCommand {
 
     func run(in context: CommandContext) async throws -> Int32 {
       let exporter = try makeExporter(context)
-      defer { context.warnAboutRemote(exporter.fetcher) }
+      defer {
+        context.warnAboutRemote(exporter.fetcher)
+        // Shards made for a store are sent and gone; what a failure left goes with them.
+        if exporter.options.store != nil { try? FileTree.remove(exporter.options.directory) }
+      }
       let damage = TableDamage()
       let (result, signal) = await Interrupts.run {
         [input, table, columns] () async -> Result<ExportSummary, CacheError> in
@@ -73,13 +81,22 @@ extension ImgCacheCommand {
       // Interrupted while waiting on its input: the signal's status, not the cancel's error.
       if let signal, case .failure(let error) = result, error.kind == .cancelled { return signal }
       let summary = try result.get()
-      if !context.json { context.console.info(Self.describe(summary, into: output)) }
+      if !context.json {
+        let shown = exporter.options.store?.label ?? output
+        context.console.info(Self.describe(summary, into: shown))
+      }
       return signal ?? ExitStatus.ok
     }
 
     /// The exporter of these flags.
     private func makeExporter(_ context: CommandContext) throws -> DatasetExporter {
       var options = ExportOptions(directory: output)
+      if ShardStore.names(output) {
+        options.store = try ShardStore(output, environment: ProcessEnvironment.current)
+        // Each shard is made in the cache's tmp/ (swept once this process is gone), then sent.
+        try context.cache.prepare()
+        options.directory = context.cache.layout.tmpPath + "/export-\(ProcessTag.current)-shards"
+      }
       options.fetch = try fetchFlags.fetchOptions(context)
       try variantFlags.apply(to: &options.fetch, discardOriginal: false, context.configuration)
       options.shardSize = shardSize

@@ -20,6 +20,12 @@ public struct DatasetExporter: Sendable {
         .invalidInput,
         "--shard-size \(options.shardSize): expected 1 to \(ExportOptions.maxShardSize)")
     }
+    if let store = options.store, options.format == .files {
+      throw CacheError(
+        .invalidInput,
+        "--output-format files makes a folder a shard, which cannot go to \(store.label): "
+          + "use webdataset")
+    }
     (self.fetcher, self.options) = (fetcher, options)
     naming = ShardNaming(shardSize: options.shardSize)
     try CacheLayout.makeDirectory(options.directory, allowLink: true)
@@ -105,6 +111,8 @@ public struct DatasetExporter: Sendable {
   private func isWhole(_ number: Int, rows: Int) -> Bool {
     guard let stats = wholeStats(number), stats.count == rows else { return false }
     let name = naming.shardName(number)
+    // A store gets the tar last: with it there, the shard is whole.
+    if let store = options.store { return (try? store.has(name + ".tar")) ?? false }
     let samples = options.format == .webdataset ? name + ".tar" : name
     return access(FileIO.path(samples, in: options.directory), F_OK) == 0
   }
@@ -118,7 +126,10 @@ public struct DatasetExporter: Sendable {
     case .others:
       summary.others += 1
     case .whole(let number):
-      if options.dedup == .sha256 { seen.noteBodies(ofShard: metadataPath(number)) }
+      if options.dedup == .sha256, let table = try metadataTable(number) {
+        seen.noteBodies(ofShard: table.path)
+        table.done()
+      }
       summary.skipped += 1
       report(.wholeAlready(shard: number))
     case .write(let shard, let fetch):
@@ -131,6 +142,7 @@ public struct DatasetExporter: Sendable {
       // A body not cached (`no-store`) was kept for the shard: gone once it is written.
       defer { for result in results.values { result.discardUncachedBody() } }
       guard let stats = try write(shard, results, seen: &seen) else { return false }
+      try publish(shard.number)
       summary.written += 1
       summary.statuses[.success, default: 0] += stats.successes
       summary.statuses[.failedToDownload, default: 0] += stats.failedToDownload
@@ -158,10 +170,13 @@ public struct DatasetExporter: Sendable {
     return rows
   }
 
-  /// The stats of shard `number` when it is whole already (its stats file reads back).
+  /// The stats of shard `number` when it is whole already (its stats file reads back, here or
+  /// from the store).
   private func wholeStats(_ number: Int) -> ShardStats? {
-    let path = FileIO.path(naming.shardName(number) + "_stats.json", in: options.directory)
-    guard let bytes = try? WholeFile.read(path, limit: 1 << 24) else { return nil }
+    let file = naming.shardName(number) + "_stats.json"
+    guard let read = try? fetched(file) else { return nil }
+    defer { read.done() }
+    guard let bytes = try? WholeFile.read(read.path, limit: 1 << 24) else { return nil }
     return try? JSONDecoder().decode(ShardStats.self, from: Data(bytes))
   }
 

@@ -18,8 +18,11 @@ public enum ExportDedup: String, Sendable, CaseIterable {
 
 /// What an export makes (docs/design.md, Export).
 public struct ExportOptions: Sendable {
-  /// The folder the shards go to (made when missing).
+  /// The folder the shards go to (made when missing); with a ``store``, where each is made
+  /// before it is sent.
   public var directory: String
+  /// Where whole shards are sent (`-o https://…`, `-o s3://…`), when not to the folder.
+  public var store: ShardStore?
   public var format = ExportFormat.webdataset
   /// Rows a shard (img2dataset's `number_sample_per_shard`).
   public var shardSize = ExportOptions.defaultShardSize

@@ -113,6 +113,45 @@ final class HTTPServer: RemoteServer {
     return response.sent
   }
 
+  /// Stores the file at `path` as it is (no metadata trailer) at `<base>/<name>`.
+  func putFile(_ name: String, from path: String, contentType: String) throws {
+    var request = request(.put, addressing.base + "/" + name)
+    request.source = path
+    request.headers.append("Content-Type: \(contentType)")
+    if addressing.awsSignature != nil {
+      request.headers.append("x-amz-content-sha256: \(try SHA256.hex(ofFileAt: path))")
+    }
+    let response = try perform(request)
+    guard (200..<300).contains(response.status) else { throw failure(response.status, "PUT") }
+  }
+
+  /// Fetches `<base>/<name>` as it is into the file at `path`, at most `maxSize` bytes; false
+  /// when it is not there (or is larger).
+  func getFile(_ name: String, into path: String, maxSize: Int64) throws -> Bool {
+    var request = request(.get, addressing.base + "/" + name)
+    request.destination = path
+    request.maxBytes = maxSize
+    if addressing.awsSignature != nil {
+      request.headers.append("x-amz-content-sha256: \(SHA256.empty)")
+    }
+    let response = try perform(request)
+    if response.status == 404 { return false }
+    guard response.status == 200 else { throw failure(response.status, "GET") }
+    return !response.exceededLimit
+  }
+
+  /// Whether `<base>/<name>` is there (a HEAD).
+  func hasFile(_ name: String) throws -> Bool {
+    var request = request(.head, addressing.base + "/" + name)
+    if addressing.awsSignature != nil {
+      request.headers.append("x-amz-content-sha256: \(SHA256.empty)")
+    }
+    let response = try perform(request)
+    if response.status == 404 { return false }
+    guard response.status == 200 else { throw failure(response.status, "HEAD") }
+    return true
+  }
+
   func status() throws -> (objects: Int64?, bytes: Int64?) {
     guard addressing.awsSignature != nil else {
       // Reachable when it answers at all (a WebDAV folder may well say 403 or 404 to a

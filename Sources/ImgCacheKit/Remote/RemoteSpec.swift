@@ -57,7 +57,7 @@ public struct RemoteSpec: Sendable, Equatable {
   }
 
   /// The prefixes a backend starts with.
-  static let schemes = ["redis://", "redis+unix:", "http://", "https://", "s3://"]
+  package static let schemes = ["redis://", "redis+unix:", "http://", "https://", "s3://"]
 
   /// Parses one backend, number `number` of its list.
   public static func parse(_ text: String, number: Int = 1) throws -> RemoteSpec {
