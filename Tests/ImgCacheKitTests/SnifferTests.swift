@@ -98,4 +98,32 @@ struct SnifferTests {
     let svg = ImageSniffer.sniff(data: Array("<svg width=\"0\" height=\"10\"></svg>".utf8))
     #expect(svg?.hasPixels == false)
   }
+
+  @Test("a JPEG's scans are counted as a byte-by-byte walk counts them, across read blocks")
+  func scanCounts() throws {
+    let directory = TemporaryDirectory()
+    var generator = SystemRandomNumberGenerator()
+    for round in 0..<40 {
+      // Mostly FF and DA, runs of FF, sizes around the 64 KiB read block.
+      let size =
+        [1, 2, 65_535, 65_536, 65_537, 131_073, 300][round % 7]
+        + Int.random(
+          in: 0...3, using: &generator)
+      let bytes = (0..<size).map { _ -> UInt8 in
+        switch UInt8.random(in: 0...9, using: &generator) {
+        case 0...2: 0xFF
+        case 3...4: 0xDA
+        default: UInt8.random(in: 0...255, using: &generator)
+        }
+      }
+      var expected = 0
+      for index in bytes.indices.dropFirst() where bytes[index - 1] == 0xFF && bytes[index] == 0xDA
+      {
+        expected += 1
+      }
+      let path = directory.url.appendingPathComponent("scans-\(round)").path
+      FileManager.default.createFile(atPath: path, contents: Data(bytes))
+      #expect(JPEGParser.scanCount(path: path, limit: Int.max - 1) == expected, "size \(size)")
+    }
+  }
 }

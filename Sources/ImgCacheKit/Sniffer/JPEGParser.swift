@@ -97,11 +97,26 @@ extension JPEGParser {
       let read = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
       if read < 0 && errno == EINTR { continue }
       guard read > 0 else { return read == 0 ? count : nil }
-      for byte in buffer[0..<read] {
-        if previousWasFF && byte == 0xDA { count += 1 }
-        previousWasFF = byte == 0xFF
+      count += buffer.withUnsafeBytes {
+        markers(in: UnsafeRawBufferPointer(rebasing: $0[0..<read]), after: &previousWasFF)
       }
     }
     return count
+  }
+
+  /// How many `FF DA` pairs `bytes` holds, the first counted when it is `DA` and the block
+  /// before ended with `FF` (`previousWasFF`, then set for the next block). Hops from `FF` to
+  /// `FF` with `memchr`: in entropy-coded data one byte in hundreds is `FF`.
+  static func markers(in bytes: UnsafeRawBufferPointer, after previousWasFF: inout Bool) -> Int {
+    guard let base = bytes.baseAddress, !bytes.isEmpty else { return 0 }
+    var found = previousWasFF && bytes[0] == 0xDA ? 1 : 0
+    var index = 0
+    while index < bytes.count, let hit = memchr(base + index, 0xFF, bytes.count - index) {
+      let at = base.distance(to: UnsafeRawPointer(hit))
+      if at + 1 < bytes.count && bytes[at + 1] == 0xDA { found += 1 }
+      index = at + 1
+    }
+    previousWasFF = bytes[bytes.count - 1] == 0xFF
+    return found
   }
 }
