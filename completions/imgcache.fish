@@ -264,7 +264,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" i input' -l 'input' -s 'i' -d 'Read URLs from FILE, one a line (\'-\' for stdin).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" input-format' -l 'input-format' -d 'Read -i as txt, csv, tsv or jsonl, each optionally .gz (default: from its extension).' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" url-col' -l 'url-col' -d 'The table\'s URL column (default url).' -rfka ''
-complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" caption-col' -l 'caption-col' -d 'The table\'s caption column (written as KEY.txt).' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" caption-col' -l 'caption-col' -d 'The table\'s caption column (export: KEY.txt; --json and manifests: caption).' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch"' -l 'save-column' -d 'Keep column NAME in each sample\'s record (repeatable).' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" verify-hash' -l 'verify-hash' -d 'Refuse a body whose hash differs from column COL\'s.' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache prefetch" j jobs' -l 'jobs' -s 'j' -d 'Transfers at once (default 6).' -rfka ''
@@ -504,7 +504,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job submit" i input' -l 'input' -s 'i' -d 'Read URLs from FILE, one a line (\'-\' for stdin).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job submit" input-format' -l 'input-format' -d 'Read -i as txt, csv, tsv or jsonl, each optionally .gz (default: from its extension).' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job submit" url-col' -l 'url-col' -d 'The table\'s URL column (default url).' -rfka ''
-complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job submit" caption-col' -l 'caption-col' -d 'The table\'s caption column (written as KEY.txt).' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job submit" caption-col' -l 'caption-col' -d 'The table\'s caption column (export: KEY.txt; --json and manifests: caption).' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job submit"' -l 'save-column' -d 'Keep column NAME in each sample\'s record (repeatable).' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job submit" verify-hash' -l 'verify-hash' -d 'Refuse a body whose hash differs from column COL\'s.' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache job submit" shard-size' -l 'shard-size' -d 'URLs a shard (default 10000).' -rfka ''
@@ -670,7 +670,7 @@ complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_opti
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache export" i input' -l 'input' -s 'i' -d 'The URL table (\'-\' for stdin).' -rF
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache export" input-format' -l 'input-format' -d 'Read -i as txt, csv, tsv or jsonl, each optionally .gz (default: from its extension).' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache export" url-col' -l 'url-col' -d 'The table\'s URL column (default url).' -rfka ''
-complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache export" caption-col' -l 'caption-col' -d 'The table\'s caption column (written as KEY.txt).' -rfka ''
+complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache export" caption-col' -l 'caption-col' -d 'The table\'s caption column (export: KEY.txt; --json and manifests: caption).' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache export"' -l 'save-column' -d 'Keep column NAME in each sample\'s record (repeatable).' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache export" verify-hash' -l 'verify-hash' -d 'Refuse a body whose hash differs from column COL\'s.' -rfka ''
 complete -c 'imgcache' -n '__imgcache_should_offer_completions_for_flags_or_options "imgcache export" o output' -l 'output' -s 'o' -d 'The folder the shards go to (or an https:// or s3:// one).' -rfa '(__imgcache_complete_directories)'

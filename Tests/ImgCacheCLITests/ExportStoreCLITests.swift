@@ -89,6 +89,21 @@ struct ExportStoreCLITests {
     }
     let checked = ExportCLITests().check(folder)
     #expect(checked.status == 0 && checked.stdout == "3 shards 9 samples\n", "\(checked.stderr)")
+    // The keys in -o itself: blanked in /proc/PID/cmdline while the export runs.
+    let slow = env.root.path + "/slow.csv"
+    let url = servers.fault("/image/base.png?pad=1&t=\(UUID().uuidString.prefix(8))&delay=1.5")
+    try "url\n\(url)\n".write(toFile: slow, atomically: true, encoding: .utf8)
+    let keyed =
+      "s3://\(s3.bucket)/sets/three|endpoint=http://127.0.0.1:\(s3.port)"
+      + "|access-key=\(s3.key)|secret-key=\(s3.secret)"
+    let process = try env.start(["export", "-i", slow, "-o", keyed])
+    usleep(700_000)
+    let cmdline = String(
+      decoding: FileManager.default.contents(atPath: "/proc/\(process.processIdentifier)/cmdline")
+        ?? Data(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    #expect(cmdline.contains("export") && !cmdline.contains(s3.secret), "\(cmdline)")
     let files = env.run(
       ["export", "-i", input, "-o", target, "--output-format", "files"], environment: keys)
     expectCleanError(files, contains: "--output-format files makes a folder a shard")
@@ -135,5 +150,30 @@ struct ExportStoreCLITests {
     #expect(rerun.stderr.contains("\(tars.count) shards whole already"), "\(rerun.stderr)")
     let checked = ExportCLITests().check(folder)
     #expect(checked.status == 0 && checked.stdout == "4 shards 16 samples\n", "\(checked.stderr)")
+  }
+
+  @Test("a shard made again (the table grew) has its old tar deleted before new tables go up")
+  func remade() throws {
+    let stores = RemoteStores(dav: true)
+    let dav = try #require(stores.dav)
+    let env = CLIEnvironment()
+    let input = try table(env, count: 5)  // 5 images and a 404: shards of 4 and 2
+    let target = "http://user:dav-secret@127.0.0.1:\(dav.port)/grown"
+    let arguments = ["export", "-i", input, "-o", target, "--shard-size", "4"]
+    #expect(env.run(arguments).status == 0)
+    var rows = try String(contentsOfFile: input, encoding: .utf8)
+    rows += servers.fault("/image/base.png?pad=9&t=\(UUID().uuidString.prefix(8))") + ",late\n"
+    try rows.write(toFile: input, atomically: true, encoding: .utf8)
+    let again = env.run(arguments + ["-v"])
+    #expect(again.status == 0, "\(again.stderr)")
+    #expect(again.stderr.contains("1 shards whole already"), "\(again.stderr)")
+    let log = (try? String(contentsOfFile: dav.log, encoding: .utf8)) ?? ""
+    let requests = log.split(separator: "\n").filter { $0.contains("/grown/00001") }
+      .compactMap { $0.split(separator: "\"").dropFirst().first.map(String.init) }
+    #expect(
+      requests.suffix(4) == [
+        "DELETE /grown/00001.tar HTTP/1.1", "PUT /grown/00001.jsonl HTTP/1.1",
+        "PUT /grown/00001_stats.json HTTP/1.1", "PUT /grown/00001.tar HTTP/1.1",
+      ], "\(requests)")
   }
 }

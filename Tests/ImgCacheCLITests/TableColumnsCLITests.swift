@@ -136,4 +136,21 @@ struct TableColumnsCLITests {
     expectCleanError(plain, contains: "is a plain list of URLs")
     #expect(plain.status == 2)
   }
+
+  @Test("a variant whose original was discarded is checked by the digest its link keeps")
+  func discardedOriginal() throws {
+    let env = CLIEnvironment()
+    let url = servers.fault("/image/base.png?t=\(UUID().uuidString.prefix(8))&pad=6")
+    let right = try table(env, "right.csv", [(url, "a", 1, sha256(of: url))])
+    let wrong = try table(env, "wrong.csv", [(url, "a", 1, String(repeating: "2", count: 64))])
+    let arguments = ["--verify-hash", "sha:sha256", "--resize", "8x8", "--discard-original"]
+    let first = env.run(["prefetch", "-i", right] + arguments)
+    #expect(first.status == 0, "\(first.stderr)")
+    #expect(env.run(["query", url]).status == 1, "the original was discarded")
+    let again = env.run(["prefetch", "--json", "-q", "-i", right] + arguments)
+    #expect(again.status == 0, "\(again.stderr)")
+    #expect(CLIEnvironment.records(again).first?["status"] as? String == "hit", "\(again.stdout)")
+    let refused = env.run(["prefetch", "--json", "-q", "-i", wrong] + arguments)
+    #expect(refused.status == 9, "\(refused.stderr)")
+  }
 }

@@ -130,7 +130,9 @@ struct FetchMachineDigestTests {
     stored.served = VariantInfo(
       key: url + "#v", spec: "v", width: 8, height: 8, format: .png, originalKey: url)
     stored.state = .done(.success(.hit(.local(entry(sha256: bad), path: "/c/v.png"))))
-    guard case .digest(.original(key: url), .sha256) = FetchMachine.next(&stored, rules: .init())
+    guard
+      case .digest(.original(variant: url + "#v", original: url), .sha256) = FetchMachine.next(
+        &stored, rules: .init())
     else {
       Issue.record("the stored variant's original not read")
       return

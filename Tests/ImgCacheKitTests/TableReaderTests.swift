@@ -43,10 +43,13 @@ struct TableReaderTests {
     #expect(found[1].saved == [.string("2")])
   }
 
-  @Test("a row with the wrong field count, no URL, or an unclosed quote is malformed, by line")
+  @Test(
+    "a row with the wrong field count, no URL, a control character in its URL, or an unclosed quote is malformed, by line"
+  )
   func malformedRows() throws {
     let text =
-      "url,caption\nhttp://a/1.png,x,extra\n,empty\nhttp://a/2.png,ok\nhttp://a/3.png,\"open\n"
+      "url,caption\nhttp://a/1.png,x,extra\n,empty\nhttp://a/2.png,ok\n\"http://a/4\r\n.png\",x\n"
+      + "http://a/3.png,\"open\n"
     let found = try items("bad.csv", Array(text.utf8), columns: TableColumns(caption: "caption"))
     #expect(
       found == [
@@ -55,7 +58,8 @@ struct TableReaderTests {
         .row(
           TableRow(
             line: 4, url: "http://a/2.png", caption: "ok", saved: [], expectedHash: nil)),
-        .malformed(line: 5, reason: "a quoted field is never closed"),
+        .malformed(line: 5, reason: "a control character in the URL"),
+        .malformed(line: 7, reason: "a quoted field is never closed"),
       ])
   }
 

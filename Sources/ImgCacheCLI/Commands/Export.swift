@@ -18,7 +18,7 @@ extension ImgCacheCommand {
         shards and fetches nothing cached again. Failed samples are recorded, not fatal. -o \
         may be a WebDAV folder (https://user:password@host/path) or an S3 bucket \
         (s3://bucket/prefix|endpoint=…, keys as remote_storage takes them): each shard is made \
-        here, then sent, its stats file last. Example:
+        here, then sent, its tar last. Example:
           imgcache export -i laion.parquet.csv.gz --caption-col caption -o shards --resize 256x256
         """)
 

@@ -5,14 +5,16 @@ import ImgCacheKit
 /// Blanks the secrets of the command line in the process's own argument memory once they are
 /// copied, as curl does for `-u`: for the rest of the run `/proc/<pid>/cmdline` and `ps` show
 /// `*`s in their place — the secrets of `--remote` and `--queue` values (and of
-/// `remote_storage` given to `config set`), the password of `-u`/`--user`, and the userinfo of
-/// any URL given as an argument. They were visible until then; the README points to
+/// `remote_storage` given to `config set`, and of `export -o` naming a store), the password of
+/// `-u`/`--user`, and the userinfo of any URL given as an argument. They were visible until then; the README points to
 /// `IMGCACHE_REMOTE_STORAGE` and the config file instead.
 enum ArgumentSecrets {
   /// Options whose value is a remote spec (``RemoteSpec/secretRanges(in:)``).
   private static let remoteOptions: Set<String> = ["--remote", "--queue", "remote_storage"]
   /// Options whose value is `user:password`.
   private static let userOptions: Set<String> = ["-u", "--user"]
+  /// Options whose value is a remote spec when it names a store (`export -o s3://…`).
+  private static let outputOptions: Set<String> = ["-o", "--output"]
 
   /// Overwrites every secret byte of the arguments in `CommandLine.unsafeArgv`.
   static func blank() {
@@ -23,15 +25,20 @@ enum ArgumentSecrets {
       guard let argument = argv[index] else { break }
       let text = String(cString: argument)
       if text == "--" { break }
-      if remoteOptions.contains(text) || userOptions.contains(text), index + 1 < count,
-        let value = argv[index + 1]
+      if remoteOptions.contains(text) || userOptions.contains(text)
+        || (outputOptions.contains(text) && index + 1 < count
+          && argv[index + 1].map { ShardStore.names(String(cString: $0)) } == true),
+        index + 1 < count, let value = argv[index + 1]
       {
         blank(value, from: 0, user: userOptions.contains(text))
         index += 2
         continue
       }
       if let name = text.split(separator: "=", maxSplits: 1).first.map(String.init),
-        text.contains("="), remoteOptions.contains(name) || userOptions.contains(name)
+        text.contains("="),
+        remoteOptions.contains(name) || userOptions.contains(name)
+          || (outputOptions.contains(name)
+            && ShardStore.names(String(text.dropFirst(name.count + 1))))
       {
         blank(argument, from: name.utf8.count + 1, user: userOptions.contains(name))
       } else if let offset = shortUser(text) {

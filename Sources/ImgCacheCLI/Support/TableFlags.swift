@@ -33,7 +33,9 @@ struct TableInputFlags: ParsableArguments {
 
 /// The columns of a table an export keeps.
 struct TableColumnFlags: ParsableArguments {
-  @Option(name: .long, help: "The table's caption column (written as KEY.txt).")
+  @Option(
+    name: .long,
+    help: "The table's caption column (export: KEY.txt; --json and manifests: caption).")
   var captionCol: String?
   @Option(name: .long, help: "Keep column NAME in each sample's record (repeatable).")
   var saveColumn: [String] = []

@@ -105,7 +105,7 @@ extension DatasetExporter {
       if let expected = row.expectedHash, let algorithm = options.columns.hash?.algorithm {
         let actual =
           if let variant = result.variant {
-            fetcher.originalDigest(key: variant.originalKey, algorithm)
+            fetcher.originalDigest(of: variant, algorithm)
           } else {
             algorithm == .sha256 ? sha256 : MD5.hex(of: bytes)
           }

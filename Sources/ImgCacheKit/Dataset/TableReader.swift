@@ -144,6 +144,11 @@ public final class TableReader {
     guard let url = cell(columns.url)?.text?.trimming(where: Self.isBlank), !url.isEmpty else {
       return .malformed(line: line, reason: "no URL in column '\(columns.url.prefix(80))'")
     }
+    // A line break or other control character is no part of a URL (and would split a job's
+    // list of URLs, one a line, in two).
+    guard !url.containsControlCharacters else {
+      return .malformed(line: line, reason: "a control character in the URL")
+    }
     var expected: String?
     if let hash = columns.hash, let text = cell(hash.column)?.text?.trimming(where: Self.isBlank),
       !text.isEmpty

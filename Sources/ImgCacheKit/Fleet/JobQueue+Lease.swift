@@ -212,7 +212,8 @@ extension JobQueue {
       let index = Checked.digits(String(decoding: number, as: UTF8.self)), index < Int64(Int32.max),
       let text = fields["urls"].flatMap({ String(validating: $0, as: UTF8.self) })
     else { return nil }
-    let urls = text.split(separator: "\n").map(String.init)
+    // Split on the byte: "\r\n" is one Character, and would keep two URLs together.
+    let urls = text.utf8.split(separator: 0x0A).map { String(decoding: $0, as: UTF8.self) }
     var notes: [RowNotes?]?
     if let raw = fields["rows"] {
       guard let rows = String(validating: raw, as: UTF8.self),

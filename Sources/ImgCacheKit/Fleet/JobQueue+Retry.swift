@@ -129,7 +129,7 @@ extension JobQueue {
     guard let fields = entries.first?.fields,
       let text = fields["urls"].flatMap({ String(validating: $0, as: UTF8.self) })
     else { return [] }
-    let urls = text.split(separator: "\n").map(String.init)
+    let urls = text.utf8.split(separator: 0x0A).map { String(decoding: $0, as: UTF8.self) }
     let notes = fields["rows"].flatMap { String(validating: $0, as: UTF8.self) }.flatMap {
       ShardRows.notes($0[...], count: urls.count)
     }

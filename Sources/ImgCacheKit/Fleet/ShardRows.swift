@@ -40,13 +40,13 @@ package enum ShardRows {
   /// The notes of a shard's `count` URLs from its `rows` field; nil when it is malformed (a
   /// line count other than the URLs', a line that is not a row, a digest that is not one).
   package static func notes(_ text: Substring, count: Int) -> [RowNotes?]? {
-    let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    let lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false)
     guard lines.count == count else { return nil }
     let decoder = JSONDecoder()
     var notes = [RowNotes?]()
     notes.reserveCapacity(count)
     for text in lines {
-      guard let line = try? decoder.decode(Line.self, from: Data(text.utf8)) else { return nil }
+      guard let line = try? decoder.decode(Line.self, from: Data(text)) else { return nil }
       guard let row = row(line) else { return nil }
       notes.append(row)
     }

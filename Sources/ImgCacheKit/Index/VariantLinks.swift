@@ -172,3 +172,10 @@ extension Index {
     try peek(orIfMissing: []) { db in try VariantLinks.keys(ofOriginal: original, db) }
   }
 }
+
+extension Index {
+  /// The links of those `keys` that are variants (none when the index does not exist).
+  package func variantLinks(forKeys keys: [String]) throws -> [String: VariantLink] {
+    try read(orIfMissing: [:]) { try VariantLinks.links(forKeys: keys, $0) }
+  }
+}

@@ -10,8 +10,10 @@ extension FetchMachine {
   enum DigestSource: Sendable, Equatable {
     /// A body's file.
     case file(String)
-    /// The stored original of the variant served (its recorded SHA-256, else its file).
-    case original(key: String)
+    /// The original of the variant served: the SHA-256 its link records of the body it was
+    /// made from (which outlives a discarded original, and comes with a remote variant), else
+    /// the stored original's.
+    case original(variant: String, original: String)
   }
 
   /// The action that checks the downloaded body of `pending`: decided at once from the
@@ -34,7 +36,8 @@ extension FetchMachine {
   ) -> Action {
     guard let digest = fetch.notes?.digest else { return .settle }
     if let served = fetch.served {
-      return .digest(.original(key: served.originalKey), digest.algorithm)
+      return .digest(
+        .original(variant: served.key, original: served.originalKey), digest.algorithm)
     }
     if digest.algorithm == .sha256, let recorded = outcome.storedEntry?.sha256 {
       return digested(recorded, &fetch, rules: rules) ?? .settle

@@ -107,13 +107,18 @@ extension Fetcher {
   }
 
   /// The digest of the body `source` names, lowercase hex; nil when it cannot be read (or, for
-  /// a variant's original, is not stored).
+  /// a variant's original: its link records no SHA-256 and the original is not stored, or an
+  /// MD5 is asked and the stored original is not the body the variant was made from).
   func digest(of source: FetchMachine.DigestSource, _ algorithm: HashAlgorithm) -> String? {
     let path: String
     switch source {
     case .file(let file): path = file
-    case .original(let key):
-      guard let entry = try? cache.storedEntries(forKeys: [key]).first else { return nil }
+    case .original(let variant, let original):
+      let made = (try? cache.index.variantLinks(forKeys: [variant]))?[variant]?.sourceSHA256
+      if algorithm == .sha256, let made { return made }
+      guard let entry = try? cache.storedEntries(forKeys: [original]).first,
+        made == nil || entry.sha256 == made
+      else { return nil }
       if algorithm == .sha256, let recorded = entry.sha256 { return recorded }
       path = cache.layout.dataPath(entry.file)
     }
@@ -123,10 +128,10 @@ extension Fetcher {
     }
   }
 
-  /// The digest of the stored original `key`'s body: its recorded SHA-256, else its file's;
-  /// nil when it is not stored or cannot be read.
-  package func originalDigest(key: String, _ algorithm: HashAlgorithm) -> String? {
-    digest(of: .original(key: key), algorithm)
+  /// The digest of the original `variant` was made from (``FetchMachine/DigestSource``'s
+  /// `original`); nil when it cannot be known.
+  package func originalDigest(of variant: VariantInfo, _ algorithm: HashAlgorithm) -> String? {
+    digest(of: .original(variant: variant.key, original: variant.originalKey), algorithm)
   }
 
   /// A stored entry with its file's path.

@@ -140,6 +140,18 @@ final class HTTPServer: RemoteServer {
     return !response.exceededLimit
   }
 
+  /// Deletes `<base>/<name>`; one that is not there is no error.
+  func deleteFile(_ name: String) throws {
+    var request = request(.delete, addressing.base + "/" + name)
+    if addressing.awsSignature != nil {
+      request.headers.append("x-amz-content-sha256: \(SHA256.empty)")
+    }
+    let response = try perform(request)
+    guard (200..<300).contains(response.status) || response.status == 404 else {
+      throw failure(response.status, "DELETE")
+    }
+  }
+
   /// Whether `<base>/<name>` is there (a HEAD).
   func hasFile(_ name: String) throws -> Bool {
     var request = request(.head, addressing.base + "/" + name)

@@ -40,6 +40,9 @@ public final class ShardStore: Sendable {
     try server.putFile(name, from: path, contentType: type)
   }
 
+  /// Deletes `name` from the store (nothing when it has none).
+  public func delete(_ name: String) throws { try server.deleteFile(name) }
+
   /// Whether the store has `name`.
   public func has(_ name: String) throws -> Bool { try server.hasFile(name) }
 

@@ -8,7 +8,9 @@ import Glibc
 /// operation timeout; the remote tier calls it from its blocking queue.
 public struct ObjectRequest: Sendable {
   /// The method.
-  public enum Method: String, Sendable { case get = "GET", put = "PUT", head = "HEAD" }
+  public enum Method: String, Sendable {
+    case get = "GET", put = "PUT", head = "HEAD", delete = "DELETE"
+  }
 
   public var method: Method
   /// The object's URL, without credentials.
@@ -119,6 +121,11 @@ public struct ObjectRequest: Sendable {
     switch method {
     case .head:
       imgcache_setopt_long(api, h, CURLOPT_NOBODY, 1)
+    case .delete:
+      imgcache_setopt_string(api, h, CURLOPT_CUSTOMREQUEST, "DELETE")
+      // Whatever the server says back is read and dropped (no destination).
+      imgcache_setopt_pointer(api, h, CURLOPT_WRITEDATA, me)
+      imgcache_setopt_write_function(api, h, objectWrite)
     case .get:
       if let destination {
         let fd = open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
