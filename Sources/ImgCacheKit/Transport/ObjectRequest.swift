@@ -117,6 +117,13 @@ public struct ObjectRequest: Sendable {
       state.headerList = imgcache_slist_append(api, state.headerList, "Expect:")
     }
     imgcache_setopt_slist(api, h, CURLOPT_HTTPHEADER, state.headerList)
+    try configureMethod(h, api: api, state: state)
+  }
+
+  /// The method's own options: what is sent, and where what comes back goes.
+  private func configureMethod(
+    _ h: UnsafeMutableRawPointer, api: imgcache_api, state: ObjectTransferState
+  ) throws {
     let me = Unmanaged.passUnretained(state).toOpaque()
     switch method {
     case .head:
