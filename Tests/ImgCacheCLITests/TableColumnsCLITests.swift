@@ -150,7 +150,12 @@ struct TableColumnsCLITests {
     let again = env.run(["prefetch", "--json", "-q", "-i", right] + arguments)
     #expect(again.status == 0, "\(again.stderr)")
     #expect(CLIEnvironment.records(again).first?["status"] as? String == "hit", "\(again.stdout)")
-    let refused = env.run(["prefetch", "--json", "-q", "-i", wrong] + arguments)
+    let list = env.root.path + "/failed.txt"
+    let refused = env.run(
+      ["prefetch", "--json", "-q", "-i", wrong, "--save-failed", list] + arguments)
     #expect(refused.status == 9, "\(refused.stderr)")
+    // Listed as a comment: a rerun of the plain list would store the body unchecked.
+    let saved = try String(contentsOfFile: list, encoding: .utf8)
+    #expect(saved.hasPrefix("# digest_mismatch: ") && !saved.contains("\n" + url), "\(saved)")
   }
 }

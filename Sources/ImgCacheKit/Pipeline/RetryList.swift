@@ -4,7 +4,8 @@ import Synchronization
 
 /// The URL list to run again (`prefetch --save-failed`), written as the run goes: each failure
 /// after a `#` line that says why, each URL disallowed by robots as a `# disallowed:` line
-/// (listed, not run again), then the URLs never finished (a cancelled run's, and the
+/// and each body refused by its table's digest as a `# digest_mismatch:` line (listed, not
+/// run again: a plain list has no digest to check; the table is), then the URLs never finished (a cancelled run's, and the
 /// input it left unread). A run of a hundred million URLs keeps none of them in memory. The
 /// file appears whole or not at all: it is written beside its place and renamed there by
 /// ``finish()``. A prefetch reads it back as it is (comments skipped).
@@ -50,9 +51,14 @@ public final class RetryList: Sendable {
     }
   }
 
-  /// Adds a failure: a `#` line with its message, then the URL.
+  /// Adds a failure: a `#` line with its message, then the URL; a body refused by its row's
+  /// digest as a comment alone (run from a plain list, it would be stored unchecked).
   func add(_ url: String, failure: CacheError) {
-    append("# \(failure.message)\n\(url)\n")
+    if failure.kind == .digestMismatch {
+      append("# digest_mismatch: \(failure.message)\n")
+    } else {
+      append("# \(failure.message)\n\(url)\n")
+    }
   }
 
   /// Adds a URL robots.txt or `X-Robots-Tag` refused, as a comment (a rerun does not ask for
