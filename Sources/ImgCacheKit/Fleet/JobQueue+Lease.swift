@@ -210,19 +210,11 @@ extension JobQueue {
   private func shard(_ entry: StreamEntry, deliveries: Int) -> Shard? {
     guard let fields = entry.fields, let number = fields["shard"],
       let index = Checked.digits(String(decoding: number, as: UTF8.self)), index < Int64(Int32.max),
-      let text = fields["urls"].flatMap({ String(validating: $0, as: UTF8.self) })
+      let listed = ShardRows.listed(fields)
     else { return nil }
-    // Split on the byte: "\r\n" is one Character, and would keep two URLs together.
-    let urls = text.utf8.split(separator: 0x0A).map { String(decoding: $0, as: UTF8.self) }
-    var notes: [RowNotes?]?
-    if let raw = fields["rows"] {
-      guard let rows = String(validating: raw, as: UTF8.self),
-        let read = ShardRows.notes(rows[...], count: urls.count)
-      else { return nil }
-      notes = read
-    }
     return Shard(
-      id: entry.id, index: Int(index), urls: urls, notes: notes, deliveries: deliveries,
+      id: entry.id, index: Int(index), urls: listed.map(\.url),
+      notes: fields["rows"] == nil ? nil : listed.map(\.notes), deliveries: deliveries,
       retry: fields["retry"] != nil)
   }
 }

@@ -122,18 +122,12 @@ extension JobQueue {
     return originals.count
   }
 
-  /// The URLs of the entry that finished shard `index`, each with what its row said.
+  /// The URLs of the entry that finished shard `index`, each with what its row said; none when
+  /// its rows no longer fit its URLs (retried unchecked, a digest would be lost).
   private func shardRows(_ index: Int) throws -> [ListedURL] {
     guard let id = try command("HGET", entriesKey, String(index)).text else { return [] }
     let entries = try RedisStreams.entries(try command("XRANGE", stream, id, id), "XRANGE")
-    guard let fields = entries.first?.fields,
-      let text = fields["urls"].flatMap({ String(validating: $0, as: UTF8.self) })
-    else { return [] }
-    let urls = text.utf8.split(separator: 0x0A).map { String(decoding: $0, as: UTF8.self) }
-    let notes = fields["rows"].flatMap { String(validating: $0, as: UTF8.self) }.flatMap {
-      ShardRows.notes($0[...], count: urls.count)
-    }
-    return urls.enumerated().map { ListedURL($1, notes: notes?[$0] ?? nil) }
+    return entries.first?.fields.flatMap(ShardRows.listed) ?? []
   }
 }
 

@@ -19,6 +19,21 @@ package enum ShardRows {
     return encoder
   }()
 
+  /// The URLs of a shard's entry (`urls`, one a line: split on the byte, as `\r\n` is one
+  /// Character) with what each row says (`rows`, when there); nil when `urls` is missing or
+  /// not UTF-8, or the rows do not fit the URLs.
+  static func listed(_ fields: [String: Data]) -> [ListedURL]? {
+    guard let text = fields["urls"].flatMap({ String(validating: $0, as: UTF8.self) }) else {
+      return nil
+    }
+    let urls = text.utf8.split(separator: 0x0A).map { String(decoding: $0, as: UTF8.self) }
+    guard let raw = fields["rows"] else { return urls.map { ListedURL($0) } }
+    guard let rows = String(validating: raw, as: UTF8.self),
+      let notes = notes(rows[...], count: urls.count)
+    else { return nil }
+    return zip(urls, notes).map { ListedURL($0, notes: $1) }
+  }
+
   /// The `rows` field of a shard of `items`; nil when no row says anything.
   static func field(_ items: [ListedURL]) -> String? {
     guard items.contains(where: { $0.notes != nil }) else { return nil }
