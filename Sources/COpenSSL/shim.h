@@ -10,7 +10,9 @@
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include <openssl/md5.h>
 #include <openssl/sha.h>
+#include <errno.h>
 #include <stddef.h>
+#include <unistd.h>
 
 /// The MD5 of `count` bytes at `data` into `out` (16 bytes), on a context on the stack.
 static inline void imgcache_md5(const void *data, size_t count, unsigned char *out) {
@@ -18,6 +20,23 @@ static inline void imgcache_md5(const void *data, size_t count, unsigned char *o
   MD5_Init(&context);
   MD5_Update(&context, data, count);
   MD5_Final(out, &context);
+}
+
+/// The MD5 of what is left to read from `fd` into `out` (16 bytes), 16 KiB at a time: a body
+/// of any size in flat memory. 0, or -1 (errno set) when a read fails.
+static inline int imgcache_md5_descriptor(int fd, unsigned char *out) {
+  MD5_CTX context;
+  unsigned char buffer[16384];
+  MD5_Init(&context);
+  for (;;) {
+    ssize_t count = read(fd, buffer, sizeof buffer);
+    if (count < 0 && errno == EINTR) continue;
+    if (count < 0) return -1;
+    if (count == 0) break;
+    MD5_Update(&context, buffer, (size_t)count);
+  }
+  MD5_Final(out, &context);
+  return 0;
 }
 
 /// The SHA-1 of `count` bytes at `data` into `out` (20 bytes). Not OpenSSL's one-shot `SHA1`,

@@ -126,4 +126,17 @@ struct SnifferTests {
       #expect(JPEGParser.scanCount(path: path, limit: Int.max - 1) == expected, "size \(size)")
     }
   }
+
+  @Test("a file's MD5 and SHA-256, read a block at a time, are the digests of its bytes")
+  func fileDigests() throws {
+    let directory = TemporaryDirectory()
+    for size in [0, 1, 16_383, 16_384, 16_385, 300_001] {
+      let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 7) }
+      let path = directory.url.appendingPathComponent("digest-\(size)").path
+      FileManager.default.createFile(atPath: path, contents: Data(bytes))
+      #expect(try MD5.hex(ofFileAt: path) == MD5.hex(of: bytes), "size \(size)")
+      #expect(try SHA256.hex(ofFileAt: path) == SHA256.hex(of: bytes), "size \(size)")
+    }
+    #expect(throws: CacheError.self) { try MD5.hex(ofFileAt: directory.path + "/missing") }
+  }
 }

@@ -38,10 +38,16 @@ public enum MD5 {
   /// Returns the lowercase hexadecimal MD5 of the UTF-8 bytes of `string`.
   public static func hex(of string: String) -> String { hex(of: string.utf8) }
 
-  /// Returns the lowercase hexadecimal MD5 of the file at `path`, read whole (a cached body,
-  /// below `max_filesize`).
+  /// Returns the lowercase hexadecimal MD5 of the file at `path`, read a block at a time.
   package static func hex(ofFileAt path: String) throws -> String {
-    hex(of: try WholeFile.read(path, limit: Int(Int32.max)))
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+    guard fd >= 0 else { throw CacheError.posix("cannot read", path: path) }
+    defer { close(fd) }
+    var digest = [UInt8](repeating: 0, count: 16)
+    guard imgcache_md5_descriptor(fd, &digest) == 0 else {
+      throw CacheError.posix("cannot read", path: path)
+    }
+    return Hex.encode(digest)
   }
 }
 
