@@ -27,17 +27,26 @@ struct TableColumnsCLITests {
     return path
   }
 
+  /// A table at `name` of two new images: "a cat" with its right SHA-256, "a dog" with a
+  /// wrong one (zeros).
+  func goodAndBad(_ env: CLIEnvironment, _ name: String) throws
+    -> (good: String, bad: String, path: String)
+  {
+    let tag = String(UUID().uuidString.prefix(8))
+    let good = servers.fault("/image/base.png?t=\(tag)&pad=1")
+    let bad = servers.fault("/image/base.png?t=\(tag)&pad=2")
+    let path = try table(
+      env, name,
+      [(good, "a cat", 1, sha256(of: good)), (bad, "a dog", 2, String(repeating: "0", count: 64))])
+    return (good, bad, path)
+  }
+
   @Test(
     "--verify-hash refuses a differing body (exit 9, nothing stored); records keep captions and columns"
   )
   func prefetchChecks() throws {
     let env = CLIEnvironment()
-    let tag = String(UUID().uuidString.prefix(8))
-    let good = servers.fault("/image/base.png?t=\(tag)&pad=1")
-    let bad = servers.fault("/image/base.png?t=\(tag)&pad=2")
-    let path = try table(
-      env, "t.csv",
-      [(good, "a cat", 1, sha256(of: good)), (bad, "a dog", 2, String(repeating: "0", count: 64))])
+    let (good, bad, path) = try goodAndBad(env, "t.csv")
     let arguments = [
       "prefetch", "--json", "-i", path, "--verify-hash", "sha:sha256", "--caption-col", "caption",
       "--save-column", "n", "--save-column", "sha",
@@ -106,12 +115,7 @@ struct TableColumnsCLITests {
   func jobRows() throws {
     let fleet = JobFleet()
     let env = CLIEnvironment()
-    let tag = String(UUID().uuidString.prefix(8))
-    let good = servers.fault("/image/base.png?t=\(tag)&pad=4")
-    let bad = servers.fault("/image/base.png?t=\(tag)&pad=5")
-    let path = try table(
-      env, "j.csv",
-      [(good, "a cat", 1, sha256(of: good)), (bad, "a dog", 2, String(repeating: "0", count: 64))])
+    let (good, bad, path) = try goodAndBad(env, "j.csv")
     let submitted = fleet.job(
       env,
       [

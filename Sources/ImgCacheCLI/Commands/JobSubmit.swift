@@ -150,14 +150,9 @@ final class URLSequence: Sequence, IteratorProtocol {
           error = CacheError(.cancelled, "interrupted")
           return nil
         }
-        let url: String
-        let notes: RowNotes?
-        switch item {
-        case .url(let given): (url, notes) = (given, nil)
-        case .row(let given, let rowNotes): (url, notes) = (given, rowNotes)
-        case .blank, .notYet: continue
-        case .end: return nil
-        }
+        if item == .end { return nil }
+        guard let listed = item.listed else { continue }
+        let url = listed.url
         do {
           // The list is kept in Redis as it is: a URL's own credentials would be too.
           guard CacheKey.userinfo(of: url) == nil else {
@@ -173,7 +168,7 @@ final class URLSequence: Sequence, IteratorProtocol {
             duplicates += 1
             continue
           }
-          return ListedURL(url, notes: notes)
+          return listed
         }
       } catch let failure as CacheError {
         error = failure

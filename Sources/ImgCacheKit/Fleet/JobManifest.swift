@@ -33,15 +33,7 @@ struct JobManifestRecord: Encodable {
     switch result.outcome {
     case .success(let outcome):
       status = outcome.name
-      let stored: CacheEntry?
-      switch outcome {
-      case .hit(.local(let entry, _)), .hit(.remote(let entry, _, _)), .downloaded(let entry, _),
-        .revalidated(let entry, _), .notModified(let entry, _), .derived(let entry, _),
-        .stale(let entry, _, _):
-        stored = entry
-      case .hit(.readOnly), .offlineMiss, .notStored: stored = nil
-      }
-      if let stored {
+      if let stored = outcome.storedEntry {
         (sha256, size, format) = (stored.sha256, stored.size, stored.format)
         (width, height) = (stored.width, stored.height)
       }

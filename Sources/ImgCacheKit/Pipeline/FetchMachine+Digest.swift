@@ -22,10 +22,8 @@ extension FetchMachine {
     _ fetch: inout Fetch, of pending: PendingStore, rules: Rules
   ) -> Action {
     guard let digest = fetch.notes?.digest else { return .store(pending) }
-    if digest.algorithm == .sha256, let recorded = pending.metadata.sha256 {
-      return digested(recorded, &fetch, rules: rules) ?? .settle
-    }
-    return .digest(.file(pending.temporaryPath), digest.algorithm)
+    return check(
+      digest, recorded: pending.metadata.sha256, file: pending.temporaryPath, &fetch, rules)
   }
 
   /// The action that checks the original that served `outcome`: a variant found stored has its
@@ -39,14 +37,22 @@ extension FetchMachine {
       return .digest(
         .original(variant: served.key, original: served.originalKey), digest.algorithm)
     }
-    if digest.algorithm == .sha256, let recorded = outcome.storedEntry?.sha256 {
-      return digested(recorded, &fetch, rules: rules) ?? .settle
-    }
     guard let path = outcome.path ?? outcome.uncachedBody else {
       fetch.digestChecked = true
       return next(&fetch, rules: rules)
     }
-    return .digest(.file(path), digest.algorithm)
+    return check(digest, recorded: outcome.storedEntry?.sha256, file: path, &fetch, rules)
+  }
+
+  /// Decides at once from a `recorded` SHA-256 when `digest` is one; else has `file`'s made.
+  private static func check(
+    _ digest: ExpectedDigest, recorded: String?, file: String, _ fetch: inout Fetch,
+    _ rules: Rules
+  ) -> Action {
+    if digest.algorithm == .sha256, let recorded {
+      return digested(recorded, &fetch, rules: rules) ?? .settle
+    }
+    return .digest(.file(file), digest.algorithm)
   }
 
   /// The original's digest was made (`actual`; nil when its body could not be read): a match

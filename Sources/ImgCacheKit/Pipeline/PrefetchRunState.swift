@@ -45,16 +45,9 @@ struct RunState {
   /// dropped, the input's end noted.
   mutating func collect(_ items: [URLSourceItem], into batch: inout [ListedURL]) {
     for item in items {
-      let url: String
-      let notes: RowNotes?
-      switch item {
-      case .url(let given): (url, notes) = (given, nil)
-      case .row(let given, let rowNotes): (url, notes) = (given, rowNotes)
-      case .blank, .notYet: continue
-      case .end:
-        inputEnded = true
-        continue
-      }
+      if item == .end { inputEnded = true }
+      guard let listed = item.listed else { continue }
+      let url = listed.url
       progress.total += 1
       if let (shard, filter) = shard,
         !shard.contains(key: CacheKey.key(for: url, filter: filter))
@@ -62,7 +55,7 @@ struct RunState {
         progress.otherShards += 1
         progress.done += 1
       } else if seen.insert(KeyDigest(key: url)) {
-        batch.append(ListedURL(url, notes: notes))
+        batch.append(listed)
       } else {
         progress.duplicates += 1
         progress.done += 1

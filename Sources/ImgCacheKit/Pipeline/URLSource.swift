@@ -18,6 +18,17 @@ public enum URLSourceItem: Sendable, Equatable {
   case end
 }
 
+extension URLSourceItem {
+  /// The URL with what its row says of it; nil for a blank line, nothing yet, or the end.
+  public var listed: ListedURL? {
+    switch self {
+    case .url(let url): ListedURL(url)
+    case .row(let url, let notes): ListedURL(url, notes: notes)
+    case .blank, .notYet, .end: nil
+    }
+  }
+}
+
 /// The URLs of a prefetch, read by its producing task only: a URL starts as soon as its line
 /// is there, and only what is already available is batched.
 public protocol URLSource: AnyObject {

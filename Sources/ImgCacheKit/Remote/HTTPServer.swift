@@ -58,7 +58,29 @@ final class HTTPServer: RemoteServer {
     request.headers = addressing.headers
     request.credentials = addressing.credentials
     request.awsSignature = addressing.awsSignature
+    // S3 checks the payload's hash against this header (libcurl 7.88 does not send one): a
+    // request without a body hashes nothing; a PUT says its own (``upload(_:from:trailer:type:)``).
+    if addressing.awsSignature != nil && method != .put {
+      request.headers.append("x-amz-content-sha256: \(SHA256.empty)")
+    }
     return request
+  }
+
+  /// PUTs the file at `path`, then `trailer`, to `url` as `type`; the bytes sent.
+  private func upload(_ url: String, from path: String, trailer: Data, type: String) throws
+    -> Int64
+  {
+    var request = request(.put, url)
+    request.source = path
+    request.trailer = trailer
+    request.headers.append("Content-Type: \(type)")
+    if addressing.awsSignature != nil {
+      request.headers.append(
+        "x-amz-content-sha256: \(try SHA256.hex(ofFileAt: path, then: trailer))")
+    }
+    let response = try perform(request)
+    guard (200..<300).contains(response.status) else { throw failure(response.status, "PUT") }
+    return response.sent
   }
 
   private func failure(_ status: Int, _ what: String) -> CacheError {
@@ -88,9 +110,6 @@ final class HTTPServer: RemoteServer {
     request.destination = path
     // The body, then at most the trailer: its metadata (under 64 KiB), length and magic.
     request.maxBytes = Checked.sum(max(0, maxSize), RemoteEnvelope.maximumTrailer)
-    if addressing.awsSignature != nil {
-      request.headers.append("x-amz-content-sha256: \(SHA256.empty)")
-    }
     let response = try perform(request)
     if response.status == 404 { return nil }
     guard response.status == 200 else { throw failure(response.status, "GET") }
@@ -99,30 +118,14 @@ final class HTTPServer: RemoteServer {
   }
 
   func put(_ name: String, body path: String, metadata: RemoteMetadata) throws -> Int64 {
-    var request = request(.put, objectURL(name))
-    request.source = path
-    request.trailer = try RemoteEnvelope.trailer(metadata)
-    request.headers.append("Content-Type: application/octet-stream")
-    if addressing.awsSignature != nil {
-      // libcurl 7.88 does not hash the payload itself: S3 checks this header against it.
-      request.headers.append(
-        "x-amz-content-sha256: \(try SHA256.hex(ofFileAt: path, then: request.trailer))")
-    }
-    let response = try perform(request)
-    guard (200..<300).contains(response.status) else { throw failure(response.status, "PUT") }
-    return response.sent
+    try upload(
+      objectURL(name), from: path, trailer: try RemoteEnvelope.trailer(metadata),
+      type: "application/octet-stream")
   }
 
   /// Stores the file at `path` as it is (no metadata trailer) at `<base>/<name>`.
   func putFile(_ name: String, from path: String, contentType: String) throws {
-    var request = request(.put, addressing.base + "/" + name)
-    request.source = path
-    request.headers.append("Content-Type: \(contentType)")
-    if addressing.awsSignature != nil {
-      request.headers.append("x-amz-content-sha256: \(try SHA256.hex(ofFileAt: path))")
-    }
-    let response = try perform(request)
-    guard (200..<300).contains(response.status) else { throw failure(response.status, "PUT") }
+    _ = try upload(addressing.base + "/" + name, from: path, trailer: Data(), type: contentType)
   }
 
   /// Fetches `<base>/<name>` as it is into the file at `path`, at most `maxSize` bytes; false
@@ -131,9 +134,6 @@ final class HTTPServer: RemoteServer {
     var request = request(.get, addressing.base + "/" + name)
     request.destination = path
     request.maxBytes = maxSize
-    if addressing.awsSignature != nil {
-      request.headers.append("x-amz-content-sha256: \(SHA256.empty)")
-    }
     let response = try perform(request)
     if response.status == 404 { return false }
     guard response.status == 200 else { throw failure(response.status, "GET") }
@@ -142,10 +142,7 @@ final class HTTPServer: RemoteServer {
 
   /// Deletes `<base>/<name>`; one that is not there is no error.
   func deleteFile(_ name: String) throws {
-    var request = request(.delete, addressing.base + "/" + name)
-    if addressing.awsSignature != nil {
-      request.headers.append("x-amz-content-sha256: \(SHA256.empty)")
-    }
+    let request = request(.delete, addressing.base + "/" + name)
     let response = try perform(request)
     guard (200..<300).contains(response.status) || response.status == 404 else {
       throw failure(response.status, "DELETE")
@@ -154,10 +151,7 @@ final class HTTPServer: RemoteServer {
 
   /// Whether `<base>/<name>` is there (a HEAD).
   func hasFile(_ name: String) throws -> Bool {
-    var request = request(.head, addressing.base + "/" + name)
-    if addressing.awsSignature != nil {
-      request.headers.append("x-amz-content-sha256: \(SHA256.empty)")
-    }
+    let request = request(.head, addressing.base + "/" + name)
     let response = try perform(request)
     if response.status == 404 { return false }
     guard response.status == 200 else { throw failure(response.status, "HEAD") }
@@ -179,7 +173,6 @@ final class HTTPServer: RemoteServer {
   func list(_ url: String, into path: String) throws -> Int {
     var request = request(.get, url)
     request.destination = path
-    request.headers.append("x-amz-content-sha256: \(SHA256.empty)")
     return try perform(request).status
   }
 }
