@@ -28,9 +28,10 @@ public struct ImgCacheCommand: AsyncParsableCommand {
   public init() {}
 
   /// Runs the command line, with the exit statuses of docs/design.md, Command line (usage errors
-  /// are 2, not 64). Synchronous: `--version` answers on the main thread and exits, starting no
-  /// thread (docs/architecture.md, Start-up); anything else runs in a task while the main
-  /// thread serves dispatch's main queue, as an `async` main would.
+  /// are 2, not 64). `--version` answers on the main thread and exits, starting no thread; so
+  /// does a line the front parser takes when its work ends there (a `fetch` or `query` hit:
+  /// docs/architecture.md, Start-up). Anything else runs in a task while the main thread
+  /// serves dispatch's main queue, as an `async` main would.
   public static func runMain() -> Never {
     signal(SIGPIPE, SIG_IGN)
     let arguments = CommandLine.arguments.dropFirst().map { $0 }
@@ -39,10 +40,27 @@ public struct ImgCacheCommand: AsyncParsableCommand {
       Glibc.exit(ExitStatus.ok)
     }
     ArgumentSecrets.blank()
+    let expanded = OptionalValues.expand(arguments)
+    let answer: Answer
+    if let command = FrontParser.parse(expanded) {
+      do {
+        answer = try command.start()
+      } catch {
+        answer = .status(status(for: error))
+      }
+    } else {
+      answer = .later { try await parseAndRun(expanded) }
+    }
+    if case .status(let status) = answer { Glibc.exit(status) }
     // On the engine's executor from the start: the command's run prefers it anyway, and a
     // task on the global executor would start a thread only to hop off it.
     Task(executorPreference: EngineExecutor.shared) {
-      let status = await run(arguments)
+      let status: Int32
+      do {
+        status = try await answer.finished()
+      } catch {
+        status = Self.status(for: error)
+      }
       // No download thread may be inside libcurl while the process's globals are torn down.
       Downloader.shutdownAll()
       Glibc.exit(status)
@@ -50,52 +68,45 @@ public struct ImgCacheCommand: AsyncParsableCommand {
     dispatchMain()
   }
 
-  /// Parses and runs `arguments`; returns the exit status. The one place a thrown error
-  /// becomes a message and a status.
-  static func run(_ arguments: [String]) async -> Int32 {
-    do {
-      let expanded = OptionalValues.expand(arguments)
-      var command: any ParsableCommand
-      // What the front parser took is known to be async: no dynamic cast, whose conformance
-      // lookup scans every record of the binary (docs/architecture.md, Start-up).
-      var asynchronous: (any AsyncParsableCommand)?
-      if let recognised = FrontParser.parse(expanded) {
-        (command, asynchronous) = (recognised, recognised)
-      } else {
-        command = try parseAsRoot(expanded)
-        asynchronous = command as? any AsyncParsableCommand
+  /// Parses `arguments` with the full parser and runs the command; its exit status.
+  static func parseAndRun(_ arguments: [String]) async throws -> Int32 {
+    let command = try parseAsRoot(arguments)
+    if var asyncCommand = command as? any AsyncParsableCommand {
+      // A command's synchronous work on the cache (its index, its files) may block: on the
+      // engine's executor, never on Swift's cooperative pool.
+      try await withTaskExecutorPreference(EngineExecutor.shared) {
+        try await asyncCommand.run()
       }
-      if var asyncCommand = asynchronous {
-        // A command's synchronous work on the cache (its index, its files) may block: on the
-        // engine's executor, never on Swift's cooperative pool.
-        try await withTaskExecutorPreference(EngineExecutor.shared) {
-          try await asyncCommand.run()
-        }
-      } else {
-        try command.run()
-      }
-      return ExitStatus.ok
-    } catch let exit as ExitCode {
-      return exit.rawValue
-    } catch let error as CacheError {
-      return ExitStatus.report(error, to: Console.standard)
-    } catch {
-      let code = exitCode(for: error).rawValue
-      let message = fullMessage(for: error)
-      if code == 0 {
-        print(message)
-        return 0
-      }
-      // One line: the parser's first line, and where help is (not its multi-line usage).
-      let lines = message.split(whereSeparator: \.isNewline).map {
-        $0.trimmingWhitespace()
-      }
-      let first = lines.first ?? "invalid arguments"
-      let text = first.hasPrefix("Error: ") ? String(first.dropFirst(7)) : first
-      let help = lines.first { $0.hasPrefix("See '") }?.split(separator: "'").dropFirst().first
-      Console.standard.error(text + (help.map { " (see '\($0)')" } ?? ""))
-      return code == 64 || code == 1 ? ExitStatus.usage : code
+    } else {
+      var command = command
+      try command.run()
     }
+    return ExitStatus.ok
+  }
+
+  /// The exit status `error` calls for, its message reported: the one place a thrown error
+  /// becomes a message and a status.
+  static func status(for error: any Error) -> Int32 {
+    switch error {
+    case let exit as ExitCode: return exit.rawValue
+    case let error as CacheError: return ExitStatus.report(error, to: Console.standard)
+    default: break
+    }
+    let code = exitCode(for: error).rawValue
+    let message = fullMessage(for: error)
+    if code == 0 {
+      print(message)
+      return 0
+    }
+    // One line: the parser's first line, and where help is (not its multi-line usage).
+    let lines = message.split(whereSeparator: \.isNewline).map {
+      $0.trimmingWhitespace()
+    }
+    let first = lines.first ?? "invalid arguments"
+    let text = first.hasPrefix("Error: ") ? String(first.dropFirst(7)) : first
+    let help = lines.first { $0.hasPrefix("See '") }?.split(separator: "'").dropFirst().first
+    Console.standard.error(text + (help.map { " (see '\($0)')" } ?? ""))
+    return code == 64 || code == 1 ? ExitStatus.usage : code
   }
 }
 

@@ -137,7 +137,7 @@ struct PendingUsesTests {
     return Array(header[40..<44])
   }
 
-  @Test("a process that only reads writes its uses at close without opening the pool")
+  @Test("a process that only reads leaves its uses at close, without a pool, seen by others")
   func hitOnlyProcess() throws {
     let url = "https://a.example/only-read.png"
     let writer = DiskCache(directory: directory.url, now: clock.function)
@@ -149,7 +149,7 @@ struct PendingUsesTests {
     let reader = DiskCache(directory: directory.url, now: clock.function)
     #expect(try reader.hits(forKeys: [url], touch: true).count == 1)
     reader.close()
-    #expect(try accessCounts([url]) == [1], "the use is written at close")
+    #expect(try accessCounts([url]) == [1], "the use is left at close, in the use journal")
     // The pool's WAL set-up creates and drops a table when the WAL file is missing: a schema
     // change, after which every other process parses the schema again.
     #expect(try schemaCookie() == cookie, "no schema change")

@@ -59,18 +59,47 @@ extension ImgCacheCommand {
     }
 
     func run(in context: CommandContext) async throws -> Int32 {
+      try await answer(in: context).finished()
+    }
+
+    /// URLs given as arguments are looked up on the calling thread: when the index answers
+    /// them all (hits), they are printed with no task started; otherwise their fetch goes on in
+    /// a task, from where the lookup stopped (``Fetcher/begin(_:options:)``).
+    func answer(in context: CommandContext) throws -> Answer {
       var options = try fetchFlags.fetchOptions(context)
       try variantFlags.apply(to: &options, discardOriginal: discardOriginal, context.configuration)
       options.explicitKey = key
       let fetcher = try context.fetcher(
         readOnly: fetchFlags.roDir, transfer: try transfer.transferOptions(context),
         remote: options.useRemote)
-      defer { context.warnAboutRemote(fetcher) }
-      if let input { return try await stream(input, fetcher: fetcher, options: options, context) }
-      let (results, signal) = await Interrupts.run { [urls, options] in
-        await fetcher.fetch(urls, options: options)
+      if let input {
+        return .later { [options] in
+          defer { context.warnAboutRemote(fetcher) }
+          return try await stream(input, fetcher: fetcher, options: options, context)
+        }
       }
+      let start = fetcher.begin(urls, options: options)
+      if let results = start.results {
+        defer { context.warnAboutRemote(fetcher) }
+        return .status(try render(results, fetcher: fetcher, context: context))
+      }
+      return .later { [options] in
+        defer { context.warnAboutRemote(fetcher) }
+        let (results, signal) = await Interrupts.run {
+          await fetcher.fetch(continuing: start, options: options)
+        }
+        let status = try render(results, fetcher: fetcher, context: context)
+        return signal ?? status
+      }
+    }
+
+    /// Prints `results` (their paths, or where `-o` placed them); the exit status. A record
+    /// shows the uses other processes left in the use journal too.
+    private func render(_ results: [FetchResult], fetcher: Fetcher, context: CommandContext)
+      throws -> Int32
+    {
       var status = ExitStatus.ok
+      let results = context.json ? fetcher.foldingJournal(results) : results
       for result in results where !context.console.stdoutClosed {
         var path = result.outcome.successPath
         // A body the origin said not to store is only delivered with -o.
@@ -87,7 +116,7 @@ extension ImgCacheCommand {
         }
         status = ExitStatus.worst(status, Self.render(result, path: path, context: context))
       }
-      return signal ?? status
+      return status
     }
 
     /// `-i`: the lines available are fetched as one batch (one lookup, concurrent downloads)
@@ -110,8 +139,8 @@ extension ImgCacheCommand {
               if case .url(let url) = line { return url }
               return nil
             }
-            var results =
-              (batch.isEmpty ? [] : await fetcher.fetch(batch, options: options)).makeIterator()
+            let fetched = batch.isEmpty ? [] : await fetcher.fetch(batch, options: options)
+            var results = (context.json ? fetcher.foldingJournal(fetched) : fetched).makeIterator()
             for line in lines {
               if case .blank(let number) = line {
                 if context.json {

@@ -33,11 +33,35 @@ extension ImgCacheCommand {
     var policyFlags: [String: String] { keys.policyFlags }
 
     func run(in context: CommandContext) async throws -> Int32 {
+      try await answer(in: context).finished()
+    }
+
+    /// Answered on the calling thread, with no task, unless a read-only directory is asked
+    /// (``Fetcher/begin(_:)-(Fetcher.QueryQuestion)``).
+    func answer(in context: CommandContext) throws -> Answer {
       let fetcher = try context.fetcher(readOnly: roDir)
       let variant = try variantFlags.spec(context.configuration)
-      let answers = try await fetcher.query(
-        urls, keyFilter: context.configuration.keyFilter,
+      let question = Fetcher.QueryQuestion(
+        urls: urls, keyFilter: context.configuration.keyFilter,
         failedTTL: context.configuration.failedTTL, touch: touch, variant: variant)
+      let start = fetcher.begin(question)
+      // A record shows the uses other processes left in the use journal too.
+      let shown = { (answers: [QueryAnswer]) in
+        context.json ? fetcher.foldingJournal(answers) : answers
+      }
+      if let answers = start.answers {
+        return .status(render(shown(try answers.get()), variant: variant, context: context))
+      }
+      return .later {
+        let answers = try await fetcher.query(continuing: start, question)
+        return render(shown(answers), variant: variant, context: context)
+      }
+    }
+
+    /// Prints `answers`; the exit status (1 when any is not cached).
+    private func render(_ answers: [QueryAnswer], variant: VariantSpec?, context: CommandContext)
+      -> Int32
+    {
       var status = ExitStatus.ok
       for answer in answers where !context.console.stdoutClosed {
         if answer.hit == nil { status = ExitStatus.worst(status, ExitStatus.negative) }

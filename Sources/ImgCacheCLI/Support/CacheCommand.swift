@@ -4,8 +4,8 @@ import ImgCacheKit
 
 /// A subcommand of `imgcache`: it declares its options and renders; this protocol owns the
 /// rest — resolving the context (directory, policy, console) and turning the status into the
-/// process's exit. Errors it throws reach ``ImgCacheCommand/run(_:)``, the one place that
-/// turns an error into a message and an exit status.
+/// process's exit. Errors it throws reach ``ImgCacheCommand/status(for:)``, the one place
+/// that turns an error into a message and an exit status.
 protocol CacheCommand: AsyncParsableCommand {
   /// Options given after the subcommand's name.
   var global: GlobalOptions { get }
@@ -15,29 +15,91 @@ protocol CacheCommand: AsyncParsableCommand {
   var policyFlags: [String: String] { get }
   /// Does the work with a resolved context and returns the exit status.
   func run(in context: CommandContext) async throws -> Int32
+  /// Starts the work on the calling thread: its status when it ends there (a `fetch` or
+  /// `query` hit, with no task and no thread: docs/architecture.md, Start-up), else the rest to
+  /// await. By default, all of ``run(in:)`` is the rest.
+  func answer(in context: CommandContext) throws -> Answer
+}
+
+/// What a command's work came to on the calling thread (``CacheCommand/answer(in:)``).
+enum Answer {
+  /// It ended with this exit status.
+  case status(Int32)
+  /// The rest of it, to await in a task; its exit status.
+  case later(() async throws -> Int32)
+
+  /// The exit status, once the rest (if any) has run.
+  func finished() async throws -> Int32 {
+    switch self {
+    case .status(let status): return status
+    case .later(let rest): return try await rest()
+    }
+  }
 }
 
 extension CacheCommand {
   var policyFlags: [String: String] { [:] }
 
+  func answer(in context: CommandContext) throws -> Answer {
+    .later { try await run(in: context) }
+  }
+
   func run() async throws {
+    let status = try await start().finished()
+    if status != ExitStatus.ok { throw ExitCode(status) }
+  }
+
+  /// Resolves the context and starts the work on the calling thread (``answer(in:)``). When
+  /// the work ends, here or in the rest, the cache is closed, a failed stdout reported and
+  /// the run logged; an error is thrown on after the same.
+  func start() throws -> Answer {
     let context = try CommandContext(global: global.merged(with: parent.global), flags: policyFlags)
     let start = (date: Date(), instant: ContinuousClock.now)
-    var status: Int32
+    let answer: Answer
     do {
-      status = try await run(in: context)
-      context.cache.close()
+      answer = try self.answer(in: context)
     } catch {
-      context.cache.close()
-      let cacheError = error as? CacheError
-      logStats(context, start: start, status: cacheError.map { ExitStatus.code(for: $0.kind) })
-      throw error
+      throw ended(context, start: start, error)
     }
+    switch answer {
+    case .status(let status): return .status(ended(context, start: start, status))
+    case .later(let rest):
+      return .later {
+        let status: Int32
+        do {
+          status = try await rest()
+        } catch {
+          throw ended(context, start: start, error)
+        }
+        return ended(context, start: start, status)
+      }
+    }
+  }
+
+  /// Ends a run that returned `status`: the cache closed, a failed stdout reported, the run
+  /// logged; the exit status.
+  private func ended(
+    _ context: CommandContext, start: (date: Date, instant: ContinuousClock.Instant),
+    _ status: Int32
+  ) -> Int32 {
+    context.cache.close()
+    var status = status
     if let error = context.console.stdoutError {
       status = ExitStatus.worst(status, ExitStatus.report(error, to: context.console))
     }
     logStats(context, start: start, status: status)
-    if status != ExitStatus.ok { throw ExitCode(status) }
+    return status
+  }
+
+  /// Ends a run that threw `error`: the cache closed, the run logged; the error.
+  private func ended(
+    _ context: CommandContext, start: (date: Date, instant: ContinuousClock.Instant),
+    _ error: any Error
+  ) -> any Error {
+    context.cache.close()
+    logStats(
+      context, start: start, status: (error as? CacheError).map { ExitStatus.code(for: $0.kind) })
+    return error
   }
 
   /// Appends this run's line to the stats log (policy `stats_log`), when there is one: what

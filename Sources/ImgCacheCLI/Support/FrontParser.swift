@@ -11,11 +11,11 @@ import ImgCacheKit
 enum FrontParser {
   /// The command `arguments` (without the program's name) ask for, validated as the parser
   /// would, or nil for the full parser. (`--version` never reaches it: ``asksVersion(_:)``.)
-  static func parse(_ arguments: [String]) -> (any AsyncParsableCommand)? {
+  static func parse(_ arguments: [String]) -> (any CacheCommand)? {
     var words = FrontWords(arguments)
     var global = GlobalOptions.unset
     guard words.globals(into: &global), let name = words.next() else { return nil }
-    let command: (any AsyncParsableCommand)?
+    let command: (any CacheCommand)?
     switch name {
     case "fetch": command = fetch(&words, global: global)
     case "query": command = query(&words, global: global)
@@ -33,7 +33,7 @@ enum FrontParser {
   // root's options and the command's.
 
   private static func fetch(_ words: inout FrontWords, global: GlobalOptions)
-    -> (any AsyncParsableCommand)?
+    -> (any CacheCommand)?
   {
     var command = ImgCacheCommand.Fetch.unset
     var (global, urls) = (global, [String]())
@@ -54,7 +54,7 @@ enum FrontParser {
   }
 
   private static func query(_ words: inout FrontWords, global: GlobalOptions)
-    -> (any AsyncParsableCommand)?
+    -> (any CacheCommand)?
   {
     var command = ImgCacheCommand.Query.unset
     var (global, urls) = (global, [String]())

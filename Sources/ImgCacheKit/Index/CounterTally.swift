@@ -43,6 +43,16 @@ package enum CounterTally {
     }
   }
 
+  /// Keeps `amounts`, written where no transaction holds them (the use journal).
+  static func committed(_ amounts: [Counter: Int64]) {
+    guard started.load(ordering: .relaxed) else { return }
+    state.withLock { state in
+      for (counter, amount) in amounts where amount != 0 {
+        state.committed[counter.rawValue, default: 0] &+= amount
+      }
+    }
+  }
+
   /// Every counter this process changed, by name, with what it added.
   package static func committed() -> [String: Int64] {
     state.withLock { $0.committed.filter { $0.value != 0 } }

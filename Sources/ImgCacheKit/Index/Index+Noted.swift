@@ -61,7 +61,8 @@ extension Index {
     guard exists else { return }
     waitForBackgroundWrite()
     let waiting = noted.withLock { !$0.uses.isEmpty }
-    guard try waiting || read(orIfMissing: false, EntryUses.anyRecorded) else { return }
+    guard try waiting || journal.hasContent || read(orIfMissing: false, EntryUses.anyRecorded)
+    else { return }
     guard briefly else { return try write(EntryUses.merge) }
     try writeNotedBriefly(then: EntryUses.merge)
   }
@@ -79,11 +80,31 @@ extension Index {
     case .unavailable:
       try withNoted { pending in
         try writeBriefly(waitingAtMost: budget) { db in
-          try pending.write(db)
+          try self.write(pending, db)
           try body(db)
         }
       }
     }
+  }
+
+  /// Writes `pending` in `db`'s write transaction, with what the use journal holds
+  /// (``UseJournal``): every write transaction takes the journal.
+  func write(_ pending: PendingWrites, _ db: SQLiteConnection) throws {
+    try pending.write(db)
+    if let taken = journal.take(now: Date()) { try taken.write(db, tallied: false) }
+  }
+
+  /// Leaves what is noted in the use journal instead of writing it, when this process only
+  /// read (it has no pool: a hit); true when it is there (``UseJournal/append(_:)``).
+  func journalNoted() -> Bool {
+    guard connections.withLock({ $0.pool == nil }) else { return false }
+    let pending = noted.withLock { $0.take() }
+    guard journal.append(pending) else {
+      noted.withLock { $0.merge(pending) }
+      return false
+    }
+    CounterTally.committed(pending.counts)
+    return true
   }
 
   /// Forgets the counts noted and not yet written (before zeroing the counters).
@@ -139,7 +160,7 @@ extension Index {
     // direct connection it is settled before the connection serves the next lookup, so its
     // lookups never overlap it.
     let write = { (db: SQLiteConnection) throws in
-      try pending.write(db)
+      try self.write(pending, db)
       self.noted.withLock { $0.commits += 1 }
     }
     if let direct = connections.withLock({ $0.pool == nil ? $0.direct : nil }) {
@@ -212,7 +233,7 @@ extension Index {
     do {
       try withNoted { pending in
         try Self.writeUses(through: direct, waitingAtMost: budget) { db in
-          try pending.write(db)
+          try self.write(pending, db)
           try body(db)
         }
       }

@@ -39,6 +39,10 @@ package final class Index: Sendable {
     IndexRoom.register(reserve: reservePath)
   }
 
+  /// `$DIR/index.sqlite-uses`: the uses and counts of processes that only read
+  /// (``UseJournal``).
+  var journal: UseJournal { UseJournal(path: path + "-uses") }
+
   /// `$DIR/index.sqlite-reserve`: room kept for the index on a full disk (``IndexRoom``).
   var reservePath: String { path + "-reserve" }
 
@@ -162,7 +166,7 @@ package final class Index: Sendable {
             try db.execute(sql: "BEGIN IMMEDIATE")
             do {
               // The waiting uses first: a clean in this transaction merges them (EntryUses).
-              try pending.write(db)
+              try self.write(pending, db)
               let value = try body(db)
               try db.commit()
               return value
@@ -210,7 +214,7 @@ package final class Index: Sendable {
     // wait: dropped if the lock is still held.
     let (empty, due) = noted.withLock { ($0.isEmpty, $0.notBefore.map { .now >= $0 } ?? true) }
     let budget = due ? Self.usesBusyBudget : 0
-    if !empty && exists { try? writeNotedBriefly(waitingAtMost: budget) }
+    if !empty && exists && !journalNoted() { try? writeNotedBriefly(waitingAtMost: budget) }
     let (pool, direct) = takeConnections()
     // The direct connection first: the pool's last connection can then remove the WAL.
     direct?.close()

@@ -139,15 +139,21 @@ enum IndexSchema {
   }
 
   /// Adds `amounts` to the persistent counters (for `stats`).
-  static func increment(_ amounts: [Counter: Int64], _ db: SQLiteConnection) throws {
-    try increment(named: Dictionary(uniqueKeysWithValues: amounts.map { ($0.rawValue, $1) }), db)
+  static func increment(_ amounts: [Counter: Int64], _ db: SQLiteConnection, tallied: Bool = true)
+    throws
+  {
+    try increment(
+      named: Dictionary(uniqueKeysWithValues: amounts.map { ($0.rawValue, $1) }), db,
+      tallied: tallied)
   }
 
-  /// Adds `amounts` to the counters of these names.
-  static func increment(named amounts: [String: Int64], _ db: SQLiteConnection) throws {
+  /// Adds `amounts` to the counters of these names; `tallied` when they are this process's.
+  static func increment(
+    named amounts: [String: Int64], _ db: SQLiteConnection, tallied: Bool = true
+  ) throws {
     guard !amounts.isEmpty else { return }
     // Held with the transaction: kept in this process's tally if it commits (CounterTally).
-    CounterTally.add(amounts, on: db)
+    if tallied { CounterTally.add(amounts, on: db) }
     let statement = try db.cachedStatement(
       """
       INSERT INTO counter (name, value) VALUES (?, ?)

@@ -7,7 +7,7 @@ import FoundationEssentials
 /// `entry_use` table (``EntryUses``), never rewriting an entry's row. They are written by any
 /// write transaction, when due, before the LRU order is read (`list`, `clean`), and when the
 /// index closes; a process killed with SIGKILL loses at most that much LRU precision.
-struct PendingWrites {
+package struct PendingWrites {
   /// Uses waiting at most this many before they are written.
   static let maxUses = 256
   /// Uses waiting at most this long before they are written.
@@ -112,16 +112,17 @@ struct PendingWrites {
   }
 
   /// Writes everything in `db`'s transaction: the uses into `entry_use` (``EntryUses``), a use
-  /// of an entry removed meanwhile dropped.
-  func write(_ db: SQLiteConnection) throws {
+  /// of an entry removed meanwhile dropped. `tallied`: the counts are this process's own (its
+  /// line of the stats log, ``CounterTally``), not another's taken from the use journal.
+  func write(_ db: SQLiteConnection, tallied: Bool = true) throws {
     var pending = uses[...]
     while !pending.isEmpty {
       let chunk = pending.prefix(PaddedBatch.limit)
       pending = pending.dropFirst(chunk.count)
       try EntryUses.record(chunk, db)
     }
-    try IndexSchema.increment(counts, db)
-    try IndexSchema.increment(named: named, db)
+    try IndexSchema.increment(counts, db, tallied: tallied)
+    try IndexSchema.increment(named: named, db, tallied: tallied)
   }
 }
 

@@ -38,6 +38,8 @@ public enum Boundary {
     /// A job shard's `rows` field as a worker reads it back from Redis (digests, captions,
     /// saved columns beside the URLs).
     case shardRows = "shard-rows"
+    /// The use journal (`index.sqlite-uses`), where hits leave their uses and counts.
+    case useJournal = "use-journal"
   }
 
   /// A sample input of `target` for a fuzzer to start from.
@@ -91,6 +93,11 @@ public enum Boundary {
         #"{"caption":"a\nb","saved":[1,{"x":null}],"sha256":""# + String(repeating: "ab", count: 32)
           + "\"}\n{}",
         #"{"md5":"0123456789abcdef0123456789abcdef"}"#,
+      ]
+    case .useJournal:
+      return [
+        "\n+\nu 5caddc303a53ea462ab4ad665ffcb6d5 1796006333.8478112 1\nc hits_local 1\n.\n",
+        "\n+\nc lookups 2\nu 0123456789abcdef0123456789abcdef 1e9 4294967296\n.\n+\nc",
       ]
     }
   }
@@ -148,6 +155,8 @@ public enum Boundary {
     case .shardRows:
       let count = text.split(separator: "\n", omittingEmptySubsequences: false).count
       return ShardRows.notes(text[...], count: count) != nil
+    case .useJournal:
+      return !UseJournal.parse(bytes, now: 2e9).isEmpty
     }
   }
 

@@ -25,34 +25,82 @@ extension Fetcher {
     return rules
   }
 
-  /// Performs what `machine` asks until it finishes; its fetches.
-  func perform(_ machine: inout LookupMachine, options: FetchOptions) async -> [Fetch] {
+  /// Performs what `machine` asks until it finishes; its fetches. `pending` is an action
+  /// ``lookUpAtOnce(_:options:)`` left for a wait: performed first.
+  func perform(
+    _ machine: inout LookupMachine, options: FetchOptions, from pending: LookupMachine.Action? = nil
+  ) async -> [Fetch] {
+    var next = pending
     while true {
-      switch machine.next() {
-      case .findVariants(let keys):
-        machine.variantsFound(Result { try current(variants: keys, touch: options.touch) })
+      let action = next ?? machine.next()
+      next = nil
+      switch action {
+      case .finish(let fetches): return fetches
       case .askRemoteVariants(let spec, let urls):
         let (shared, sources) = await remoteVariants(spec, urls: urls, options: options)
         machine.remoteVariantsFound(shared, sources: sources)
-      case .linkVariants(let links): machine.variantsLinked(Result { try linked(links) })
-      case .readIndex(let keys): machine.indexRead(Result { try cache.lookUp(keys: keys) })
-      case .readFailures(let requests):
-        machine.failuresRead(Result { try failures(of: requests, options: options) })
-      case .note(let counts): cache.note(counts)
-      case .readTiers(let keys, let read, let lookups):
+      case .readTiers(let keys, let read, let lookups) where tiers.count > 1:
         if let lookups { cache.note([.lookups: lookups]) }
         let hits = await hits(keys, touch: options.touch, read: read)
         machine.tiersRead(hits, readOnlyBytes: options.touch ? Self.readOnlyBytes(hits) : 0)
       case .askRemote(let urls):
         machine.remoteRead(await remoteHits(keys: Array(urls.keys), urls: urls, options: options))
-      case .readValidators(let keys):
-        machine.validatorsRead(Result { try cache.index.entries(forKeys: keys) })
-      case .number(let count, let requests):
-        let fingerprints = requests.map { fingerprint(options, $0) }
-        machine.numbered(first: nextSequences(count), fingerprints: fingerprints)
-      case .forget(let urls): for url in urls { try? cache.forgetFailure(url: url) }
-      case .finish(let fetches): return fetches
+      default: performAtOnce(action, &machine, options: options)
       }
+    }
+  }
+
+  /// What the lookup stages came to on the calling thread (``lookUpAtOnce(_:options:)``).
+  enum LookupStep {
+    /// The batch is looked up: its fetches.
+    case finished([Fetch])
+    /// The stages wait for this action (a secondary or remote tier): the machine, taken to
+    /// ``perform(_:options:from:)`` with it, goes on from there.
+    case waiting(LookupMachine.Action)
+  }
+
+  /// Performs what `machine` asks on the calling thread, without a task, while each action is
+  /// an index read or a note — a hit's whole lookup (docs/architecture.md, Start-up); stops at
+  /// the first that waits on another tier.
+  func lookUpAtOnce(_ machine: inout LookupMachine, options: FetchOptions) -> LookupStep {
+    while true {
+      let action = machine.next()
+      switch action {
+      case .finish(let fetches): return .finished(fetches)
+      case .askRemoteVariants, .askRemote: return .waiting(action)
+      case .readTiers where tiers.count > 1: return .waiting(action)
+      default: performAtOnce(action, &machine, options: options)
+      }
+    }
+  }
+
+  /// Performs an action that needs no other tier: reads and writes of the local index, notes.
+  private func performAtOnce(
+    _ action: LookupMachine.Action, _ machine: inout LookupMachine, options: FetchOptions
+  ) {
+    switch action {
+    case .findVariants(let keys):
+      machine.variantsFound(Result { try current(variants: keys, touch: options.touch) })
+    case .linkVariants(let links): machine.variantsLinked(Result { try linked(links) })
+    case .readIndex(let keys): machine.indexRead(Result { try cache.lookUp(keys: keys) })
+    case .readFailures(let requests):
+      machine.failuresRead(Result { try failures(of: requests, options: options) })
+    case .note(let counts): cache.note(counts)
+    case .readTiers(let keys, let read, let lookups):
+      // The local cache alone: its hits from `read`, or from one read of the index.
+      if let lookups { cache.note([.lookups: lookups]) }
+      let hits = Result { () throws -> [String: CacheHit] in
+        try read.map { try cache.hits(in: $0, touch: options.touch) }
+          ?? cache.hits(forKeys: keys, touch: options.touch)
+      }
+      machine.tiersRead(hits, readOnlyBytes: 0)
+    case .readValidators(let keys):
+      machine.validatorsRead(Result { try cache.index.entries(forKeys: keys) })
+    case .number(let count, let requests):
+      let fingerprints = requests.map { fingerprint(options, $0) }
+      machine.numbered(first: nextSequences(count), fingerprints: fingerprints)
+    case .forget(let urls): for url in urls { try? cache.forgetFailure(url: url) }
+    case .askRemoteVariants, .askRemote, .finish: break
     }
   }
 

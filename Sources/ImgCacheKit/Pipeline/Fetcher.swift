@@ -103,7 +103,63 @@ public final class Fetcher: Sendable {
 
   /// ``fetch(_:options:)-([String],_)``'s work, on the engine's executor.
   private func fetchHere(_ urls: [String], options: FetchOptions) async -> [FetchResult] {
-    var fetches = await lookUpOnCores(urls.map { ListedURL($0) }, options: options)
+    guard urls.count < Self.smallestPart else {
+      return await fetchLookedUp(
+        lookUpOnCores(urls.map { ListedURL($0) }, options: options), options: options)
+    }
+    return await fetch(continuing: begin(urls, options: options), options: options)
+  }
+
+  /// How far ``begin(_:options:)`` took a fetch of a few URLs on the calling thread.
+  public struct FetchStart: Sendable {
+    /// Every result, when the lookup answered every URL (hits, refusals, offline misses).
+    public let results: [FetchResult]?
+    fileprivate let machine: LookupMachine?
+    fileprivate let pending: LookupMachine.Action?
+    fileprivate let fetches: [Fetch]
+  }
+
+  /// Starts a fetch of `urls` (a few: a command line's) on the calling thread, with no task
+  /// and no thread: the lookup runs as far as the local index answers
+  /// (``lookUpAtOnce(_:options:)``) and, when every URL is finished there, settles them — a
+  /// hit needs nothing more. Otherwise ``fetch(continuing:options:)`` goes on from where it
+  /// stopped, with nothing done twice.
+  public func begin(_ urls: [String], options: FetchOptions) -> FetchStart {
+    var machine = LookupMachine(
+      urls.map { Fetch($0, options: options) }, rules: lookupRules(options))
+    switch lookUpAtOnce(&machine, options: options) {
+    case .waiting(let action):
+      return FetchStart(results: nil, machine: machine, pending: action, fetches: [])
+    case .finished(let fetches):
+      let rules = rules(options)
+      var results = [FetchResult]()
+      for var fetch in fetches {
+        guard fetch.isFinished, case .settle = FetchMachine.next(&fetch, rules: rules) else {
+          return FetchStart(results: nil, machine: nil, pending: nil, fetches: fetches)
+        }
+        results.append(settle(fetch))
+      }
+      return FetchStart(results: results, machine: nil, pending: nil, fetches: [])
+    }
+  }
+
+  /// Finishes the fetch `start` began, on the engine's executor; its results in its URLs'
+  /// order.
+  public func fetch(continuing start: FetchStart, options: FetchOptions) async -> [FetchResult] {
+    if let results = start.results { return results }
+    return await withTaskExecutorPreference(EngineExecutor.shared) {
+      var fetches = start.fetches
+      if var machine = start.machine {
+        fetches = await perform(&machine, options: options, from: start.pending)
+      }
+      return await fetchLookedUp(fetches, options: options)
+    }
+  }
+
+  /// Drives looked-up `fetches` to their results: downloads started in their order, each
+  /// fetch driven to its end.
+  private func fetchLookedUp(_ looked: [Fetch], options: FetchOptions) async -> [FetchResult] {
+    var fetches = looked
     let open = fetches.indices.filter { !fetches[$0].isFinished }
     var options = options
     // One download: no task group, and its body stored without the batcher's hops.

@@ -8,7 +8,7 @@ import FoundationEssentials
 /// (one function an event), and the fetches it finishes with are each at the state
 /// ``FetchMachine`` takes them in. Stages run in the lookup order of docs/design.md (Cache
 /// semantics); each takes the fetches in the state it handles and leaves the others as they are.
-struct LookupMachine {
+struct LookupMachine: Sendable {
   /// The facts of the batch the stages decide on.
   struct Rules {
     var mode = FetchOptions.Mode.normal

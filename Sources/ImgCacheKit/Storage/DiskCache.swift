@@ -43,7 +43,11 @@ public final class DiskCache: Sendable {
   // MARK: Lookup
 
   /// The index row of `key`, without recording an access or checking the file.
-  public func entry(forKey key: String) throws -> CacheEntry? { try index.entry(forKey: key) }
+  /// The uses other processes left in the use journal are folded in (docs/design.md, On disk).
+  public func entry(forKey key: String) throws -> CacheEntry? {
+    guard let entry = try index.entry(forKey: key) else { return nil }
+    return index.foldingJournal([entry], now: now()).first ?? entry
+  }
 
   /// Looks `key` up. A row whose file is gone is a miss and the row is dropped. A hit records
   /// the access when `touch` is set.
