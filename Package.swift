@@ -94,11 +94,13 @@ let package = Package(
         "ImgCacheKit",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
-    // Linked by lld (the toolchain's) with packed relative relocations (DT_RELR, glibc 2.36):
-    // the binary's 89,000 relative relocations take 17 KB instead of 2 MB, and a start-up
-    // reads and applies them faster (docs/architecture.md, Layers). Still a PIE. Nothing
-    // exported: `-static-stdlib` asks for `-export-dynamic`, which put 8,000 symbols (760 KB)
-    // in the dynamic table that nothing looks up.
+    // Linked by lld (the toolchain's), not position-independent: as a PIE, the loader applied
+    // 48,000 relative relocations at every start and each page of pointer tables they wrote
+    // was copied, a third of a hit's page faults (docs/architecture.md, Layers; the stack, the
+    // heap and every shared library stay at random addresses). Packed relative relocations
+    // (DT_RELR, glibc 2.36) stay asked for, for a PIE build of it. Nothing exported:
+    // `-static-stdlib` asks for `-export-dynamic`, which put 8,000 symbols (760 KB) in the
+    // dynamic table that nothing looks up.
     //
     // A release build links SQLite, libcrypto, hiredis and libstdc++ statically: `link/` holds
     // linker scripts named as their shared libraries that name the archives instead, found first
@@ -111,7 +113,7 @@ let package = Package(
       linkerSettings: [
         .unsafeFlags([
           "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker",
-          "--no-export-dynamic",
+          "--no-export-dynamic", "-Xclang-linker", "-no-pie",
         ]),
         .unsafeFlags(["-L\(Context.packageDirectory)/link"], .when(configuration: .release)),
       ]),
