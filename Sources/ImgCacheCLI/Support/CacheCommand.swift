@@ -51,67 +51,71 @@ extension CacheCommand {
 
   /// Resolves the context and starts the work on the calling thread (``answer(in:)``). When
   /// the work ends, here or in the rest, the cache is closed, a failed stdout reported and
-  /// the run logged; an error is thrown on after the same.
+  /// the run logged (``CommandRun``); an error is thrown on after the same.
   func start() throws -> Answer {
     let context = try CommandContext(global: global.merged(with: parent.global), flags: policyFlags)
-    let start = (date: Date(), instant: ContinuousClock.now)
-    let answer: Answer
+    let run = CommandRun(context: context, command: Self.configuration.commandName ?? "imgcache")
+    return try run.started { try answer(in: context) }
+  }
+}
+
+/// A command's run once its context is resolved, and how it ends. Not generic: one copy in the
+/// binary for every command, where the protocol's extension made one per command (14).
+struct CommandRun {
+  let context: CommandContext
+  /// The command's name, for the stats log.
+  let command: String
+  let start = (date: Date(), instant: ContinuousClock.now)
+
+  /// What `answer` came to, the run ended when it ended (here, or at the end of its rest).
+  func started(_ answer: () throws -> Answer) throws -> Answer {
+    let answered: Answer
     do {
-      answer = try self.answer(in: context)
+      answered = try answer()
     } catch {
-      throw ended(context, start: start, error)
+      throw ended(error)
     }
-    switch answer {
-    case .status(let status): return .status(ended(context, start: start, status))
+    switch answered {
+    case .status(let status): return .status(ended(status))
     case .later(let rest):
       return .later {
         let status: Int32
         do {
           status = try await rest()
         } catch {
-          throw ended(context, start: start, error)
+          throw ended(error)
         }
-        return ended(context, start: start, status)
+        return ended(status)
       }
     }
   }
 
   /// Ends a run that returned `status`: the cache closed, a failed stdout reported, the run
   /// logged; the exit status.
-  private func ended(
-    _ context: CommandContext, start: (date: Date, instant: ContinuousClock.Instant),
-    _ status: Int32
-  ) -> Int32 {
+  private func ended(_ status: Int32) -> Int32 {
     context.cache.close()
     var status = status
     if let error = context.console.stdoutError {
       status = ExitStatus.worst(status, ExitStatus.report(error, to: context.console))
     }
-    logStats(context, start: start, status: status)
+    logStats(status: status)
     return status
   }
 
   /// Ends a run that threw `error`: the cache closed, the run logged; the error.
-  private func ended(
-    _ context: CommandContext, start: (date: Date, instant: ContinuousClock.Instant),
-    _ error: any Error
-  ) -> any Error {
+  private func ended(_ error: any Error) -> any Error {
     context.cache.close()
-    logStats(
-      context, start: start, status: (error as? CacheError).map { ExitStatus.code(for: $0.kind) })
+    logStats(status: (error as? CacheError).map { ExitStatus.code(for: $0.kind) })
     return error
   }
 
   /// Appends this run's line to the stats log (policy `stats_log`), when there is one: what
   /// it failed to write is a warning, never the command's failure.
-  func logStats(
-    _ context: CommandContext, start: (date: Date, instant: ContinuousClock.Instant), status: Int32?
-  ) {
+  private func logStats(status: Int32?) {
     guard let path = context.configuration.statsLog else { return }
     let record = StatsLogRecord(
-      command: Self.configuration.commandName ?? "imgcache", start: start.date,
-      duration: ContinuousClock.now - start.instant, status: status,
-      cache: context.cacheDirectory.path, counters: CounterTally.committed())
+      command: command, start: start.date, duration: ContinuousClock.now - start.instant,
+      status: status, cache: context.cacheDirectory.path, counters: CounterTally.committed())
     do {
       try LineLog.append(Records.line(record), to: path)
     } catch {

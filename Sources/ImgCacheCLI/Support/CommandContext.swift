@@ -42,7 +42,7 @@ struct CommandContext: Sendable {
       cacheFile: cacheFile, userFile: userFile,
       userFileRequired: global.config != nil || environment["IMGCACHE_CONFIG"] != nil)
     cache = DiskCache(directory: cacheDirectory, resume: resolved.configuration.resume)
-    // The stats log's counters are tallied only when there is one (CacheCommand.logStats).
+    // The stats log's counters are tallied only when there is one (CommandRun.logStats).
     if resolved.configuration.statsLog != nil { CounterTally.start() }
   }
 
