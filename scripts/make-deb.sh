@@ -21,6 +21,7 @@ install -d "$stage/usr/share/bash-completion/completions"
 sed '1{/^#!/d}' "$root/completions/imgcache.bash" > "$stage/usr/share/bash-completion/completions/imgcache"
 install -D -m 644 "$root/completions/_imgcache" "$stage/usr/share/zsh/vendor-completions/_imgcache"
 install -D -m 644 "$root/completions/imgcache.fish" "$stage/usr/share/fish/vendor_completions.d/imgcache.fish"
+install -D -m 644 "$root/packaging/lintian-overrides" "$stage/usr/share/lintian/overrides/imgcache"
 doc=$stage/usr/share/doc/imgcache
 install -D -m 644 "$root/packaging/copyright" "$doc/copyright"
 date=$(date -R -d "@$(git -C "$root" log -1 --format=%ct 2>/dev/null || date +%s)")

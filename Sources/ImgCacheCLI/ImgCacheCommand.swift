@@ -43,15 +43,19 @@ public struct ImgCacheCommand: AsyncParsableCommand {
     let expanded = OptionalValues.expand(arguments)
     let answer: Answer
     if let command = FrontParser.parse(expanded) {
+      let inherited = answeringSignals()
       do {
         answer = try command.start()
       } catch {
         answer = .status(status(for: error))
       }
+      if case .status(let status) = answer { Glibc.exit(status) }
+      // The task's work as before: `Interrupts` takes the signals, with the mask inherited.
+      var mask = inherited
+      pthread_sigmask(SIG_SETMASK, &mask, nil)
     } else {
       answer = .later { try await parseAndRun(expanded) }
     }
-    if case .status(let status) = answer { Glibc.exit(status) }
     // On the engine's executor from the start: the command's run prefers it anyway, and a
     // task on the global executor would start a thread only to hop off it.
     Task(executorPreference: EngineExecutor.shared) {
@@ -66,6 +70,21 @@ public struct ImgCacheCommand: AsyncParsableCommand {
       Glibc.exit(status)
     }
     dispatchMain()
+  }
+
+  /// SIGINT and SIGTERM end what the main thread answers with their statuses (130, 143), as
+  /// `Interrupts` ends a task's work, even when the process was started with them blocked;
+  /// returns the signal mask it was started with.
+  private static func answeringSignals() -> sigset_t {
+    signal(SIGINT) { _ in Glibc._exit(130) }
+    signal(SIGTERM) { _ in Glibc._exit(143) }
+    var both = sigset_t()
+    var inherited = sigset_t()
+    sigemptyset(&both)
+    sigaddset(&both, SIGINT)
+    sigaddset(&both, SIGTERM)
+    pthread_sigmask(SIG_UNBLOCK, &both, &inherited)
+    return inherited
   }
 
   /// Parses `arguments` with the full parser and runs the command; its exit status.

@@ -132,3 +132,58 @@ struct UseJournalTests {
     #expect(after.uses[hex]?.time == 2000)
   }
 }
+
+extension UseJournalTests {
+  @Test("a FIFO at the journal's path is no journal: hits write through the index, never wait")
+  func fifo() throws {
+    let url = "https://a.example/1.png"
+    try stored([url])
+    #expect(mkfifo(journalPath, 0o644) == 0)
+    let reader = DiskCache(directory: directory.url, now: clock.function)
+    _ = try reader.hits(forKeys: [url], touch: true)
+    reader.close()
+    let other = DiskCache(directory: directory.url)
+    #expect(try other.entry(forKey: url)?.accessCount == 1)
+    #expect(try other.statistics()[.hitsLocal] == 1)
+    other.close()
+  }
+
+  @Test("a block that would take the journal past its limit is written through the index")
+  func bigBlock() throws {
+    var pending = PendingWrites()
+    // About 44 bytes a use: 8,000 uses are a block of 350 KB.
+    let keys = (0..<8_000).map { "https://a.example/\($0).png" }
+    pending.addUses(of: keys.map { ($0, KeyDigest(key: $0)) }, at: 1000, now: .now)
+    let journal = UseJournal(path: journalPath)
+    let appended = journal.append(pending)
+    #expect(!appended)
+    #expect(journalText().isEmpty)
+    var small = PendingWrites()
+    small.add(counts: [.lookups: 1])
+    #expect(journal.append(small))
+  }
+
+  @Test("a transaction that rolls back leaves the journal whole; the next one empties it")
+  func rollbackKeeps() throws {
+    let url = "https://a.example/1.png"
+    try stored([url])
+    let block = "\n+\nc lookups 7\n.\n"
+    try block.write(toFile: journalPath, atomically: false, encoding: .utf8)
+    let cache = DiskCache(directory: directory.url)
+    struct Refused: Error {}
+    #expect(throws: (any Error).self) { try cache.index.write { _ in throw Refused() } }
+    #expect(journalText() == block)
+    #expect(try cache.statistics()[.lookups] == 7)
+    #expect(journalText().isEmpty)
+    cache.close()
+  }
+
+  @Test("a line longer than any imgcache writes drops its block")
+  func longLine() {
+    let hex = KeyDigest(key: "https://a.example/1.png").hex
+    let padded = "\n+\nu \(hex) 1000\(String(repeating: "0", count: 100)) 1\n.\n"
+    #expect(UseJournal.parse(Array(padded.utf8), now: 2e9).isEmpty)
+    let spaces = "\n+\nu" + String(repeating: " ", count: 100_000) + "\n.\n"
+    #expect(UseJournal.parse(Array(spaces.utf8), now: 2e9).isEmpty)
+  }
+}

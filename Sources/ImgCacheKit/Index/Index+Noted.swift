@@ -88,10 +88,12 @@ extension Index {
   }
 
   /// Writes `pending` in `db`'s write transaction, with what the use journal holds
-  /// (``UseJournal``): every write transaction takes the journal.
+  /// (``UseJournal``): every write transaction takes the journal, emptied once it commits.
   func write(_ pending: PendingWrites, _ db: SQLiteConnection) throws {
     try pending.write(db)
-    if let taken = journal.take(now: Date()) { try taken.write(db, tallied: false) }
+    guard let taken = journal.take(now: Date()) else { return }
+    db.whenTransactionEnds { committed in taken.end(committed: committed) }
+    try taken.pending.write(db, tallied: false)
   }
 
   /// Leaves what is noted in the use journal instead of writing it, when this process only

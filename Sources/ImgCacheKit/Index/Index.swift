@@ -206,8 +206,9 @@ package final class Index: Sendable {
 
   /// Checkpoints the WAL into `index.sqlite` and closes the connections, so a copy of the
   /// file alone is complete; the next use opens them again. Counts and uses still noted are
-  /// written first, waiting at most ``usesBusyBudget`` for another process's write (else
-  /// dropped). Called when a command ends.
+  /// left in the use journal by a process that only read (``journalNoted()``), else written
+  /// first, waiting at most ``usesBusyBudget`` for another process's write (else dropped).
+  /// Called when a command ends.
   package func close() {
     waitForBackgroundWrite()
     // Right after a write failed (another process's lock, most likely), one try that does not

@@ -6,7 +6,8 @@ import FoundationEssentials
 /// ``maxUses`` hits or per ``maxDelay``, not one each, and that write adds to the narrow
 /// `entry_use` table (``EntryUses``), never rewriting an entry's row. They are written by any
 /// write transaction, when due, before the LRU order is read (`list`, `clean`), and when the
-/// index closes; a process killed with SIGKILL loses at most that much LRU precision.
+/// index closes (left in the use journal by a process that only read, ``UseJournal``); a
+/// process killed with SIGKILL loses at most that much LRU precision.
 package struct PendingWrites {
   /// Uses waiting at most this many before they are written.
   static let maxUses = 256
@@ -130,6 +131,9 @@ extension CacheEntry {
   /// Folds `use` (this process's waiting uses of the entry) in.
   mutating func add(_ use: PendingWrites.Use) {
     lastAccess = max(lastAccess, Date(timeIntervalSince1970: use.time))
-    accessCount += Int(use.count)
+    // Counts read back from a shared file: summed without a trap.
+    accessCount =
+      accessCount.addingReportingOverflow(Int(use.count)).overflow
+      ? Int.max : accessCount + Int(use.count)
   }
 }

@@ -154,7 +154,7 @@ extension Index {
   /// The counters, read in one transaction.
   package func statistics() throws -> CacheStatistics {
     // The counts of hits left in the use journal first, as a write that waits briefly.
-    if journal.hasContent { try? writeNotedBriefly() }
+    if exists && journal.hasContent { try? writeNotedBriefly() }
     return try read(orIfMissing: CacheStatistics(counts: [:])) { db in
       var statistics = CacheStatistics(counts: [:])
       for row in try db.rows("SELECT name, value FROM counter") {

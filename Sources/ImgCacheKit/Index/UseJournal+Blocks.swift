@@ -29,7 +29,8 @@ extension UseJournal {
         if line.count == 1, let whole = block { taken.merge(whole) }
         block = nil
       default:
-        guard var current = block, add(line, to: &current, now: now) else {
+        guard var current = block, line.count <= maxLine, add(line, to: &current, now: now)
+        else {
           block = nil
           continue
         }
@@ -40,11 +41,15 @@ extension UseJournal {
     return taken
   }
 
+  /// The longest line of a block imgcache writes (a use's is about 80 bytes).
+  static let maxLine = 128
+
   /// Adds one line of a block to `block`; false when it is not one.
   private static func add(_ line: ArraySlice<UInt8>, to block: inout PendingWrites, now: Double)
     -> Bool
   {
-    let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
+    let fields = line.split(
+      separator: UInt8(ascii: " "), maxSplits: 4, omittingEmptySubsequences: false)
     let text = fields.map { String(decoding: $0, as: UTF8.self) }
     switch (text.first, text.count) {
     case ("u", 4):

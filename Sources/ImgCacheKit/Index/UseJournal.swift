@@ -19,34 +19,34 @@ import Glibc
 /// A block counts only when whole: a line feed ahead of it ends a line torn by a crash, its
 /// `+` drops what a torn block left, and a block with a line that is not one of these (any
 /// byte another program wrote) is dropped as a whole. The journal is outside data (the
-/// cache's directory may be shared): every number is checked and bounded, a time is never
-/// later than the reader's clock. A taker holds the exclusive lock only to read the file and
-/// empty it: a use is added at most once, and a transaction that fails after taking it loses
-/// it (LRU precision, as a process killed before it wrote its uses).
+/// cache's directory may be shared): only a regular file is opened, never waited on; a line
+/// is short, every number checked and bounded, a time never later than the reader's clock.
+/// A taker holds the exclusive lock from its read until its transaction ends, and empties the
+/// journal only once that transaction committed: a rollback leaves it whole for the next.
 package struct UseJournal: Sendable {
   /// The journal's file.
   let path: String
 
-  /// Past this size an appender writes through the index instead (taking the journal with
-  /// it), so a cache only hit, never written, keeps a small journal.
+  /// The size a block may not take the journal past: the appender writes through the index
+  /// instead (taking the journal with it), so a cache only hit keeps a small journal.
   static let appendLimit = 256 << 10
-  /// A taker reads at most this much: more was not written by imgcache (``appendLimit``).
-  static let readLimit = 4 << 20
+  /// A taker reads at most this much: imgcache never writes more (``appendLimit``).
+  static let readLimit = 1 << 20
   /// Uses of one key in one block, and a counter's amount, past which a block is not one
   /// imgcache wrote.
   static let maxAmount: Int64 = 1 << 32
 
   /// Appends `pending` as one block; false when it was not written (a counter named at run
-  /// time, a journal past ``appendLimit``, a lock held, a failed write): the caller writes
-  /// through the index.
+  /// time, a journal this block would take past ``appendLimit``, a lock held, a failed
+  /// write): the caller writes through the index.
   func append(_ pending: PendingWrites) -> Bool {
     guard pending.named.isEmpty, let block = Self.block(of: pending) else { return false }
-    let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+    let descriptor = Self.open(path, O_WRONLY | O_APPEND | O_CREAT)
     guard descriptor >= 0 else { return false }
     defer { close(descriptor) }
     var status = stat()
     guard flock(descriptor, LOCK_SH | LOCK_NB) == 0, fstat(descriptor, &status) == 0,
-      status.st_size < Self.appendLimit
+      Int(status.st_size) + block.utf8.count <= Self.appendLimit
     else { return false }
     var text = block
     return text.withUTF8 { bytes in
@@ -55,30 +55,54 @@ package struct UseJournal: Sendable {
     }
   }
 
-  /// What the journal holds, read and emptied under its exclusive lock; nil when there is
-  /// nothing (no journal, an empty one, a lock held by an appender: taken by a later write).
-  func take(now: Date) -> PendingWrites? {
-    let descriptor = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
+  /// What the journal holds, read under its exclusive lock, which the ``Taken`` keeps until
+  /// the caller's transaction ends; nil when there is nothing (no journal, an empty one, the
+  /// lock held by appenders for longer than a few milliseconds: a later write takes it).
+  func take(now: Date) -> Taken? {
+    let descriptor = Self.open(path, O_RDWR)
     guard descriptor >= 0 else { return nil }
-    defer { close(descriptor) }
-    guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return nil }
-    let bytes = Self.read(descriptor)
-    guard !bytes.isEmpty, ftruncate(descriptor, 0) == 0 else { return nil }
-    let taken = Self.parse(bytes, now: now.timeIntervalSince1970)
-    return taken.isEmpty ? nil : taken
+    var status = stat()
+    guard fstat(descriptor, &status) == 0, status.st_size > 0, Self.lockExclusive(descriptor)
+    else {
+      close(descriptor)
+      return nil
+    }
+    let taken = Self.parse(Self.read(descriptor), now: now.timeIntervalSince1970)
+    return Taken(descriptor: descriptor, pending: taken)
+  }
+
+  /// A journal read and still locked: emptied when the transaction that wrote it commits,
+  /// left as it is when it rolls back; the lock released either way.
+  final class Taken {
+    private let descriptor: Int32
+    /// What it held.
+    let pending: PendingWrites
+
+    fileprivate init(descriptor: Int32, pending: PendingWrites) {
+      (self.descriptor, self.pending) = (descriptor, pending)
+    }
+
+    /// Ends it with its transaction.
+    func end(committed: Bool) {
+      if committed { _ = ftruncate(descriptor, 0) }
+      _ = flock(descriptor, LOCK_UN)
+    }
+
+    deinit { close(descriptor) }
   }
 
   /// Whether the journal holds anything.
   var hasContent: Bool {
     var status = stat()
-    return stat(path, &status) == 0 && status.st_size > 0
+    return lstat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+      && status.st_size > 0
   }
 
   /// The uses the journal holds of `digests`, read without taking them: what a record shown
   /// of an entry folds in (``CacheEntry/add(_:)``).
   func uses(of digests: Set<KeyDigest>, now: Date) -> [KeyDigest: PendingWrites.Use] {
     guard !digests.isEmpty else { return [:] }
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+    let descriptor = Self.open(path, O_RDONLY)
     guard descriptor >= 0 else { return [:] }
     defer { close(descriptor) }
     var found = [KeyDigest: PendingWrites.Use]()
@@ -89,21 +113,47 @@ package struct UseJournal: Sendable {
     return found
   }
 
+  /// `path` opened with `flags`, when it is a regular file (a FIFO or a device there is no
+  /// journal: never waited on); -1 otherwise.
+  private static func open(_ path: String, _ flags: Int32) -> Int32 {
+    let descriptor = Glibc.open(path, flags | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW, 0o644)
+    guard descriptor >= 0 else { return -1 }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+      close(descriptor)
+      return -1
+    }
+    return descriptor
+  }
+
+  /// Takes the exclusive lock, trying for a few milliseconds: appenders hold the shared one
+  /// for one `write` each.
+  private static func lockExclusive(_ descriptor: Int32) -> Bool {
+    for attempt in 0..<20 {
+      if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return true }
+      guard errno == EWOULDBLOCK || errno == EINTR else { return false }
+      if attempt < 19 { usleep(250) }
+    }
+    return false
+  }
+
   /// At most ``readLimit`` bytes from the start of `descriptor`.
   private static func read(_ descriptor: Int32) -> [UInt8] {
-    var bytes = [UInt8](repeating: 0, count: 64 << 10)
+    var status = stat()
+    guard fstat(descriptor, &status) == 0, status.st_size > 0 else { return [] }
+    let size = min(Int(status.st_size), readLimit)
+    var bytes = [UInt8](repeating: 0, count: size)
     var count = 0
-    while count < readLimit {
-      if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: count)) }
+    while count < size {
       let read = bytes.withUnsafeMutableBytes { buffer -> Int in
         guard let base = buffer.baseAddress else { return 0 }
-        return pread(descriptor, base + count, buffer.count - count, off_t(count))
+        return pread(descriptor, base + count, size - count, off_t(count))
       }
       if read < 0 && errno == EINTR { continue }
       guard read > 0 else { break }
       count += read
     }
-    return Array(bytes.prefix(min(count, readLimit)))
+    return Array(bytes.prefix(count))
   }
 }
 

@@ -162,18 +162,33 @@ package final class SQLiteConnection {
   /// Called once a transaction ends through ``commit()`` (true: COMMIT succeeded) or
   /// ``rollback()`` (false), and when the connection closes (false: what it held is gone).
   package var onTransactionEnd: ((Bool) -> Void)?
+  /// Called once the open transaction ends, as ``onTransactionEnd``, then forgotten.
+  private var onThisTransactionEnd = [(Bool) -> Void]()
+
+  /// Has `body` called once the open transaction ends (true: COMMIT succeeded), then forgets it.
+  package func whenTransactionEnds(_ body: @escaping (Bool) -> Void) {
+    onThisTransactionEnd.append(body)
+  }
+
+  /// Tells who listens that the transaction ended.
+  private func transactionEnded(committed: Bool) {
+    onTransactionEnd?(committed)
+    let once = onThisTransactionEnd
+    onThisTransactionEnd = []
+    for body in once { body(committed) }
+  }
 
   /// Commits the open transaction; ``onTransactionEnd`` hears of it once it succeeded.
   package func commit() throws {
     try execute(sql: "COMMIT TRANSACTION")
-    onTransactionEnd?(true)
+    transactionEnded(committed: true)
   }
 
   /// Rolls the open transaction back, if it is still open (a failed statement may have
   /// ended it already); ``onTransactionEnd`` hears of it either way.
   package func rollback() {
     if isInsideTransaction { try? execute(sql: "ROLLBACK TRANSACTION") }
-    onTransactionEnd?(false)
+    transactionEnded(committed: false)
   }
 
   /// Frees the memory the connection holds that it can do without (its page cache).
@@ -190,7 +205,7 @@ package final class SQLiteConnection {
     guard !closed else { return }
     closed = true
     cached.removeAll()
-    onTransactionEnd?(false)
+    transactionEnded(committed: false)
     onTransactionEnd = nil
     if owned { sqlite3_close_v2(handle) }
   }
