@@ -155,14 +155,12 @@ for target in package.targets where target.type != .system {
 
 // Size before speed where imgcache's own code is not what a run waits on: the command line's
 // layer (its flags, its records), the fleet's jobs, the remote tier and Redis (people, servers,
-// the network), the policy, libvips' and libjpeg's glue, the sniffer (a few bytes a body), the
-// exporter (libjpeg's decode is most of an export). -Osize there takes 0.29 MB off the binary
-// and adds 1 % to a hit's instructions; the pipeline, the index, the transport and the store
-// stay at -O (docs/architecture.md, Layers).
+// the network), the policy. -Osize there takes 0.2 MB off the binary and adds 1 % to a hit's
+// instructions; the pipeline, the index, the transport, the store and all an export runs (the
+// sniffer, the variants, the exporter) stay at -O (docs/architecture.md, Layers).
 for target in package.targets
 where [
   "ImgCacheCLI", "ImgCacheFleet", "ImgCacheRemote", "ImgCacheRedis", "ImgCacheConfiguration",
-  "ImgCacheVariants", "ImgCacheSniffer", "ImgCacheDataset",
 ].contains(target.name) {
   target.swiftSettings =
     (target.swiftSettings ?? []) + [.unsafeFlags(["-Osize"], .when(configuration: .release))]
