@@ -72,19 +72,28 @@ extension ImgCacheCommand {
       let fetcher = try context.fetcher(
         readOnly: fetchFlags.roDir, transfer: try transfer.transferOptions(context),
         remote: options.useRemote)
+      let answer: Answer
+      do {
+        answer = try self.answer(fetcher, options: options, context)
+      } catch {
+        context.warnAboutRemote(fetcher)
+        throw error
+      }
+      return answer.ending(with: { context.warnAboutRemote(fetcher) })
+    }
+
+    /// ``answer(in:)``'s work once its fetcher is made.
+    private func answer(_ fetcher: Fetcher, options: FetchOptions, _ context: CommandContext)
+      throws -> Answer
+    {
       if let input {
-        return .later { [options] in
-          defer { context.warnAboutRemote(fetcher) }
-          return try await stream(input, fetcher: fetcher, options: options, context)
-        }
+        return .later { try await stream(input, fetcher: fetcher, options: options, context) }
       }
       let start = fetcher.begin(urls, options: options)
       if let results = start.results {
-        defer { context.warnAboutRemote(fetcher) }
         return .status(try render(results, fetcher: fetcher, context: context))
       }
-      return .later { [options] in
-        defer { context.warnAboutRemote(fetcher) }
+      return .later {
         let (results, signal) = await Interrupts.run {
           await fetcher.fetch(continuing: start, options: options)
         }

@@ -28,6 +28,20 @@ enum Answer {
   /// The rest of it, to await in a task; its exit status.
   case later(() async throws -> Int32)
 
+  /// The same work with `last` run when it ends, returned or thrown (at once when it ended).
+  func ending(with last: @escaping () -> Void) -> Answer {
+    switch self {
+    case .status:
+      last()
+      return self
+    case .later(let rest):
+      return .later {
+        defer { last() }
+        return try await rest()
+      }
+    }
+  }
+
   /// The exit status, once the rest (if any) has run.
   func finished() async throws -> Int32 {
     switch self {

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ImgCacheUntrusted
 
 /// Changes that wait in memory for the index's next write transaction: counts that have no
 /// write of their own (lookups, misses, refusals) and the uses of entries (last access, use
@@ -132,8 +133,6 @@ extension CacheEntry {
   mutating func add(_ use: PendingWrites.Use) {
     lastAccess = max(lastAccess, Date(timeIntervalSince1970: use.time))
     // Counts read back from a shared file: summed without a trap.
-    accessCount =
-      accessCount.addingReportingOverflow(Int(use.count)).overflow
-      ? Int.max : accessCount + Int(use.count)
+    accessCount = accessCount.addingSaturating(Int(use.count))
   }
 }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ImgCacheUntrusted
 
 /// The journal's blocks, written and read (``UseJournal``): the one place its text is made
 /// and the one place it is trusted back.
@@ -71,9 +72,7 @@ extension UseJournal {
 
   /// A count or amount as imgcache writes them: decimal digits, at most ``maxAmount``.
   private static func amount(_ text: String) -> Int64? {
-    guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-      let value = Int64(text), value <= maxAmount
-    else { return nil }
+    guard let value = Checked.digits(text), value <= maxAmount else { return nil }
     return value
   }
 }

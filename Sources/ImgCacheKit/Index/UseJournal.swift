@@ -141,19 +141,7 @@ package struct UseJournal: Sendable {
   private static func read(_ descriptor: Int32) -> [UInt8] {
     var status = stat()
     guard fstat(descriptor, &status) == 0, status.st_size > 0 else { return [] }
-    let size = min(Int(status.st_size), readLimit)
-    var bytes = [UInt8](repeating: 0, count: size)
-    var count = 0
-    while count < size {
-      let read = bytes.withUnsafeMutableBytes { buffer -> Int in
-        guard let base = buffer.baseAddress else { return 0 }
-        return pread(descriptor, base + count, size - count, off_t(count))
-      }
-      if read < 0 && errno == EINTR { continue }
-      guard read > 0 else { break }
-      count += read
-    }
-    return Array(bytes.prefix(count))
+    return FileIO.bytes(descriptor, at: 0, count: min(Int(status.st_size), readLimit))
   }
 }
 

@@ -26,27 +26,36 @@ extension Fetcher {
   }
 
   /// Performs what `machine` asks until it finishes; its fetches. `pending` is an action
-  /// ``lookUpAtOnce(_:options:)`` left for a wait: performed first.
+  /// ``lookUpAtOnce(_:options:)`` left for a wait: performed first. What needs no wait is
+  /// performed by ``lookUpAtOnce(_:options:)``, which alone says what waits.
   func perform(
     _ machine: inout LookupMachine, options: FetchOptions, from pending: LookupMachine.Action? = nil
   ) async -> [Fetch] {
-    var next = pending
+    var waiting = pending
     while true {
-      let action = next ?? machine.next()
-      next = nil
-      switch action {
-      case .finish(let fetches): return fetches
-      case .askRemoteVariants(let spec, let urls):
-        let (shared, sources) = await remoteVariants(spec, urls: urls, options: options)
-        machine.remoteVariantsFound(shared, sources: sources)
-      case .readTiers(let keys, let read, let lookups) where tiers.count > 1:
-        if let lookups { cache.note([.lookups: lookups]) }
-        let hits = await hits(keys, touch: options.touch, read: read)
-        machine.tiersRead(hits, readOnlyBytes: options.touch ? Self.readOnlyBytes(hits) : 0)
-      case .askRemote(let urls):
-        machine.remoteRead(await remoteHits(keys: Array(urls.keys), urls: urls, options: options))
-      default: performAtOnce(action, &machine, options: options)
+      if let action = waiting { await performWaiting(action, &machine, options: options) }
+      switch lookUpAtOnce(&machine, options: options) {
+      case .finished(let fetches): return fetches
+      case .waiting(let action): waiting = action
       }
+    }
+  }
+
+  /// Performs an action that waits on another tier (a secondary or the remote one).
+  private func performWaiting(
+    _ action: LookupMachine.Action, _ machine: inout LookupMachine, options: FetchOptions
+  ) async {
+    switch action {
+    case .askRemoteVariants(let spec, let urls):
+      let (shared, sources) = await remoteVariants(spec, urls: urls, options: options)
+      machine.remoteVariantsFound(shared, sources: sources)
+    case .readTiers(let keys, let read, let lookups):
+      if let lookups { cache.note([.lookups: lookups]) }
+      let hits = await hits(keys, touch: options.touch, read: read)
+      machine.tiersRead(hits, readOnlyBytes: options.touch ? Self.readOnlyBytes(hits) : 0)
+    case .askRemote(let urls):
+      machine.remoteRead(await remoteHits(keys: Array(urls.keys), urls: urls, options: options))
+    default: performAtOnce(action, &machine, options: options)
     }
   }
 

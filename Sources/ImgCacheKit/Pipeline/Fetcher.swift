@@ -112,11 +112,21 @@ public final class Fetcher: Sendable {
 
   /// How far ``begin(_:options:)`` took a fetch of a few URLs on the calling thread.
   public struct FetchStart: Sendable {
+    fileprivate enum Stage: Sendable {
+      /// Every URL answered by the lookup: their results.
+      case answered([FetchResult])
+      /// The lookup waits for this action (another tier).
+      case waiting(LookupMachine, LookupMachine.Action)
+      /// Looked up, with fetches still open (downloads, variants, digests).
+      case lookedUp([Fetch])
+    }
+    fileprivate let stage: Stage
+
     /// Every result, when the lookup answered every URL (hits, refusals, offline misses).
-    public let results: [FetchResult]?
-    fileprivate let machine: LookupMachine?
-    fileprivate let pending: LookupMachine.Action?
-    fileprivate let fetches: [Fetch]
+    public var results: [FetchResult]? {
+      guard case .answered(let results) = stage else { return nil }
+      return results
+    }
   }
 
   /// Starts a fetch of `urls` (a few: a command line's) on the calling thread, with no task
@@ -128,31 +138,32 @@ public final class Fetcher: Sendable {
     var machine = LookupMachine(
       urls.map { Fetch($0, options: options) }, rules: lookupRules(options))
     switch lookUpAtOnce(&machine, options: options) {
-    case .waiting(let action):
-      return FetchStart(results: nil, machine: machine, pending: action, fetches: [])
+    case .waiting(let action): return FetchStart(stage: .waiting(machine, action))
     case .finished(let fetches):
       let rules = rules(options)
-      var results = [FetchResult]()
+      var settling = [Fetch]()
       for var fetch in fetches {
         guard fetch.isFinished, case .settle = FetchMachine.next(&fetch, rules: rules) else {
-          return FetchStart(results: nil, machine: nil, pending: nil, fetches: fetches)
+          return FetchStart(stage: .lookedUp(fetches))
         }
-        results.append(settle(fetch))
+        settling.append(fetch)
       }
-      return FetchStart(results: results, machine: nil, pending: nil, fetches: [])
+      return FetchStart(stage: .answered(settling.map(settle)))
     }
   }
 
   /// Finishes the fetch `start` began, on the engine's executor; its results in its URLs'
   /// order.
   public func fetch(continuing start: FetchStart, options: FetchOptions) async -> [FetchResult] {
-    if let results = start.results { return results }
+    if case .answered(let results) = start.stage { return results }
     return await withTaskExecutorPreference(EngineExecutor.shared) {
-      var fetches = start.fetches
-      if var machine = start.machine {
-        fetches = await perform(&machine, options: options, from: start.pending)
+      switch start.stage {
+      case .answered(let results): return results
+      case .lookedUp(let fetches): return await fetchLookedUp(fetches, options: options)
+      case .waiting(var machine, let action):
+        let fetches = await perform(&machine, options: options, from: action)
+        return await fetchLookedUp(fetches, options: options)
       }
-      return await fetchLookedUp(fetches, options: options)
     }
   }
 
