@@ -3,6 +3,10 @@ SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 PREFIX ?= /usr/local
 SWIFT ?= swift
+# The release build: the Swift standard library linked in, and every module, the dependencies
+# too, making a concrete generic type's metadata without a conformance scan (Package.swift).
+SWIFT_RELEASE := $(SWIFT) build -c release -Xswiftc -static-stdlib \
+  -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
 DOCS_DATE := 2026-01-01
 
 # Debian packages the build, the tests and the demo need.
@@ -12,7 +16,7 @@ DEB_PACKAGES := pkg-config curl libsqlite3-dev libssl-dev libcurl4-openssl-dev l
 # PyPI: the S3 server the remote-tier tests run (moto, with its server extras).
 PIP_PACKAGES := moto[server]
 
-.PHONY: all deps build release test format lint docs check-docs check-rules demo install clean bench deb fuzz
+.PHONY: all deps build release hot-symbols test format lint docs check-docs check-rules demo install clean bench deb fuzz
 
 all: build
 
@@ -40,7 +44,7 @@ build: deps
 	$(SWIFT) build
 
 release: deps
-	$(SWIFT) build -c release -Xswiftc -static-stdlib
+	$(SWIFT_RELEASE)
 
 # The command line's tests and the engine's run as two processes at once (the test binary run
 # twice; `swift test` allows one run a build folder): a CLI test waits for its child process
@@ -113,11 +117,16 @@ deb: release
 	if [ -n "$$missing" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; fi
 	bash scripts/make-deb.sh
 
+# The functions a hit runs, placed first by the release link (link/hot-symbols.txt): after a
+# change to the hit's path, on a release build.
+hot-symbols: release
+	bash scripts/hot-symbols.sh
+
 # Benchmark (not part of make test): release build, real-image corpus, peers in the same run.
 BENCH_PACKAGES := aria2 wget wget2 time valgrind libvips-tools python3-matplotlib desktop-base gnome-backgrounds mate-backgrounds oxygen-icon-theme
 bench: deps
 	@missing=""; for p in $(BENCH_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; fi
-	$(SWIFT) build -c release -Xswiftc -static-stdlib --product imgcache
-	$(SWIFT) build -c release -Xswiftc -static-stdlib --product imgcache-stress
+	$(SWIFT_RELEASE) --product imgcache
+	$(SWIFT_RELEASE) --product imgcache-stress
 	/usr/bin/python3 bench/bench.py  # Debian's python: python3-matplotlib draws the chart

@@ -38,7 +38,7 @@ func writeCopies(
 func makeCopies(in directory: URL, count: Int, empty: Bool) throws {
   guard count >= 1 else { throw CopiesError.badCount }
   let layout = CacheLayout(root: directory)
-  let database = try DatabaseQueue(path: layout.indexFile.path)
+  let database = try DatabaseQueue(path: layout.indexPath)
   let (columns, key, file) = try database.read { db in
     let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(entry)").map { $0["name"] as String }
     guard let row = try Row.fetchOne(db, sql: "SELECT key FROM entry"),
@@ -46,7 +46,7 @@ func makeCopies(in directory: URL, count: Int, empty: Bool) throws {
     else { throw CopiesError.notOneEntry }
     return (columns, key, CacheLayout.relativeFile(for: key))
   }
-  let data = layout.dataDirectory.path + "/"
+  let data = layout.dataFolder + "/"
   let body = empty ? [] : [UInt8](try Data(contentsOf: URL(fileURLWithPath: data + file)))
   for shard in 0..<256 {
     try FileManager.default.createDirectory(

@@ -4,7 +4,7 @@ import ImgCacheTestSupport
 import Testing
 
 /// A careless or hostile operator (issue 21): values that would become two config lines, a
-/// config file kept behind a symbolic link.
+/// config file kept behind a symbolic link, a config file that is no regular file.
 @Suite("imgcache config against hostile values: line breaks, symlinks", .serialized)
 struct HostileConfigTests {
   let env = CLIEnvironment()
@@ -59,5 +59,42 @@ struct HostileConfigTests {
     let text = try String(contentsOfFile: target, encoding: .utf8)
     #expect(text == "# my settings\njobs = 5\n")
     #expect(env.run(["config", "get", "jobs"]).stdout == "5\n")
+  }
+
+  @Test("a config file that is a FIFO, a folder or over 1 MiB is refused at once, named")
+  func notARegularFile() throws {
+    let files = [env.cacheDirectory + "/imgcache.conf", env.configFile]
+    try FileManager.default.createDirectory(
+      atPath: env.cacheDirectory, withIntermediateDirectories: true)
+    let large = String(repeating: "# a comment line of the policy file\n", count: 30_000)
+    let kinds: [(String, (String) throws -> Void)] = [
+      ("not a regular file", { #expect(mkfifo($0, 0o600) == 0) }),
+      (
+        "not a regular file",
+        { try FileManager.default.createDirectory(atPath: $0, withIntermediateDirectories: false) }
+      ),
+      (
+        "larger than 1048576 bytes",
+        {
+          try large.write(toFile: $0, atomically: true, encoding: .utf8); chmod($0, 0o600)
+        }
+      ),
+    ]
+    for file in files {
+      for (reason, make) in kinds {
+        try make(file)
+        // A FIFO was opened and waited on for ever: bounded here by timeout(1).
+        var commands = [["query", "https://example.com/a.png"]]
+        if file == env.configFile { commands.append(["config", "set", "--user", "jobs", "3"]) }
+        for arguments in commands {
+          let output = ImgCacheTestSupport.run(
+            "/usr/bin/timeout", ["-s", "KILL", "20", imgcacheBinary] + arguments,
+            environment: env.environment)
+          #expect(output.status != 137 && output.status != 0, "\(file) \(arguments)")
+          expectCleanError(output, contains: "cannot read config file \(file): \(reason)")
+        }
+        try FileManager.default.removeItem(atPath: file)
+      }
+    }
   }
 }

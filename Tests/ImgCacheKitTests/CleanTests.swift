@@ -112,7 +112,7 @@ struct CleanTests {
       clock.advance(3600)
     }
     let orphan = cache.layout.dataPath("ab/abababababababababababababababab.png")
-    try CacheLayout.makeDirectory(cache.layout.dataDirectory.path + "/ab")
+    try CacheLayout.makeDirectory(cache.layout.dataFolder + "/ab")
     try Data("x".utf8).write(to: URL(fileURLWithPath: orphan))
     let before = try cache.totals()
     let p = policy(age: 8 * 3600, size: 6 * 4096)
@@ -137,8 +137,8 @@ struct CleanTests {
     let kept = try store(cache, "https://a.example/kept.png")
     let lost = try store(cache, "https://a.example/lost.png")
     unlink(cache.layout.dataPath(lost.file))
-    let stale = cache.layout.tmpDirectory.path + "/part-stale"
-    let fresh = cache.layout.tmpDirectory.path + "/part-fresh"
+    let stale = cache.layout.tmpPath + "/part-stale"
+    let fresh = cache.layout.tmpPath + "/part-fresh"
     try Data("x".utf8).write(to: URL(fileURLWithPath: stale))
     try Data("x".utf8).write(to: URL(fileURLWithPath: fresh))
     var times = [timespec(tv_sec: 1_000, tv_nsec: 0), timespec(tv_sec: 1_000, tv_nsec: 0)]
@@ -183,7 +183,7 @@ struct CleanTests {
   func busy() throws {
     let cache = makeCache()
     try store(cache, "https://a.example/a.png")
-    let held = try #require(try FileLock(path: cache.layout.cleanLockFile.path))
+    let held = try #require(try FileLock(path: cache.layout.cleanLockPath))
     #expect(throws: CacheError.self) { try cache.clean(policy: CleanPolicy()) }
     do {
       _ = try cache.clean(policy: CleanPolicy())

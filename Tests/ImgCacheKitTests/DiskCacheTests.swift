@@ -20,7 +20,7 @@ struct DiskCacheTests {
     let cache = DiskCache(directory: directory.url.appendingPathComponent("new"))
     #expect(try cache.totals() == .zero)
     #expect(try cache.lookup(key: "https://a.example/x.png") == nil)
-    #expect(!FileManager.default.fileExists(atPath: cache.layout.root.path))
+    #expect(!FileManager.default.fileExists(atPath: cache.layout.rootPath))
   }
 
   @Test("layout: CACHEDIR.TAG, WAL index, sharded data path, no world-writable directory")
@@ -28,19 +28,19 @@ struct DiskCacheTests {
     let cache = self.cache
     let entry = try store(cache, "https://placehold.co/50x50.jpg")
     #expect(entry.file == "e9/e9936aba8d7f7fcca7813d72290de957.jpg")
-    #expect(FileIO.isFile(cache.layout.root.path + "/data/e9/e9936aba8d7f7fcca7813d72290de957.jpg"))
-    let tag = try String(contentsOf: cache.layout.tagFile, encoding: .utf8)
+    #expect(FileIO.isFile(cache.layout.rootPath + "/data/e9/e9936aba8d7f7fcca7813d72290de957.jpg"))
+    let tag = try String(contentsOf: URL(fileURLWithPath: cache.layout.tagPath), encoding: .utf8)
     #expect(tag.hasPrefix("Signature: 8a477f597d28d172789f06886806bc55"))
-    let mode = try DatabaseQueue(path: cache.layout.indexFile.path).read { db in
+    let mode = try DatabaseQueue(path: cache.layout.indexPath).read { db in
       try String.fetchOne(db, sql: "PRAGMA journal_mode")
     }
     #expect(mode == "wal")
     for sub in ["", "/data", "/tmp", "/data/e9"] {
       var info = stat()
-      #expect(stat(cache.layout.root.path + sub, &info) == 0)
+      #expect(stat(cache.layout.rootPath + sub, &info) == 0)
       #expect(info.st_mode & 0o002 == 0, "\(sub) is world-writable")
     }
-    #expect(DirectoryListing.names(in: cache.layout.tmpDirectory.path).isEmpty)
+    #expect(DirectoryListing.names(in: cache.layout.tmpPath).isEmpty)
   }
 
   @Test("store then query returns the body and metadata (test09, test21, test40)")
@@ -132,8 +132,8 @@ struct DiskCacheTests {
     #expect(report.removed.entries == 20)
     #expect(report.failedURLs == 1)
     #expect(try cache.totals() == .zero)
-    #expect(DirectoryListing.names(in: cache.layout.dataDirectory.path).isEmpty)
-    #expect(DirectoryListing.names(in: cache.layout.tmpDirectory.path).isEmpty)
+    #expect(DirectoryListing.names(in: cache.layout.dataFolder).isEmpty)
+    #expect(DirectoryListing.names(in: cache.layout.tmpPath).isEmpty)
     try store(cache, "https://a.example/after.png")
     #expect(try cache.lookup(key: "https://a.example/after.png") != nil)
   }
@@ -207,7 +207,7 @@ struct DiskCacheTests {
   func entryColumnOrder() throws {
     let cache = self.cache
     let stored = try store(cache, "https://a.example/order.png")
-    let names = try DatabaseQueue(path: cache.layout.indexFile.path).read { db in
+    let names = try DatabaseQueue(path: cache.layout.indexPath).read { db in
       try db.columns(in: "entry").map(\.name)
     }
     #expect(names == CacheEntry.Columns.all.map(\.name))

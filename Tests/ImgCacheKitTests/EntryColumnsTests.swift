@@ -38,7 +38,7 @@ struct EntryColumnsTests {
     cache.index.close()
 
     let row = try #require(
-      try DatabaseQueue(path: cache.layout.indexFile.path).read { db in
+      try DatabaseQueue(path: cache.layout.indexPath).read { db in
         try Row.fetchOne(db, sql: "SELECT * FROM entry WHERE key = ?", arguments: [key])
       })
     let expected: [String: DatabaseValue] = [

@@ -49,7 +49,7 @@ struct FetcherTests {
       return
     }
     #expect(hitPath == path)
-    #expect(DirectoryListing.names(in: fetcher.cache.layout.tmpDirectory.path).isEmpty)
+    #expect(DirectoryListing.names(in: fetcher.cache.layout.tmpPath).isEmpty)
   }
 
   @Test("every real format over HTTPS with HTTP/2 and a CA file")
@@ -113,7 +113,7 @@ struct FetcherTests {
     let result = await fetcher.fetch(url)
     #expect(result.outcome.error?.kind == kind, "\(path): \(result.outcome)")
     #expect(try fetcher.cache.totals().entries == 0)
-    #expect(DirectoryListing.names(in: fetcher.cache.layout.tmpDirectory.path).isEmpty)
+    #expect(DirectoryListing.names(in: fetcher.cache.layout.tmpPath).isEmpty)
     #expect((try fetcher.cache.failure(url: url) != nil) == blacklisted, "\(path)")
     if blacklisted {
       let again = await fetcher.fetch(url)

@@ -117,7 +117,7 @@ struct LeanIndexTests {
       try batch.finish()
     }
     cache.index.close()
-    let bytes = try DatabaseQueue(path: cache.layout.indexFile.path).read { db in
+    let bytes = try DatabaseQueue(path: cache.layout.indexPath).read { db in
       try Int.fetchOne(
         db,
         sql: """
@@ -138,7 +138,7 @@ struct LeanIndexTests {
     )
     let sha = String(repeating: "5e", count: 32)
     let variantFile = String(CacheLayout.relativeFile(for: variant).prefix(35)) + ".webp"
-    let queue = try DatabaseQueue(path: layout.indexFile.path)
+    let queue = try DatabaseQueue(path: layout.indexPath)
     try queue.writeWithoutTransaction { db in
       try IndexSchema.migrator.migrate(
         try SQLiteConnection(borrowing: #require(db.sqliteConnection), path: "index"), upTo: "v8")
@@ -194,7 +194,7 @@ struct LeanIndexTests {
     _ = try cache.remove(key: a)
     #expect(try cache.index.entries(forKeys: [a, b]).map(\.key) == [b])
     cache.index.close()
-    let names = try DatabaseQueue(path: layout.indexFile.path).read { db in
+    let names = try DatabaseQueue(path: layout.indexPath).read { db in
       try String.fetchAll(
         db, sql: "SELECT name FROM sqlite_schema WHERE tbl_name = 'entry' ORDER BY name")
     }
@@ -274,7 +274,7 @@ struct VerifyPagesTests {
       body, key: "https://a.example/1.png", url: "https://a.example/1.png",
       metadata: EntryMetadata())
     cache.index.close()
-    try DatabaseQueue(path: cache.layout.indexFile.path).write { db in
+    try DatabaseQueue(path: cache.layout.indexPath).write { db in
       try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99')")
     }
     let again = DiskCache(directory: directory.url)

@@ -51,13 +51,13 @@ struct MultiProcessTests {
     }
     let cache = DiskCache(directory: directory.url)
     let rows = try SQLiteConnection(
-      path: cache.layout.indexFile.path, readOnly: true, busyTimeout: 5
+      path: cache.layout.indexPath, readOnly: true, busyTimeout: 5
     )
     .rows("SELECT \(CacheEntry.selectList) FROM entry").map(CacheEntry.init(row:))
     #expect(!rows.isEmpty)
     var files = Set<String>()
-    for folder in DirectoryListing.names(in: cache.layout.dataDirectory.path) {
-      for name in DirectoryListing.names(in: cache.layout.dataDirectory.path + "/" + folder) {
+    for folder in DirectoryListing.names(in: cache.layout.dataFolder) {
+      for name in DirectoryListing.names(in: cache.layout.dataFolder + "/" + folder) {
         files.insert(folder + "/" + name)
       }
     }
@@ -69,9 +69,9 @@ struct MultiProcessTests {
     #expect(totals.entries == rows.count)
     #expect(totals.bytes == rows.reduce(0) { $0 + $1.size })
     #expect(totals.allocated == rows.reduce(0) { $0 + $1.allocated })
-    #expect(DirectoryListing.names(in: cache.layout.tmpDirectory.path).isEmpty)
+    #expect(DirectoryListing.names(in: cache.layout.tmpPath).isEmpty)
     // The readers' uses (recorded beside the entries) never outlive an entry removed or cleaned.
-    let orphanUses = try DatabaseQueue(path: cache.layout.indexFile.path).read { db in
+    let orphanUses = try DatabaseQueue(path: cache.layout.indexPath).read { db in
       try Int.fetchOne(
         db, sql: "SELECT COUNT(*) FROM entry_use WHERE entry_rowid NOT IN (SELECT rowid FROM entry)"
       )

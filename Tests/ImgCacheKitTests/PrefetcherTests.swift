@@ -58,7 +58,7 @@ struct PrefetcherTests {
     #expect(summary.unfinished.count == 6)
     #expect(summary.failures.isEmpty)
     #expect(try cache.totals().entries == 1)
-    #expect(DirectoryListing.names(in: cache.layout.tmpDirectory.path).isEmpty)
+    #expect(DirectoryListing.names(in: cache.layout.tmpPath).isEmpty)
   }
 
   @Test("the per-host limit holds while the global limit allows more")

@@ -144,7 +144,7 @@ struct ScriptedPipelineTests: ScriptedSuite {
     while await events.next() != nil {}
     let summary = await run.summary
     #expect(summary.cancelled && summary.progress.downloaded == 1)
-    #expect(DirectoryListing.names(in: cache.layout.tmpDirectory.path).isEmpty)
+    #expect(DirectoryListing.names(in: cache.layout.tmpPath).isEmpty)
   }
 
   @Test("a prefetch admits four jobs a transfer slot; the next start when replies arrive")

@@ -56,7 +56,7 @@ struct StoreBatchTests {
     #expect(statistics[.bytesDownloaded] == 3_010)
     #expect(try cache.failures().map(\.url) == [urls[1]])
     // The failed body's temporary file is removed; the folder in its way is left alone.
-    #expect(DirectoryListing.names(in: cache.layout.tmpDirectory.path).isEmpty)
+    #expect(DirectoryListing.names(in: cache.layout.tmpPath).isEmpty)
     #expect(FileManager.default.fileExists(atPath: blocked + "/inside"))
     cache.close()
   }

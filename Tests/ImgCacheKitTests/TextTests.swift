@@ -5,7 +5,7 @@ import Testing
 @testable import ImgCacheSupport
 
 /// The project's replacements of Foundation's text helpers (`Support/Text.swift`,
-/// `FileIO.parent(of:)`) against the Foundation calls they replace, which the tests may still
+/// `FileIO.parent(of:)`, `StandardPath`, `concatenated(separator:)`) against the Foundation calls they replace, which the tests may still
 /// use: the same answer for every input here, hand-picked edges and seeded random strings.
 @Suite("Foundation's text helpers replaced: the same answers as Foundation's")
 struct TextTests {
@@ -89,4 +89,44 @@ struct TextTests {
     for (path, parent) in expected { #expect(FileIO.parent(of: path) == parent, "\(path)") }
   }
 
+  @Test("a path made absolute and standard, as standardizedFileURL gives it")
+  func standardPath() throws {
+    // Relative ones against the working folder, `~` and `~user` from the password database,
+    // dot segments, repeated and trailing slashes, and seeded strings of slashes, dots, `~`.
+    var edges = [
+      "/", "//", "///", "/.", "/..", "/../a", "/a/..", "/a/../..", "/a/./b/", "/a//b//", ".",
+      "..", "a", "a/", "./a", "../a", "a/../..", "../../../../../../../a", "~", "~/", "~/a/../b",
+      "~root/x", "~no-such-user-here/x", "~x", "a/~/b", "/a/b c/é", "/a?b#c;d", "/tmp/.../x",
+      "/tmp/..x/.x", "a:b", "/a/%20b",
+    ]
+    var generator = SplitMix(seed: 7)
+    let alphabet: [Character] = ["/", ".", "~", "a", "b"]
+    for _ in 0..<1_500 {
+      var text = ""
+      for _ in 0..<Int.random(in: 1...10, using: &generator) {
+        text.append(alphabet[Int.random(in: 0..<alphabet.count, using: &generator)])
+      }
+      // Foundation resolves a relative path's `..` after an empty segment against that
+      // segment (`.//../x` is `$PWD/x` to it); POSIX, and StandardPath, against the folder
+      // before it (below).
+      if text.hasPrefix("/") || !text.contains("//") { edges.append(text) }
+    }
+    for path in edges {
+      let standard = try #require(StandardPath.of(path))
+      #expect(
+        standard == URL(fileURLWithPath: path).standardizedFileURL.path, "\(path.debugDescription)")
+    }
+    let parent = FileIO.parent(of: FileManager.default.currentDirectoryPath)
+    #expect(StandardPath.of(".//../x") == (parent == "/" ? "" : parent) + "/x")
+  }
+
+  @Test("strings concatenated with a separator, as joined(separator:) gives them")
+  func concatenatedStrings() {
+    for strings in [[], [""], ["", ""], ["a"], ["a", "b"], ["ab", "", "c", "😀"]] as [[String]] {
+      for separator in ["", ", ", "/"] {
+        #expect(
+          strings.concatenated(separator: separator) == strings.joined(separator: separator))
+      }
+    }
+  }
 }

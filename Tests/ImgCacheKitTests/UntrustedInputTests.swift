@@ -200,7 +200,7 @@ struct PartialRecordTests {
     let cache = DiskCache(directory: directory.url)
     try store(cache, "https://a.example/seed.png")
     cache.index.close()
-    let holder = try DatabaseQueue(path: cache.layout.indexFile.path)
+    let holder = try DatabaseQueue(path: cache.layout.indexPath)
     let key = "https://a.example/big.bin"
     try holder.writeWithoutTransaction { db in
       try db.execute(sql: "BEGIN EXCLUSIVE")
@@ -224,9 +224,9 @@ struct PartialRecordTests {
     cache.close()
     // Whatever was still queued runs now: a record written after close would reopen the index.
     cache.flushPartialRecords()
-    let wal = cache.layout.indexFile.path + "-wal"
+    let wal = cache.layout.indexPath + "-wal"
     #expect(!FileManager.default.fileExists(atPath: wal), "the index stays closed")
-    let count = try DatabaseQueue(path: cache.layout.indexFile.path).read { db in
+    let count = try DatabaseQueue(path: cache.layout.indexPath).read { db in
       try Int.fetchOne(db, sql: "SELECT count(*) FROM partial_download")
     }
     #expect(count == 19, "every record written, the discarded one deleted, in order")

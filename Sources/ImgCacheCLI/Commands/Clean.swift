@@ -61,7 +61,7 @@ extension ImgCacheCommand {
     private func render(_ report: CleanReport, policy: CleanPolicy, context: CommandContext) {
       for path in report.foreign {
         context.console.warning(
-          "\(context.cacheDirectory.path)/\(path) is a symlink, not a folder of the cache: "
+          "\(context.cacheDirectory)/\(path) is a symlink, not a folder of the cache: "
             + "left alone")
       }
       if context.json {

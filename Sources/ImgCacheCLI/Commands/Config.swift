@@ -139,11 +139,11 @@ extension ImgCacheCommand.Config {
       let console = Console(quiet: merged.quiet, verbose: merged.verbose, color: merged.color)
       if merged.json {
         let record = ConfigPathRecord(
-          directory: directory.path,
+          directory: directory,
           files: files.map { ConfigPathRecord.File(path: $0, exists: access($0, F_OK) == 0) })
         console.data(Records.line(record))
       } else {
-        for line in [directory.path] + files { console.data(line) }
+        for line in [directory] + files { console.data(line) }
       }
     }
   }

@@ -129,7 +129,7 @@ struct CommandRun {
     guard let path = context.configuration.statsLog else { return }
     let record = StatsLogRecord(
       command: command, start: start.date, duration: ContinuousClock.now - start.instant,
-      status: status, cache: context.cacheDirectory.path, counters: CounterTally.committed())
+      status: status, cache: context.cacheDirectory, counters: CounterTally.committed())
     do {
       try LineLog.append(Records.line(record), to: path)
     } catch {

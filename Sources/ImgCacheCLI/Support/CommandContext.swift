@@ -7,7 +7,9 @@ struct CommandContext: Sendable {
   let resolved: ResolvedConfiguration
   /// The cache; nothing is opened until first use, and it is closed when the command ends.
   let cache: DiskCache
-  let cacheDirectory: URL
+  /// The cache directory, absolute and standard (``StandardPath``): no `URL` on the way
+  /// (``CacheLayout/rootPath``).
+  let cacheDirectory: String
   /// The policy files consulted: the per-cache file, then the user file.
   let cacheFile: String
   let userFile: String?
@@ -41,29 +43,36 @@ struct CommandContext: Sendable {
       flags: keyed, environment: environment,
       cacheFile: cacheFile, userFile: userFile,
       userFileRequired: global.config != nil || environment["IMGCACHE_CONFIG"] != nil)
-    cache = DiskCache(directory: cacheDirectory, resume: resolved.configuration.resume)
+    cache = DiskCache(path: cacheDirectory, resume: resolved.configuration.resume)
     // The stats log's counters are tallied only when there is one (CommandRun.logStats).
     if resolved.configuration.statsLog != nil { CounterTally.start() }
   }
 
   /// `--dir` > `IMGCACHE_DIR` > `$XDG_CACHE_HOME/imgcache` > `~/.cache/imgcache`.
-  static func directory(_ flag: String?, environment: [String: String]) throws -> URL {
-    if let path = flag ?? environment["IMGCACHE_DIR"] {
-      guard !path.isEmpty else {
+  static func directory(_ flag: String?, environment: [String: String]) throws -> String {
+    let path: String
+    if let given = flag ?? environment["IMGCACHE_DIR"] {
+      guard !given.isEmpty else {
         throw CacheError(.invalidInput, "the cache directory is empty (--dir or IMGCACHE_DIR)")
       }
-      return URL(fileURLWithPath: path).standardizedFileURL
+      path = given
+    } else {
+      guard let base = base(environment["XDG_CACHE_HOME"], fallback: ".cache") else {
+        throw CacheError(
+          .invalidInput, "cannot find a cache directory: set --dir, IMGCACHE_DIR or HOME")
+      }
+      path = base + "/imgcache"
     }
-    guard let base = base(environment["XDG_CACHE_HOME"], fallback: ".cache") else {
+    guard let standard = StandardPath.of(path) else {
       throw CacheError(
-        .invalidInput, "cannot find a cache directory: set --dir, IMGCACHE_DIR or HOME")
+        .invalidInput, "the cache directory \(path) is relative, and the working folder is gone")
     }
-    return URL(fileURLWithPath: base + "/imgcache")
+    return standard
   }
 
   /// `$DIR/imgcache.conf`.
-  static func cacheFile(in directory: URL) -> String {
-    directory.appendingPathComponent("imgcache.conf").path
+  static func cacheFile(in directory: String) -> String {
+    FileIO.path("imgcache.conf", in: directory)
   }
 
   /// `--config` > `IMGCACHE_CONFIG` > `$XDG_CONFIG_HOME/imgcache/config` > `~/.config/…`.

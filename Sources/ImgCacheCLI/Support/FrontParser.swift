@@ -35,7 +35,7 @@ enum FrontParser {
   private static func fetch(_ words: inout FrontWords, global: GlobalOptions)
     -> (any CacheCommand)?
   {
-    var command = ImgCacheCommand.Fetch.unset
+    var command = ImgCacheCommand.Fetch.unset(global: global)
     var (global, urls) = (global, [String]())
     let taken = words.rest(urls: &urls, global: &global) { words, word in
       var known = words.flag(word, "--offline", &command.fetchFlags.offline)
@@ -56,7 +56,7 @@ enum FrontParser {
   private static func query(_ words: inout FrontWords, global: GlobalOptions)
     -> (any CacheCommand)?
   {
-    var command = ImgCacheCommand.Query.unset
+    var command = ImgCacheCommand.Query.unset(global: global)
     var (global, urls) = (global, [String]())
     let taken = words.rest(urls: &urls, global: &global) { words, word in
       words.flag(word, "--touch", &command.touch)

@@ -4,6 +4,10 @@ import Glibc
 /// A policy file (`key = value` lines and `#` comments) edited in place: `config set` and
 /// `config unset` change one key's line and keep every other line, comment and blank as it was.
 public enum ConfigFile {
+  /// The largest policy file read: its forty-odd keys fit in a few KiB; a larger one is
+  /// something else, refused rather than read into memory.
+  static let sizeLimit = 1 << 20
+
   /// Sets `name` to `value` in the file at `path` (created when missing, with its folder):
   /// the key's first line is replaced, later lines of the same key are removed, or a line is
   /// appended. The value is checked first; a bad key or value is an `.invalidInput` error.
@@ -95,14 +99,15 @@ public enum ConfigFile {
   }
 
   private static func read(_ path: String) throws -> [String] {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      guard !FileManager.default.fileExists(atPath: path) else {
-        throw CacheError(.localIO, "cannot read config file \(path)")
-      }
-      return []
+    let bytes: [UInt8]?
+    do {
+      bytes = try WholeFile.readIfPresent(path, limit: sizeLimit)
+    } catch {
+      throw CacheError(.localIO, "cannot read config file \(path): \(WholeFile.reason(error))")
     }
+    guard let bytes else { return [] }
     // Lines are written back with LF.
-    var lines = Self.lines(of: String(decoding: data, as: UTF8.self)).map(String.init)
+    var lines = Self.lines(of: String(decoding: bytes, as: UTF8.self)).map(String.init)
     if lines.last == "" { lines.removeLast() }
     return lines
   }

@@ -221,14 +221,19 @@ public struct ResolvedConfiguration: Sendable {
   }
 
   private mutating func read(file path: String, required: Bool) throws {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      if required || FileManager.default.fileExists(atPath: path) {
-        throw CacheError(.invalidInput, "cannot read config file \(path)")
-      }
+    let bytes: [UInt8]?
+    do {
+      bytes = try WholeFile.readIfPresent(path, limit: ConfigFile.sizeLimit)
+    } catch {
+      throw CacheError(
+        .invalidInput, "cannot read config file \(path): \(WholeFile.reason(error))")
+    }
+    guard let bytes else {
+      if required { throw CacheError(.invalidInput, "cannot read config file \(path)") }
       return
     }
     try Self.checkTrust(path)
-    let text = String(decoding: data, as: UTF8.self)
+    let text = String(decoding: bytes, as: UTF8.self)
     for (index, line) in ConfigFile.lines(of: text).enumerated() {
       let origin = "\(path):\(index + 1)"
       let (name, value): (String, String)

@@ -126,7 +126,7 @@ public struct CacheEntry: Sendable, Equatable {
   public typealias Columns = EntryColumn
 
   /// ``Columns/all`` as an SQL select list, for raw queries of entries.
-  package static let selectList = Columns.all.map(\.name).joined(separator: ", ")
+  package static let selectList = Columns.all.map(\.name).concatenated(separator: ", ")
 
   /// Decodes a row of ``selectList`` by position (``init(columns:)``).
   package init(row: SQLiteRow) throws { try self.init(columns: row) }

@@ -42,7 +42,7 @@ enum EntryUses {
       "entry.access_count + COALESCE(entry_use.access_count, 0)"
     default: "entry.\(column.name)"
     }
-  }.joined(separator: ", ")
+  }.concatenated(separator: ", ")
 
   /// Records `uses` (a key's latest time and count), at most ``PaddedBatch/limit``, with one
   /// statement: a use of a key that has no entry (removed meanwhile) is dropped. Batches are

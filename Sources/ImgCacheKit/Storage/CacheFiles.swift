@@ -42,7 +42,7 @@ extension DiskCache {
     switch try root.child("data") {
     case .directory(let data): return data
     case .missing: return nil
-    case .foreign: throw CacheLayout.foreign(layout.dataDirectory.path)
+    case .foreign: throw CacheLayout.foreign(layout.dataFolder)
     }
   }
 

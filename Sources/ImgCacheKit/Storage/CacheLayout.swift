@@ -3,34 +3,42 @@ import Glibc
 
 /// Paths inside a cache directory (docs/design.md, On disk).
 public struct CacheLayout: Sendable, Equatable {
-  /// The cache directory, `$DIR`.
-  public let root: URL
+  /// `$DIR`, the cache directory, as a path. The layout's paths are strings joined here:
+  /// FoundationEssentials' `URL` builds, at the first `path`, `standardizedFileURL` or
+  /// `appendingPathComponent` of a process, a `Set` whose conformances the runtime finds by
+  /// scanning every conformance record of the binary (docs/architecture.md, Start-up).
+  public let rootPath: String
 
   /// `data/` as a path, computed once: every lookup joins a file name to it.
   private let dataPrefix: String
-  /// `tmp/` as a path, computed once (`URL.path` costs 3,700 instructions a call).
+  /// `$DIR/tmp`, downloads in progress.
   public let tmpPath: String
 
-  /// Creates the layout of the cache at `root`; nothing is created on disk until first use.
-  public init(root: URL) {
-    self.root = root.standardizedFileURL
-    dataPrefix = self.root.appendingPathComponent("data", isDirectory: true).path + "/"
-    tmpPath = self.root.appendingPathComponent("tmp", isDirectory: true).path
+  /// Creates the layout of the cache at the folder `path` (made absolute and standard:
+  /// ``StandardPath``); nothing is created on disk until first use.
+  public init(path: String) {
+    rootPath = StandardPath.of(path) ?? path
+    dataPrefix = FileIO.path("data/", in: rootPath)
+    tmpPath = FileIO.path("tmp", in: rootPath)
   }
 
+  /// Creates the layout of the cache at `root`; nothing is created on disk until first use.
+  public init(root: URL) { self.init(path: root.path) }
+
+  /// The cache directory, `$DIR`.
+  public var root: URL { URL(fileURLWithPath: rootPath, isDirectory: true) }
+
   /// `$DIR/index.sqlite`.
-  public var indexFile: URL { root.appendingPathComponent("index.sqlite") }
+  public var indexPath: String { FileIO.path("index.sqlite", in: rootPath) }
   /// `$DIR/data`, the content, sharded by the first two hex digits of the MD5.
-  public var dataDirectory: URL { root.appendingPathComponent("data", isDirectory: true) }
-  /// `$DIR/tmp`, downloads in progress.
-  public var tmpDirectory: URL { root.appendingPathComponent("tmp", isDirectory: true) }
+  public var dataFolder: String { FileIO.path("data", in: rootPath) }
   /// `$DIR/locks`: `keys`, the one file of every key's download lock (``KeyLocks``).
-  public var locksDirectory: URL { root.appendingPathComponent("locks", isDirectory: true) }
+  public var locksPath: String { FileIO.path("locks", in: rootPath) }
   /// `$DIR/locks/keys`: one byte-range lock a key being downloaded, shared by every process.
-  var keyLocksFile: String { locksDirectory.path + "/keys" }
+  var keyLocksFile: String { locksPath + "/keys" }
   /// `$DIR/locks/hosts`: hosts' pauses and rates, shared by every process (docs/design.md,
   /// Politeness).
-  package var hostsFile: String { locksDirectory.path + "/hosts" }
+  package var hostsFile: String { locksPath + "/hosts" }
   /// The name prefix of partial bodies kept in `tmp/` for a resumed download.
   static let partialPrefix = "resume-"
   /// Where the partial body of `key`'s download is kept (``PartialDownload``).
@@ -38,11 +46,11 @@ public struct CacheLayout: Sendable, Equatable {
     tmpPath + "/" + Self.partialPrefix + MD5.hex(of: key)
   }
   /// `$DIR/CACHEDIR.TAG`.
-  public var tagFile: URL { root.appendingPathComponent("CACHEDIR.TAG") }
+  public var tagPath: String { FileIO.path("CACHEDIR.TAG", in: rootPath) }
   /// `$DIR/imgcache.conf`, the optional per-cache policy.
-  public var policyFile: URL { root.appendingPathComponent("imgcache.conf") }
+  public var policyPath: String { FileIO.path("imgcache.conf", in: rootPath) }
   /// `$DIR/clean.lock`, held by `clean` and `clear`.
-  var cleanLockFile: URL { root.appendingPathComponent("clean.lock") }
+  var cleanLockPath: String { FileIO.path("clean.lock", in: rootPath) }
 
   /// The path of `file` (a `ab/<md5>[.ext]` relative name) under `data/`.
   public func dataPath(_ file: String) -> String { dataPrefix + file }
@@ -69,9 +77,9 @@ public struct CacheLayout: Sendable, Equatable {
   /// (the user's choice). Maintenance (`clean`, `clear`, `verify`) needs no more, so a link
   /// where `data/` or `tmp/` belongs is reported by them, not in their way.
   func prepareRoot() throws {
-    try Self.makeDirectory(root.path, allowLink: true)
-    if access(tagFile.path, F_OK) != 0 {
-      try FileIO.writeAtomically(Data(Self.tagContents.utf8), to: tagFile.path)
+    try Self.makeDirectory(rootPath, allowLink: true)
+    if access(tagPath, F_OK) != 0 {
+      try FileIO.writeAtomically(Data(Self.tagContents.utf8), to: tagPath)
     }
   }
 
@@ -79,13 +87,13 @@ public struct CacheLayout: Sendable, Equatable {
   /// to `tmp/` or `data/`: those must be real folders, never links.
   func prepare() throws {
     try prepareRoot()
-    for directory in [dataDirectory, tmpDirectory, locksDirectory] {
-      try Self.makeDirectory(directory.path)
+    for directory in [dataFolder, tmpPath, locksPath] {
+      try Self.makeDirectory(directory)
     }
   }
 
   /// Opens `$DIR`; nil when it does not exist.
-  func openRoot() throws -> OpenDirectory? { try OpenDirectory.open(root.path) }
+  func openRoot() throws -> OpenDirectory? { try OpenDirectory.open(rootPath) }
 
   /// `mkdir -p` (0777 before the umask), failing with a clear message when something else is
   /// in the way — a file, or a link unless `allowLink`.

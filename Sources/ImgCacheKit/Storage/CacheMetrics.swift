@@ -187,7 +187,7 @@ extension DiskCache {
     _ statistics: CacheStatistics, totals: CacheTotals, as format: Exposition
   ) -> String {
     format.text(
-      CacheMetrics.families(statistics, totals: totals), common: [("cache", layout.root.path)])
+      CacheMetrics.families(statistics, totals: totals), common: [("cache", layout.rootPath)])
   }
 
   /// Writes the metrics (the prometheus form, which node_exporter's textfile collector reads)
@@ -197,7 +197,7 @@ extension DiskCache {
   package func writeMetrics(
     _ statistics: CacheStatistics, totals: CacheTotals, into directory: String
   ) throws -> String {
-    let name = "imgcache-" + MD5.hex(of: layout.root.path).prefix(12) + ".prom"
+    let name = "imgcache-" + MD5.hex(of: layout.rootPath).prefix(12) + ".prom"
     let path = FileIO.path(name, in: directory)
     let text = metricsText(statistics, totals: totals, as: .prometheus)
     do {

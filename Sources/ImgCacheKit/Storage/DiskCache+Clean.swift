@@ -39,7 +39,7 @@ extension DiskCache {
     var report = tally.report
     let swept = try sweepAndReconcile(into: &report, policy: policy, at: time, dryRun: false)
     // Per-key lock files of earlier versions (a lock a key is now a byte of locks/keys).
-    _ = KeyLocks.sweepLegacyFiles(layout.locksDirectory.path)
+    _ = KeyLocks.sweepLegacyFiles(layout.locksPath)
     report.remaining = try totals()
     do {
       try freeingRoom {
@@ -80,7 +80,7 @@ extension DiskCache {
     if lost {
       throw CacheError(
         .localIO,
-        "the index of \(layout.root.path) is empty or missing but data/ holds files: not removing "
+        "the index of \(layout.rootPath) is empty or missing but data/ holds files: not removing "
           + "them as orphans (was index.sqlite deleted or replaced?); restore it, or run "
           + "'imgcache clear' to start over")
     }
@@ -99,8 +99,8 @@ extension DiskCache {
 
   /// Takes the per-cache clean lock or throws `.busy`.
   func acquireCleanLock() throws -> FileLock {
-    guard let lock = try FileLock(path: layout.cleanLockFile.path) else {
-      throw CacheError(.busy, "another clean or clear of \(layout.root.path) is running")
+    guard let lock = try FileLock(path: layout.cleanLockPath) else {
+      throw CacheError(.busy, "another clean or clear of \(layout.rootPath) is running")
     }
     return lock
   }

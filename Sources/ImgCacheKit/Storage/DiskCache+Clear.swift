@@ -42,7 +42,7 @@ extension DiskCache {
         let failures = includingFailedURLs ? try tx.deleteAllFailures() : 0
         // A rename never follows the link it renames; the trash stays inside $DIR.
         if root.status("data") != nil { try root.rename("data", to: trash) }
-        try CacheLayout.makeDirectory(layout.dataDirectory.path)
+        try CacheLayout.makeDirectory(layout.dataFolder)
         return (try tx.deleteAllEntries(), failures)
       }
     }
@@ -52,7 +52,7 @@ extension DiskCache {
     switch try root.child("tmp") {
     case .foreign:
       try root.unlink("tmp")
-      try CacheLayout.makeDirectory(layout.tmpDirectory.path)
+      try CacheLayout.makeDirectory(layout.tmpPath)
     case .directory(let tmp):
       // And the partial bodies kept for resumed downloads (their records went with the rows).
       for name in try tmp.names() where name.hasPrefix(CacheLayout.partialPrefix) {

@@ -60,11 +60,11 @@ extension DiskCache {
 
   /// The bytes an unprivileged writer may still use on the cache's filesystem; nil when the
   /// system does not say.
-  func freeSpace() -> Int64? { IndexRoom.space(at: layout.root.path)?.free }
+  func freeSpace() -> Int64? { IndexRoom.space(at: layout.rootPath)?.free }
 
   /// Whether the cache's filesystem is full: less free than the index's reserve would take.
   func isShortOfRoom() -> Bool {
-    guard let space = IndexRoom.space(at: layout.root.path) else { return false }
+    guard let space = IndexRoom.space(at: layout.rootPath) else { return false }
     return space.free < IndexRoom.reserveSize(onFilesystemOf: space.total)
   }
 

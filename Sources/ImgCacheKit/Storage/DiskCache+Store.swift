@@ -36,7 +36,7 @@ extension DiskCache {
   public func makeTemporaryFile() throws -> (path: String, descriptor: Int32) {
     try prepare()
     return try FileIO.makeTemporaryFile(
-      in: layout.tmpDirectory.path, prefix: ProcessTag.partPrefix)
+      in: layout.tmpPath, prefix: ProcessTag.partPrefix)
   }
 
   /// Makes sure the cache exists (index, and `data/` and `tmp/` as real folders), before a
@@ -46,7 +46,7 @@ extension DiskCache {
   public func prepare() throws {
     if prepared.load(ordering: .acquiring) { return }
     // One this process cannot write is opened all the same: it fails here, before a download.
-    if !index.exists || access(index.path, W_OK) != 0 || access(layout.root.path, W_OK) != 0 {
+    if !index.exists || access(index.path, W_OK) != 0 || access(layout.rootPath, W_OK) != 0 {
       _ = try index.writer()
     }
     try layout.prepare()
@@ -180,7 +180,7 @@ extension DiskCache {
 }
 
 extension DiskCache: BlobStore {
-  public var label: String { "local \(layout.root.path)" }
+  public var label: String { "local \(layout.rootPath)" }
   public var isReadOnly: Bool { false }
 
   public func lookup(keys: [String], touch: Bool) async throws -> [String: CacheHit] {

@@ -28,16 +28,24 @@ public final class DiskCache: Sendable {
   package let keyLocks: KeyLocks
 
   /// Opens the cache at `directory`; nothing is created until the first write.
-  public init(
+  public convenience init(
     directory: URL, resume: ResumePolicy = ResumePolicy(),
     now: @escaping @Sendable () -> Date = { Date() }
   ) {
+    self.init(path: directory.path, resume: resume, now: now)
+  }
+
+  /// Opens the cache at the folder `path`; nothing is created until the first write.
+  public init(
+    path: String, resume: ResumePolicy = ResumePolicy(),
+    now: @escaping @Sendable () -> Date = { Date() }
+  ) {
     self.resume = resume
-    let layout = CacheLayout(root: directory)
+    let layout = CacheLayout(path: path)
     self.layout = layout
     self.now = now
     keyLocks = KeyLocks(path: layout.keyLocksFile)
-    index = Index(path: layout.indexFile.path) { try layout.prepareRoot() }
+    index = Index(path: layout.indexPath) { try layout.prepareRoot() }
   }
 
   // MARK: Lookup
@@ -174,7 +182,7 @@ public final class DiskCache: Sendable {
         let files = Set([file, legacy] + (entry.map { [$0.file] } ?? []))
         let present = files.contains { FileIO.isFile(layout.dataPath($0)) }
         if let folder = try unlinkData(Array(files)).first {
-          throw CacheLayout.foreign(layout.root.path + "/" + folder)
+          throw CacheLayout.foreign(layout.rootPath + "/" + folder)
         }
         if let entry { try tx.delete([entry], counting: [.evictionsRemove: 1]) }
         return (entry, present)
@@ -229,7 +237,7 @@ public final class DiskCache: Sendable {
   func prepareShard(of file: String) throws {
     let folder = String(file.prefix(2))
     if preparedShards.withLock({ $0.contains(folder) }) { return }
-    try CacheLayout.makeDirectory(layout.dataDirectory.path + "/" + folder)
+    try CacheLayout.makeDirectory(layout.dataFolder + "/" + folder)
     preparedShards.withLock { _ = $0.insert(folder) }
   }
 

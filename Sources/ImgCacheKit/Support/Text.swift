@@ -92,3 +92,20 @@ extension StringProtocol {
     return String(validating: bytes, as: UTF8.self)
   }
 }
+
+extension [String] {
+  /// The strings with `separator` between them, as `joined(separator:)` gives them, in code
+  /// the compiler specializes: the standard library's is generic at run time, and its first
+  /// call finds the element type's conformance by scanning every conformance record of the
+  /// binary (200,000 instructions; docs/architecture.md, Start-up). For what a hit builds.
+  package func concatenated(separator: String) -> String {
+    var result = ""
+    var first = true
+    for element in self {
+      if !first { result += separator }
+      result += element
+      first = false
+    }
+    return result
+  }
+}
