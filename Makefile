@@ -121,6 +121,8 @@ deb: release
 # change to the hit's path, on a release build.
 hot-symbols: release
 	bash scripts/hot-symbols.sh
+	rm -f .build/release/imgcache  # the list is no input SwiftPM tracks: link again
+	$(SWIFT_RELEASE) --product imgcache
 
 # Benchmark (not part of make test): release build, real-image corpus, peers in the same run.
 BENCH_PACKAGES := aria2 wget wget2 time valgrind libvips-tools python3-matplotlib desktop-base gnome-backgrounds mate-backgrounds oxygen-icon-theme

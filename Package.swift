@@ -159,7 +159,8 @@ for target in package.targets where target.type != .system {
       // resize, say) and took swift-argument-parser's, made from the mangled name.
       .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"]),
       // A release build's functions each in a section of their own, public ones not kept for
-      // clients outside the binary (there are none): `--gc-sections` drops what nothing calls,
+      // clients outside the binary (the unsafe flags keep any other package from depending on
+      // these modules): `--gc-sections` drops what nothing calls,
       // 0.6 MB of the binary, and lld can place a hit's functions together (link/).
       .unsafeFlags(
         ["-Xfrontend", "-function-sections", "-Xfrontend", "-internalize-at-link"],

@@ -10,33 +10,48 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 binary=${1:-$root/.build/release/imgcache}
 work=$(mktemp -d)
 origin=""
-trap 'kill $origin 2>/dev/null || true; rm -rf "$work"' EXIT
-command -v valgrind >/dev/null || { echo "hot-symbols: valgrind is needed" >&2; exit 1; }
+trap '[ -n "$origin" ] && kill "$origin" 2>/dev/null; rm -rf "$work"' EXIT
+fail() { echo "hot-symbols: $*" >&2; exit 1; }
+command -v valgrind >/dev/null || fail "valgrind is needed"
 # valgrind cannot read this toolchain's DWARF 5: symbols only.
 strip -g -o "$work/imgcache" "$binary"
+# A 1x1 PNG served from loopback on a port the server picks (it prints it on its first line).
 mkdir "$work/www"
-printf '\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\1\0\0\0\1\10\6\0\0\0\x1f\x15\xc4\x89\0\0\0\rIDATx\x9cc`\0\0\0\2\0\1T\xa2O]\0\0\0\0IEND\xaeB`\x82' \
-  > "$work/www/a.png"
-port=$((20000 + RANDOM % 20000))
-(cd "$work/www" && exec python3 -m http.server "$port" --bind 127.0.0.1 >/dev/null 2>&1) &
+python3 -c 'import sys; open(sys.argv[1], "wb").write(bytes.fromhex(
+  "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+  "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"))' \
+  "$work/www/a.png"
+python3 -u -c 'import functools, http.server, sys
+handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
+handler.log_message = lambda *args: None
+server = http.server.HTTPServer(("127.0.0.1", 0), handler)
+print(server.server_address[1], flush=True)
+server.serve_forever()' "$work/www" > "$work/port" &
 origin=$!
-url="http://127.0.0.1:$port/a.png"
-export IMGCACHE_DIR=$work/cache
-for _ in $(seq 50); do "$work/imgcache" fetch -q "$url" >/dev/null 2>&1 && break; sleep 0.1; done
+for _ in $(seq 50); do [ -s "$work/port" ] && break; sleep 0.1; done
+url="http://127.0.0.1:$(head -1 "$work/port")/a.png"
+# A cache of its own, no policy of the developer's.
+for name in $(env | sed -n 's/^\(IMGCACHE_[A-Z_]*\)=.*/\1/p'); do unset "$name"; done
+export IMGCACHE_DIR=$work/cache IMGCACHE_CONFIG=$work/config
+install -m 600 /dev/null "$work/config"
+"$work/imgcache" fetch -q "$url" >/dev/null || fail "the origin at $url never answered"
 run() {
   valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/$1.out" \
-    "$work/imgcache" "${@:2}" >/dev/null 2>&1
+    "$work/imgcache" "${@:2}" >/dev/null 2>"$work/$1.err" || fail "$1: $(tail -3 "$work/$1.err")"
 }
 run version --version
 run fetch fetch "$url"
 run query query "$url"
 printf '%s\n' "$url" "$url" "$url" > "$work/urls"
 run stream fetch -i "$work/urls"
-# The functions in the order the profiles name them, each once; addresses without a name
-# (the loader's, libc's) are not the binary's.
+# The binary's own functions in the order the profiles name them, each once (callgrind marks
+# a recursive call with 'N; the loader's and libc's are not the binary's).
+nm --defined-only "$work/imgcache" | awk '$2 ~ /^[tTwW]$/ {print $3}' | sort -u > "$work/defined"
+cat "$work"/{version,fetch,query,stream}.out | sed -n -E "s/^c?fn=\([0-9]+\) (.+)$/\1/p" \
+  | sed -E "s/'[0-9]+$//" | awk '!seen[$0]++' > "$work/named"
 {
   echo "# The functions a hit runs, placed first in .text by the release link (scripts/hot-symbols.sh)."
-  cat "$work"/{version,fetch,query,stream}.out | sed -n -E 's/^c?fn=\([0-9]+\) (.+)$/\1/p' \
-    | grep -v -E '^0x|^\(below main\)' | awk '!seen[$0]++'
-} > "$root/link/hot-symbols.txt"
+  awk 'NR == FNR {defined[$0] = 1; next} defined[$0]' "$work/defined" "$work/named"
+} > "$work/hot-symbols.txt"
+mv "$work/hot-symbols.txt" "$root/link/hot-symbols.txt"
 echo "hot-symbols: $(($(wc -l < "$root/link/hot-symbols.txt") - 1)) functions in link/hot-symbols.txt"

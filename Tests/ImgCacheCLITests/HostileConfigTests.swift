@@ -5,7 +5,7 @@ import Testing
 
 /// A careless or hostile operator (issue 21): values that would become two config lines, a
 /// config file kept behind a symbolic link, a config file that is no regular file.
-@Suite("imgcache config against hostile values: line breaks, symlinks", .serialized)
+@Suite("imgcache config against hostile values: line breaks, symlinks, FIFOs", .serialized)
 struct HostileConfigTests {
   let env = CLIEnvironment()
 

@@ -72,7 +72,7 @@ struct CommandContext: Sendable {
 
   /// `$DIR/imgcache.conf`.
   static func cacheFile(in directory: String) -> String {
-    FileIO.path("imgcache.conf", in: directory)
+    CacheLayout(path: directory).policyPath
   }
 
   /// `--config` > `IMGCACHE_CONFIG` > `$XDG_CONFIG_HOME/imgcache/config` > `~/.config/…`.

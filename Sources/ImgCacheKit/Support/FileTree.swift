@@ -9,12 +9,21 @@ package enum DirectoryListing {
     defer { closedir(dir) }
     var names = [String]()
     while let entry = readdir(dir) {
-      let name = withUnsafePointer(to: entry.pointee.d_name) {
-        $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-      }
+      let name = Self.name(of: entry)
       if name != "." && name != ".." { names.append(name) }
     }
     return names
+  }
+
+  /// The name of the directory entry at `entry`, read in place. `d_name` is declared 256
+  /// bytes, but a record is only as long as its name: a copy of the whole field (what
+  /// `withUnsafePointer(to: entry.pointee.d_name)` makes) read past the end of `readdir`'s
+  /// buffer, and crashed `clean` over 160,000 files when a short last record sat before an
+  /// unmapped page.
+  package static func name(of entry: UnsafeMutablePointer<dirent>) -> String {
+    withUnsafeMutablePointer(to: &entry.pointee.d_name) {
+      String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
+    }
   }
 }
 
@@ -43,11 +52,7 @@ package enum FileTree {
     }
     defer { closedir(dir) }
     while let entry = readdir(dir) {
-      let (child, type) = withUnsafePointer(to: entry.pointee.d_name) { pointer in
-        pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) {
-          (String(cString: $0), entry.pointee.d_type)
-        }
-      }
+      let (child, type) = (DirectoryListing.name(of: entry), entry.pointee.d_type)
       if child == "." || child == ".." { continue }
       if type != DT_DIR && unlinkat(fd, child, 0) == 0 { continue }
       if type == DT_DIR || errno == EISDIR || errno == EPERM {

@@ -61,9 +61,7 @@ package final class OpenDirectory {
     rewinddir(dir)
     var entries = [(String, Bool)]()
     while let entry = readdir(dir) {
-      let name = withUnsafePointer(to: entry.pointee.d_name) {
-        $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-      }
+      let name = DirectoryListing.name(of: entry)
       if name != "." && name != ".." { entries.append((name, entry.pointee.d_type == DT_DIR)) }
     }
     return entries

@@ -6,29 +6,42 @@ package enum WholeFile {
   /// The bytes of the file at `path`; `.tooLarge` past `limit`, `.localIO` when it cannot be
   /// read or is not a regular file (a FIFO or a device is never waited on).
   package static func read(_ path: String, limit: Int) throws -> [UInt8] {
-    guard let bytes = try readIfPresent(path, limit: limit, missingIsError: true) else {
-      throw CacheError.posix("cannot read", path: path, code: ENOENT)
-    }
-    return bytes
+    let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+    guard fd >= 0 else { throw CacheError.posix("cannot read", path: path) }
+    return try read(fd, path: path, limit: limit)
   }
 
-  /// As ``read(_:limit:)``, or nil when nothing is at `path` (no such file, or a component
-  /// of it is no folder): FoundationEssentials' `FileManager.contents(atPath:)` says nil for
-  /// both and builds an error dictionary on the way, whose key type the runtime looks up by
-  /// scanning every conformance record of the binary (docs/architecture.md, Start-up).
+  /// As ``read(_:limit:)``, or nil when nothing can be seen at `path`: no such file, a
+  /// component of it no folder, or a folder on the way that cannot be searched (as
+  /// FoundationEssentials' `FileManager.contents(atPath:)` with `fileExists(atPath:)` had it;
+  /// those calls build an error dictionary whose key type the runtime looks up by scanning
+  /// every conformance record of the binary: docs/architecture.md, Start-up).
   package static func readIfPresent(_ path: String, limit: Int) throws -> [UInt8]? {
-    try readIfPresent(path, limit: limit, missingIsError: false)
+    let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+    guard fd >= 0 else {
+      let code = errno
+      var info = stat()
+      if code == ENOENT || code == ENOTDIR || stat(path, &info) != 0 { return nil }
+      throw CacheError.posix("cannot read", path: path, code: code)
+    }
+    return try read(fd, path: path, limit: limit)
   }
 
   /// Why a file that is there was not read (a failed call's reason is its `POSIXError`).
   package enum Refusal: Error, CustomStringConvertible {
+    /// A FIFO, a folder, a device: read only when whole, never waited on.
     case notRegular
+    /// Larger than the reader's limit.
     case larger(than: Int)
+    /// Shorter at its end than `fstat` said at its start: written meanwhile.
+    case shorter
 
+    /// The reason, for a message that names the file.
     package var description: String {
       switch self {
       case .notRegular: "not a regular file"
       case .larger(let limit): "larger than \(limit) bytes"
+      case .shorter: "it got shorter while read"
       }
     }
   }
@@ -38,31 +51,14 @@ package enum WholeFile {
     CacheError.describe((error as? CacheError)?.underlying ?? error)
   }
 
-  private static func readIfPresent(_ path: String, limit: Int, missingIsError: Bool) throws
-    -> [UInt8]?
-  {
-    let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-    guard fd >= 0 else {
-      if !missingIsError && (errno == ENOENT || errno == ENOTDIR) { return nil }
-      throw CacheError.posix("cannot read", path: path)
-    }
+  /// The whole regular file open at `fd` (closed here).
+  private static func read(_ fd: Int32, path: String, limit: Int) throws -> [UInt8] {
     defer { close(fd) }
     var info = stat()
     guard fstat(fd, &info) == 0 else { throw CacheError.posix("cannot read", path: path) }
-    guard info.st_mode & S_IFMT == S_IFREG else {
-      throw CacheError(
-        .localIO, "cannot read \(path): \(Refusal.notRegular)", underlying: Refusal.notRegular)
-    }
-    guard info.st_size <= limit else {
-      throw CacheError(
-        .tooLarge, "\(path) is \(Refusal.larger(than: limit))",
-        underlying: Refusal.larger(than: limit))
-    }
-    return try bytes(of: fd, count: Int(info.st_size), path: path)
-  }
-
-  private static func bytes(of fd: Int32, count: Int, path: String) throws -> [UInt8] {
-    var bytes = [UInt8](repeating: 0, count: count)
+    guard info.st_mode & S_IFMT == S_IFREG else { throw refused(.notRegular, path) }
+    guard info.st_size <= limit else { throw refused(.larger(than: limit), path) }
+    var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
     var done = 0
     while done < bytes.count {
       let count = bytes.withUnsafeMutableBytes {
@@ -70,12 +66,17 @@ package enum WholeFile {
       }
       if count < 0 && errno == EINTR { continue }
       guard count > 0 else {
-        throw count == 0
-          ? CacheError(.localIO, "\(path) got shorter while read")
-          : CacheError.posix("cannot read", path: path)
+        throw count == 0 ? refused(.shorter, path) : CacheError.posix("cannot read", path: path)
       }
       done += count
     }
     return bytes
+  }
+
+  private static func refused(_ refusal: Refusal, _ path: String) -> CacheError {
+    if case .larger = refusal {
+      return CacheError(.tooLarge, "\(path) is \(refusal)", underlying: refusal)
+    }
+    return CacheError(.localIO, "cannot read \(path): \(refusal)", underlying: refusal)
   }
 }
