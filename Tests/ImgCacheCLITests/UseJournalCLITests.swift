@@ -41,6 +41,22 @@ struct UseJournalCLITests {
     #expect(accessCount(listed, urls[0]) == 3 && accessCount(listed, urls[1]) == 2)
   }
 
+  @Test("remove --dry-run --json shows the journal's last use, as query and remove do")
+  func dryRunFolds() throws {
+    let url = servers.fault(servers.distinctImages(1)[0])
+    #expect(env.run(["fetch", url]).status == 0)
+    // The stored use a day back: the hit's, in the journal, is the later one.
+    let aged = run(
+      "/usr/bin/sqlite3", [indexFile, "UPDATE entry SET last_access = last_access - 86400"])
+    #expect(aged.status == 0, "\(aged.stderr)")
+    #expect(env.run(["fetch", url]).status == 0)
+    let listed = try #require(CLIEnvironment.records(env.run(["query", "--json", url])).first)
+    let dryRun = try #require(
+      CLIEnvironment.records(env.run(["remove", "--dry-run", "--json", url])).first)
+    let shown = try #require(dryRun["last_access"] as? String)
+    #expect(shown == listed["last_access"] as? String, "the hit's use, not the row's")
+  }
+
   @Test("a hostile journal is ignored, never a trap: the hits and the index go on")
   func hostileJournal() throws {
     let url = servers.fault(servers.distinctImages(1)[0])

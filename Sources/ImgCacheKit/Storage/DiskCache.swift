@@ -169,7 +169,8 @@ public final class DiskCache: Sendable {
     let legacy = CacheLayout.relativeFile(named: MD5.hex(of: key))
     let paths = Set([layout.dataPath(file), layout.dataPath(legacy)])
     if dryRun {
-      let entry = try index.entry(forKey: key)
+      // As the remove's transaction would see it: the uses in the journal folded in.
+      let entry = try self.entry(forKey: key)
       let hasFile = paths.contains(where: FileIO.isFile)
       return entry.map(RemovedEntry.init) ?? (hasFile ? RemovedEntry(key: key, file: file) : nil)
     }
