@@ -25,10 +25,21 @@ actor StoreBatcher {
   typealias Waiter = CheckedContinuation<Result<CacheEntry, CacheError>, Never>
 
   private let cache: DiskCache
+  /// What the bodies are, for messages, and the counters they are counted under.
+  private let what: String
+  private let counters: (stored: Counter, bytes: Counter)
   private var pending = [(item: PendingStore, waiter: Waiter)]()
   private var draining = false
 
-  init(cache: DiskCache) { self.cache = cache }
+  /// A batcher of downloads, or of other bodies (`what`) counted under `counters`.
+  init(
+    cache: DiskCache, what: String = "downloads",
+    counting counters: (stored: Counter, bytes: Counter) = (.downloads, .bytesDownloaded)
+  ) {
+    self.cache = cache
+    self.what = what
+    self.counters = counters
+  }
 
   /// How many waiting bodies end the gathering at once, and how long it lasts at most.
   static let gatherTarget = 64
@@ -58,7 +69,7 @@ actor StoreBatcher {
       gathering = true
       let batch = pending
       pending.removeAll()
-      let results = await Self.store(batch.map(\.item), in: cache)
+      let results = await Self.store(batch.map(\.item), in: cache, what: what, counting: counters)
       for (entry, result) in zip(batch, results) { entry.waiter.resume(returning: result) }
     }
     draining = false

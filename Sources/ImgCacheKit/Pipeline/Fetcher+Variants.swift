@@ -98,8 +98,7 @@ extension Fetcher {
     pending.variant = VariantLink(
       key: derivation.key, original: fetch.key, spec: derivation.spec.canonical,
       sourceSHA256: derivation.source?.sha256)
-    let stored = await StoreBatcher.store(
-      [pending], in: cache, what: "the variant", counting: (.derivations, .bytesDerived))[0]
+    let stored = await variantStores.store(pending)
     if case .success = stored, discardingOriginal { _ = try? await cache.remove(key: fetch.key) }
     return stored
   }

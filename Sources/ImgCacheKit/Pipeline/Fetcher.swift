@@ -38,6 +38,9 @@ public final class Fetcher: Sendable {
   /// The robots.txt files this process knows (`--robots`).
   let robotsBook = RobotsBook()
   let stores: StoreBatcher
+  /// Variants just derived, stored in batches as downloads are: one transaction a variant
+  /// wrote ten pages of the index's WAL an image in an export.
+  let variantStores: StoreBatcher
   /// Derivations at once: one per core (each decodes a whole image), fewer when `jobs` is.
   let derivations: Slots
   /// libvips' threads for one derivation: the cores left to each of ``derivations``.
@@ -79,6 +82,8 @@ public final class Fetcher: Sendable {
     if transfer.hostsFile == nil { transfer.hostsFile = cache.layout.hostsFile }
     self.transfer = transfer
     stores = StoreBatcher(cache: cache)
+    variantStores = StoreBatcher(
+      cache: cache, what: "variants", counting: (.derivations, .bytesDerived))
     // sysconf, not ProcessInfo: its first use costs a hit millions of instructions.
     cores = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     let slots = max(1, min(transfer.maxConcurrent, cores))
