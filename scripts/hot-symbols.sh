@@ -52,6 +52,6 @@ cat "$work"/{version,fetch,query,stream}.out | sed -n -E "s/^c?fn=\([0-9]+\) (.+
 {
   echo "# The functions a hit runs, placed first in .text by the release link (scripts/hot-symbols.sh)."
   awk 'NR == FNR {defined[$0] = 1; next} defined[$0]' "$work/defined" "$work/named"
-} > "$work/hot-symbols.txt"
-mv "$work/hot-symbols.txt" "$root/link/hot-symbols.txt"
+} > "$root/link/.hot-symbols.txt.new"
+mv "$root/link/.hot-symbols.txt.new" "$root/link/hot-symbols.txt"
 echo "hot-symbols: $(($(wc -l < "$root/link/hot-symbols.txt") - 1)) functions in link/hot-symbols.txt"

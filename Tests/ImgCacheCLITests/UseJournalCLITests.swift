@@ -50,6 +50,8 @@ struct UseJournalCLITests {
       "/usr/bin/sqlite3", [indexFile, "UPDATE entry SET last_access = last_access - 86400"])
     #expect(aged.status == 0, "\(aged.stderr)")
     #expect(env.run(["fetch", url]).status == 0)
+    let journal = try String(contentsOfFile: indexFile + "-uses", encoding: .utf8)
+    try #require(!journal.isEmpty, "the hit's use is in the journal, not the index")
     let listed = try #require(CLIEnvironment.records(env.run(["query", "--json", url])).first)
     let dryRun = try #require(
       CLIEnvironment.records(env.run(["remove", "--dry-run", "--json", url])).first)

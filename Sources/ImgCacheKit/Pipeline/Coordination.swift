@@ -19,8 +19,9 @@ struct FlightKey: Hashable, Sendable {
   func hash(into hasher: inout Hasher) { hasher.combine(key) }
 }
 
-/// Stores completed downloads in batches: whatever completes while a batch commits goes into
-/// the next transaction, so a prefetch's index writes stay few however many transfers run.
+/// Stores completed downloads (or variants just derived) in batches: whatever completes while
+/// a batch commits goes into the next transaction, so a prefetch's or an export's index writes
+/// stay few however many transfers and derivations run.
 actor StoreBatcher {
   typealias Waiter = CheckedContinuation<Result<CacheEntry, CacheError>, Never>
 

@@ -100,7 +100,10 @@ extension Fetcher {
       return .digested(digest(of: source, algorithm))
     case .storeVariant(let made, let derivation, let discarding):
       return .stored(
-        await store(made, derivation, for: fetch, discardingOriginal: discarding).map(storedBody))
+        await store(
+          made, derivation, for: fetch, discardingOriginal: discarding,
+          alone: options.storesAlone
+        ).map(storedBody))
     default:
       return .proceed
     }

@@ -81,10 +81,11 @@ extension Fetcher {
   }
 
   /// Stores a variant just made under its key, linked to the original it was made from,
-  /// dropping the original when `discardingOriginal`.
+  /// dropping the original when `discardingOriginal`: `alone` (a single fetch: no actor, no
+  /// gathering), else through the variants' batcher, as downloads are.
   func store(
     _ made: DerivedVariant, _ derivation: FetchMachine.Derivation, for fetch: Fetch,
-    discardingOriginal: Bool
+    discardingOriginal: Bool, alone: Bool
   ) async -> Result<CacheEntry, CacheError> {
     var metadata = EntryMetadata(
       format: made.format, width: made.width, height: made.height,
@@ -98,7 +99,11 @@ extension Fetcher {
     pending.variant = VariantLink(
       key: derivation.key, original: fetch.key, spec: derivation.spec.canonical,
       sourceSHA256: derivation.source?.sha256)
-    let stored = await variantStores.store(pending)
+    let stored =
+      alone
+      ? await StoreBatcher.store(
+        [pending], in: cache, what: "the variant", counting: (.derivations, .bytesDerived))[0]
+      : await variantStores.store(pending)
     if case .success = stored, discardingOriginal { _ = try? await cache.remove(key: fetch.key) }
     return stored
   }

@@ -37,14 +37,15 @@ package enum StandardPath {
   }
 
   /// `~` or `~user` at the front replaced by the home folder of this process's user (its
-  /// password entry, else `HOME`, else `/var/empty`, as Foundation has it) or of `user` (an
-  /// unknown one leaves the path as it is).
+  /// password entry, else `HOME`, else `/var/empty`) or of `user` (an unknown one leaves the
+  /// path as it is). Foundation also reads `CFFIXED_USER_HOME` first, and takes the real user
+  /// under `sudo`; neither is a cache directory's concern.
   private static func expandingTilde(_ path: String) -> String {
     guard path.utf8.first == UInt8(ascii: "~") else { return path }
     let bytes = path.utf8
-    let slash = bytes.firstIndex(of: slash) ?? bytes.endIndex
-    let name = String(Substring(bytes[bytes.index(after: bytes.startIndex)..<slash]))
-    let rest = String(Substring(bytes[slash...]))
+    let end = bytes.firstIndex(of: slash) ?? bytes.endIndex
+    let name = String(Substring(bytes[bytes.index(after: bytes.startIndex)..<end]))
+    let rest = String(Substring(bytes[end...]))
     if !name.isEmpty { return home(ofUser: name).map { $0 + rest } ?? path }
     if let home = home(ofUser: nil) { return home + rest }
     if let home = getenv("HOME").map({ String(cString: $0) }), !home.isEmpty {
