@@ -6,6 +6,7 @@
 # after a change to the hit's path; a name no longer in the binary is skipped by the linker,
 # so a stale list costs faults, never correctness.
 set -euo pipefail
+export LC_ALL=C
 root=$(cd "$(dirname "$0")/.." && pwd)
 binary=${1:-$root/.build/release/imgcache}
 work=$(mktemp -d)
@@ -22,8 +23,9 @@ python3 -c 'import sys; open(sys.argv[1], "wb").write(bytes.fromhex(
   "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"))' \
   "$work/www/a.png"
 python3 -u -c 'import functools, http.server, sys
-handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
-handler.log_message = lambda *args: None
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args): pass
+handler = functools.partial(Quiet, directory=sys.argv[1])
 server = http.server.HTTPServer(("127.0.0.1", 0), handler)
 print(server.server_address[1], flush=True)
 server.serve_forever()' "$work/www" > "$work/port" &
@@ -44,11 +46,13 @@ run fetch fetch "$url"
 run query query "$url"
 printf '%s\n' "$url" "$url" "$url" > "$work/urls"
 run stream fetch -i "$work/urls"
-# The binary's own functions in the order the profiles name them, each once (callgrind marks
-# a recursive call with 'N; the loader's and libc's are not the binary's).
+# The binary's own functions, each once, sorted: the linker places them together, and the
+# order among them (callgrind's varies from run to run) matters little; a sorted list keeps
+# its diffs to what changed. Callgrind marks a recursive call with 'N; the loader's and
+# libc's functions are not the binary's.
 nm --defined-only "$work/imgcache" | awk '$2 ~ /^[tTwW]$/ {print $3}' | sort -u > "$work/defined"
 cat "$work"/{version,fetch,query,stream}.out | sed -n -E "s/^c?fn=\([0-9]+\) (.+)$/\1/p" \
-  | sed -E "s/'[0-9]+$//" | awk '!seen[$0]++' > "$work/named"
+  | sed -E "s/'[0-9]+$//" | sort -u > "$work/named"
 {
   echo "# The functions a hit runs, placed first in .text by the release link (scripts/hot-symbols.sh)."
   awk 'NR == FNR {defined[$0] = 1; next} defined[$0]' "$work/defined" "$work/named"
