@@ -26,15 +26,15 @@ actor StoreBatcher {
   typealias Waiter = CheckedContinuation<Result<CacheEntry, CacheError>, Never>
 
   private let cache: DiskCache
-  /// What the bodies are, for messages, and the counters they are counted under.
-  private let what: String
+  /// What a body and the bodies are, for messages, and the counters they are counted under.
+  private let what: (one: String, many: String)
   private let counters: (stored: Counter, bytes: Counter)
   private var pending = [(item: PendingStore, waiter: Waiter)]()
   private var draining = false
 
   /// A batcher of downloads, or of other bodies (`what`) counted under `counters`.
   init(
-    cache: DiskCache, what: String = "downloads",
+    cache: DiskCache, what: (one: String, many: String) = ("the download", "downloads"),
     counting counters: (stored: Counter, bytes: Counter) = (.downloads, .bytesDownloaded)
   ) {
     self.cache = cache
@@ -45,6 +45,16 @@ actor StoreBatcher {
   /// How many waiting bodies end the gathering at once, and how long it lasts at most.
   static let gatherTarget = 64
   static let gatherTime = Duration.milliseconds(1)
+
+  /// Stores `item` (its temporary file moves into `data/`): `alone`, as a batch of one (a
+  /// single fetch: no actor, no gathering), else through the batcher, which gathers a
+  /// stream's bodies into few transactions.
+  nonisolated func store(_ item: PendingStore, alone: Bool) async -> Result<
+    CacheEntry, CacheError
+  > {
+    guard alone else { return await store(item) }
+    return await Self.store([item], in: cache, what: what.one, counting: counters)[0]
+  }
 
   /// Stores `item` (its temporary file moves into `data/`) and returns its entry.
   func store(_ item: PendingStore) async -> Result<CacheEntry, CacheError> {
@@ -70,7 +80,8 @@ actor StoreBatcher {
       gathering = true
       let batch = pending
       pending.removeAll()
-      let results = await Self.store(batch.map(\.item), in: cache, what: what, counting: counters)
+      let results = await Self.store(
+        batch.map(\.item), in: cache, what: what.many, counting: counters)
       for (entry, result) in zip(batch, results) { entry.waiter.resume(returning: result) }
     }
     draining = false
@@ -94,16 +105,6 @@ actor StoreBatcher {
       let failure = CacheError.io("cannot store \(what)", error)
       return Array(repeating: .failure(failure), count: items.count)
     }
-  }
-}
-
-extension Fetcher {
-  /// Stores `item` (its temporary file moves into `data/`): `alone`, as a batch of one (a
-  /// single fetch: no actor, no gathering), else through the batcher, which gathers a
-  /// stream's bodies into few transactions.
-  func store(_ item: PendingStore, alone: Bool) async -> Result<CacheEntry, CacheError> {
-    guard alone else { return await stores.store(item) }
-    return await StoreBatcher.store([item], in: cache, what: "the download")[0]
   }
 }
 

@@ -83,7 +83,7 @@ extension Fetcher {
     case .waitForProcess(let plan):
       return await waitForProcess(fetch, plan: plan, options: options)
     case .store(let pending):
-      return .stored(await store(pending, alone: options.storesAlone).map(storedBody))
+      return .stored(await stores.store(pending, alone: options.storesAlone).map(storedBody))
     case .writeBack(let outcome, let source):
       await writeBack(outcome, options: options, source: source)
       return .proceed

@@ -81,8 +81,7 @@ extension Fetcher {
   }
 
   /// Stores a variant just made under its key, linked to the original it was made from,
-  /// dropping the original when `discardingOriginal`: `alone` (a single fetch: no actor, no
-  /// gathering), else through the variants' batcher, as downloads are.
+  /// dropping the original when `discardingOriginal`; `alone` as ``StoreBatcher`` has it.
   func store(
     _ made: DerivedVariant, _ derivation: FetchMachine.Derivation, for fetch: Fetch,
     discardingOriginal: Bool, alone: Bool
@@ -99,11 +98,7 @@ extension Fetcher {
     pending.variant = VariantLink(
       key: derivation.key, original: fetch.key, spec: derivation.spec.canonical,
       sourceSHA256: derivation.source?.sha256)
-    let stored =
-      alone
-      ? await StoreBatcher.store(
-        [pending], in: cache, what: "the variant", counting: (.derivations, .bytesDerived))[0]
-      : await variantStores.store(pending)
+    let stored = await variantStores.store(pending, alone: alone)
     if case .success = stored, discardingOriginal { _ = try? await cache.remove(key: fetch.key) }
     return stored
   }

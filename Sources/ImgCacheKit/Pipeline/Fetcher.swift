@@ -83,7 +83,7 @@ public final class Fetcher: Sendable {
     self.transfer = transfer
     stores = StoreBatcher(cache: cache)
     variantStores = StoreBatcher(
-      cache: cache, what: "variants", counting: (.derivations, .bytesDerived))
+      cache: cache, what: ("the variant", "variants"), counting: (.derivations, .bytesDerived))
     // sysconf, not ProcessInfo: its first use costs a hit millions of instructions.
     cores = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     let slots = max(1, min(transfer.maxConcurrent, cores))
