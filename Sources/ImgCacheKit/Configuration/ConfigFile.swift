@@ -8,6 +8,16 @@ public enum ConfigFile {
   /// something else, refused rather than read into memory.
   static let sizeLimit = 1 << 20
 
+  /// The bytes of the policy file at `path`, or nil when there is none; one that cannot be
+  /// read whole (a FIFO, a folder, over ``sizeLimit``, unreadable) is a `kind` error naming it.
+  static func contents(of path: String, failing kind: CacheError.Kind) throws -> [UInt8]? {
+    do {
+      return try WholeFile.readIfPresent(path, limit: sizeLimit)
+    } catch {
+      throw CacheError(kind, "cannot read config file \(path): \(WholeFile.reason(error))")
+    }
+  }
+
   /// Sets `name` to `value` in the file at `path` (created when missing, with its folder):
   /// the key's first line is replaced, later lines of the same key are removed, or a line is
   /// appended. The value is checked first; a bad key or value is an `.invalidInput` error.
@@ -99,13 +109,7 @@ public enum ConfigFile {
   }
 
   private static func read(_ path: String) throws -> [String] {
-    let bytes: [UInt8]?
-    do {
-      bytes = try WholeFile.readIfPresent(path, limit: sizeLimit)
-    } catch {
-      throw CacheError(.localIO, "cannot read config file \(path): \(WholeFile.reason(error))")
-    }
-    guard let bytes else { return [] }
+    guard let bytes = try contents(of: path, failing: .localIO) else { return [] }
     // Lines are written back with LF.
     var lines = Self.lines(of: String(decoding: bytes, as: UTF8.self)).map(String.init)
     if lines.last == "" { lines.removeLast() }

@@ -221,14 +221,7 @@ public struct ResolvedConfiguration: Sendable {
   }
 
   private mutating func read(file path: String, required: Bool) throws {
-    let bytes: [UInt8]?
-    do {
-      bytes = try WholeFile.readIfPresent(path, limit: ConfigFile.sizeLimit)
-    } catch {
-      throw CacheError(
-        .invalidInput, "cannot read config file \(path): \(WholeFile.reason(error))")
-    }
-    guard let bytes else {
+    guard let bytes = try ConfigFile.contents(of: path, failing: .invalidInput) else {
       if required { throw CacheError(.invalidInput, "cannot read config file \(path)") }
       return
     }
