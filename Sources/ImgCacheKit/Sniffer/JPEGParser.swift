@@ -104,6 +104,12 @@ extension JPEGParser {
     return count
   }
 
+  /// How many scans the JPEG `bytes` holds, counted as ``scanCount(path:limit:)`` counts them.
+  package static func scanCount(bytes: [UInt8]) -> Int {
+    var previousWasFF = false
+    return bytes.withUnsafeBytes { markers(in: $0, after: &previousWasFF) }
+  }
+
   /// How many `FF DA` pairs `bytes` holds, the first counted when it is `DA` and the block
   /// before ended with `FF` (`previousWasFF`, then set for the next block). Hops from `FF` to
   /// `FF` with `memchr`: in entropy-coded data one byte in hundreds is `FF`.

@@ -8,18 +8,21 @@ struct Rendering {
   var format: ImageFormat
   /// Whether the direct JPEG path made it (else libvips).
   var direct = false
+  /// Whether the direct path's planar way made it, never leaving YCbCr.
+  var planar = false
 }
 
 /// The libvips side of a derivation: the header read, the thumbnail, a compass crop, the save.
 extension Deriver {
-  /// Renders `spec` of the original at `original` (sniffed as `info`) into `descriptor`: by the
-  /// direct JPEG path when it takes the image, else through libvips.
+  /// Renders `spec` of the original at `original` (its bytes in `body` when read; sniffed as
+  /// `info`) into `descriptor`: by the direct JPEG path when it takes the image, else through
+  /// libvips.
   func render(
-    original: String, info: ImageInfo, spec: VariantSpec, into descriptor: Int32,
-    budget: DerivationBudget
+    original: String, body: [UInt8]?, info: ImageInfo, spec: VariantSpec,
+    into descriptor: Int32, budget: DerivationBudget
   ) throws -> Rendering {
     if let rendering = try renderDirect(
-      original: original, info: info, spec: spec, into: descriptor, budget: budget)
+      original: original, body: body, info: info, spec: spec, into: descriptor, budget: budget)
     {
       return rendering
     }

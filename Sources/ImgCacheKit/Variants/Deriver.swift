@@ -55,6 +55,8 @@ public struct DerivedVariant: Sendable, Hashable {
   public var size: Int64
   /// Whether the direct JPEG path made it (else libvips).
   package var madeDirectly = false
+  /// Whether the direct path's planar way made it (YCbCr planes throughout).
+  package var madePlanar = false
 }
 
 /// Derives variants from originals with libvips: synchronous and blocking (run it off the
@@ -65,6 +67,9 @@ public struct Deriver: Sendable {
   /// Whether a JPEG made from a JPEG may take the direct path (libjpeg-turbo and libyuv,
   /// docs/design.md, Variants); false sends every image through libvips.
   package var usesDirectJPEG = true
+  /// Whether the direct path may keep a 4:2:0 JPEG in YCbCr planes throughout (its planar
+  /// way); false converts every one to BGRX and back.
+  package var usesPlanarJPEG = true
 
   /// A deriver checking originals against `limits`.
   public init(limits: DerivationLimits = DerivationLimits()) {
@@ -111,7 +116,9 @@ public struct Deriver: Sendable {
   package func derive(
     original: String, spec: VariantSpec, into directory: String, budget: DerivationBudget
   ) throws -> DerivedVariant {
-    let info = try check(original: original)
+    // One read serves the sniff, the scan count, the JPEG walk and the direct path's decode.
+    let body = try? WholeFile.read(original, limit: Self.directBufferLimit)
+    let info = try check(original: original, body: body)
     let (path, descriptor) = try FileIO.makeTemporaryFile(
       in: directory, prefix: "derive-\(ProcessTag.current)-")
     var done = false
@@ -123,7 +130,8 @@ public struct Deriver: Sendable {
     let rendered: Rendering
     do {
       rendered = try render(
-        original: original, info: info, spec: spec, into: descriptor, budget: budget)
+        original: original, body: body, info: info, spec: spec, into: descriptor,
+        budget: budget)
     } catch let failure as VipsFailure {
       if budget.killed && !budget.isAbandoned { throw budget.overBudget }
       throw CacheError(
@@ -139,12 +147,15 @@ public struct Deriver: Sendable {
       path: path, width: rendered.width, height: rendered.height, format: rendered.format,
       size: size)
     variant.madeDirectly = rendered.direct
+    variant.madePlanar = rendered.planar
     return variant
   }
 
-  /// Sniffs the original and checks its format and the size its headers declare.
-  func check(original: String) throws -> ImageInfo {
-    guard let info = ImageSniffer.sniff(path: original) else {
+  /// Sniffs the original (its bytes in `body` when read, else its file) and checks its format
+  /// and the size its headers declare.
+  func check(original: String, body: [UInt8]?) throws -> ImageInfo {
+    guard let info = body.map(ImageSniffer.sniff(data:)) ?? ImageSniffer.sniff(path: original)
+    else {
       throw CacheError(.cannotDerive, "cannot derive a variant: the original is not an image")
     }
     if let why = Self.refusals[info.format] {
@@ -156,7 +167,8 @@ public struct Deriver: Sendable {
     }
     try checkPixels(width: width, height: height, frames: 1)
     if info.format == .jpeg,
-      let scans = JPEGParser.scanCount(path: original, limit: limits.maxScans),
+      let scans = body.map(JPEGParser.scanCount(bytes:))
+        ?? JPEGParser.scanCount(path: original, limit: limits.maxScans),
       scans > limits.maxScans
     {
       throw CacheError(
