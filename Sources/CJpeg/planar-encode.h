@@ -6,22 +6,19 @@
  * into planes of whole blocks, their edges repeated as libjpeg repeats them, and encoded.
  */
 
-/* `source` resized to `width` x `height` into a new plane of `target`; 0 when over budget. */
+/* `source` resized to `width` x `height` into a new plane, `target`; 0 when over budget. */
 static inline int imgcache_jpeg_plane_resize(const struct imgcache_jpeg *api,
-                                             const struct imgcache_jpeg_plane *source, int left,
-                                             int top, int width, int height,
-                                             struct imgcache_jpeg_plane *target, int to_width,
-                                             int to_height, int stride, int rows,
-                                             size_t *budget) {
-  if (!imgcache_jpeg_plane_make(target, to_width, to_height, stride, rows, budget)) return 0;
-  const unsigned char *from = source->data + (size_t)top * source->stride + (size_t)left;
-  api->plane_scale(from, source->stride, width, height, target->data, target->stride, to_width,
-                   to_height, IMGCACHE_YUV_FILTER_BOX);
+                                             const struct imgcache_jpeg_plane *source,
+                                             struct imgcache_jpeg_plane *target, int width,
+                                             int height, size_t *budget) {
+  if (!imgcache_jpeg_plane_make(target, width, height, width, height, budget)) return 0;
+  api->plane_scale(source->data, source->stride, source->width, source->height, target->data,
+                   target->stride, width, height, IMGCACHE_YUV_FILTER_BOX);
   return 1;
 }
 
-/* Copies `width` x `height` of `source` from (`left`, `top`) into `target`, a plane of whole
- * blocks, and repeats its last column and row to the plane's edges (libjpeg's padding). */
+/* Copies `target`'s width x height of `source` from (`left`, `top`) into `target`, a plane of
+ * whole blocks, and repeats its last column and row to the plane's edges (libjpeg's padding). */
 static inline void imgcache_jpeg_plane_take(const struct imgcache_jpeg_plane *source, int left,
                                             int top, struct imgcache_jpeg_plane *target) {
   for (int row = 0; row < target->rows; row++) {
@@ -30,9 +27,8 @@ static inline void imgcache_jpeg_plane_take(const struct imgcache_jpeg_plane *so
       memcpy(to, to - target->stride, (size_t)target->stride);
       continue;
     }
-    if (source != target)
-      memcpy(to, source->data + (size_t)(top + row) * source->stride + (size_t)left,
-             (size_t)target->width);
+    memcpy(to, source->data + (size_t)(top + row) * source->stride + (size_t)left,
+           (size_t)target->width);
     memset(to + target->width, to[target->width - 1], (size_t)(target->stride - target->width));
   }
 }
@@ -42,47 +38,29 @@ static inline int imgcache_jpeg_round_up(int size, int unit) {
   return (size + unit - 1) / unit * unit;
 }
 
-/* The job's crop of the decoded `planes` in `out`: luma resized then cropped. Chroma decoded at
- * half the luma's size is resized to half the size and cropped, when the crop starts on even
- * pixels. Otherwise (an odd start, or chroma the DCT decoded at the luma's size) it is resized
- * as the luma is and halved over the crop's own pixels, as the encoder of the BGRX way halves
- * it. 0 when over budget. */
+/* The job's crop of the decoded `planes` in `out`: each plane resized to the whole size (the
+ * chroma to half of it) and the crop taken (the chroma's from half the crop's origin, which is
+ * even). 0 when over budget, or when the chroma is not at half the luma's size. */
 static inline int imgcache_jpeg_planar_crop(const struct imgcache_jpeg *api,
                                             const struct imgcache_jpeg_job *job,
                                             const struct imgcache_jpeg_plane *planes,
                                             struct imgcache_jpeg_plane *out) {
+  if (2 * planes[1].width > planes[0].width + 1 || 2 * planes[1].height > planes[0].height + 1)
+    return 0;
   size_t budget = job->max_bytes;
-  int (*round)(int, int) = imgcache_jpeg_round_up;
-  int width = round(job->crop_width, 16), height = round(job->crop_height, 16);
-  int half_width = (job->crop_width + 1) / 2, half_height = (job->crop_height + 1) / 2;
-  struct imgcache_jpeg_plane whole = {NULL, 0, 0, 0, 0};
-  int halved = 2 * planes[1].width <= planes[0].width + 1 &&
-               2 * planes[1].height <= planes[0].height + 1;
-  int even = halved && job->crop_left % 2 == 0 && job->crop_top % 2 == 0;
-  int done = imgcache_jpeg_plane_resize(api, &planes[0], 0, 0, planes[0].width, planes[0].height,
-                                        &whole, job->width, job->height, job->width, job->height,
-                                        &budget) &&
-             imgcache_jpeg_plane_make(&out[0], job->crop_width, job->crop_height, width, height,
-                                      &budget);
-  if (done) imgcache_jpeg_plane_take(&whole, job->crop_left, job->crop_top, &out[0]);
-  free(whole.data);
-  for (int index = 1; index < 3 && done; index++) {
-    const struct imgcache_jpeg_plane *chroma = &planes[index];
-    int to_width = even ? (job->width + 1) / 2 : job->width;
-    int to_height = even ? (job->height + 1) / 2 : job->height;
-    whole.data = NULL;
-    done = imgcache_jpeg_plane_resize(api, chroma, 0, 0, chroma->width, chroma->height, &whole,
-                                      to_width, to_height, to_width, to_height, &budget);
-    if (done && even) {
-      done = imgcache_jpeg_plane_make(&out[index], half_width, half_height, width / 2,
-                                      height / 2, &budget);
-      if (done) imgcache_jpeg_plane_take(&whole, job->crop_left / 2, job->crop_top / 2, &out[index]);
-    } else if (done) {
-      done = imgcache_jpeg_plane_resize(api, &whole, job->crop_left, job->crop_top,
-                                        job->crop_width, job->crop_height, &out[index],
-                                        half_width, half_height, width / 2, height / 2, &budget);
-      if (done) imgcache_jpeg_plane_take(&out[index], 0, 0, &out[index]);
-    }
+  int width = imgcache_jpeg_round_up(job->crop_width, 16);
+  int height = imgcache_jpeg_round_up(job->crop_height, 16);
+  int done = 1;
+  for (int index = 0; index < 3 && done; index++) {
+    int half = index > 0 ? 2 : 1;
+    struct imgcache_jpeg_plane whole = {NULL, 0, 0, 0, 0};
+    done = imgcache_jpeg_plane_resize(api, &planes[index], &whole,
+                                      (job->width + half - 1) / half,
+                                      (job->height + half - 1) / half, &budget) &&
+           imgcache_jpeg_plane_make(&out[index], (job->crop_width + half - 1) / half,
+                                    (job->crop_height + half - 1) / half, width / half,
+                                    height / half, &budget);
+    if (done) imgcache_jpeg_plane_take(&whole, job->crop_left / half, job->crop_top / half, &out[index]);
     free(whole.data);
   }
   return done;

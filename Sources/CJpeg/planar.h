@@ -39,13 +39,15 @@ static inline void imgcache_jpeg_planes_free(struct imgcache_jpeg_plane *planes,
 }
 
 /* Whether a decompression whose header was read is for the planar way: YCbCr at 4:2:0 (luma
- * 2x2, each chroma 1x1), written at a quality that keeps 4:2:0 (under 90), and resized. (An
- * image written at its own size goes the BGRX way, whose chroma is libvips' to the byte.) */
+ * 2x2, each chroma 1x1), written at a quality that keeps 4:2:0 (under 90), decoded at its whole
+ * size and resized, the crop starting on even pixels. (A DCT shrink decodes the chroma at the
+ * luma's size, and an odd start halves the chroma anew: the BGRX way is as fast then. An image
+ * not resized goes the BGRX way too, whose chroma is libvips' to the byte.) */
 static inline int imgcache_jpeg_is_planar(const struct imgcache_jpeg_job *job,
                                           j_decompress_ptr info) {
   if (info->num_components != 3 || info->jpeg_color_space != JCS_YCbCr || job->quality >= 90 ||
-      (job->shrink == 1 && job->width == job->source_width &&
-       job->height == job->source_height))
+      job->shrink != 1 || job->crop_left % 2 != 0 || job->crop_top % 2 != 0 ||
+      (job->width == job->source_width && job->height == job->source_height))
     return 0;
   const jpeg_component_info *components = info->comp_info;
   return components[0].h_samp_factor == 2 && components[0].v_samp_factor == 2 &&
