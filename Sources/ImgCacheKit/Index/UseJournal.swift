@@ -62,7 +62,8 @@ package struct UseJournal: Sendable {
     let descriptor = Self.open(path, O_RDWR)
     guard descriptor >= 0 else { return nil }
     var status = stat()
-    guard fstat(descriptor, &status) == 0, status.st_size > 0, Self.lockExclusive(descriptor)
+    guard fstat(descriptor, &status) == 0, status.st_size > 0,
+      Self.momentary.take(descriptor) == .taken
     else {
       close(descriptor)
       return nil
@@ -126,16 +127,9 @@ package struct UseJournal: Sendable {
     return descriptor
   }
 
-  /// Takes the exclusive lock, trying for a few milliseconds: appenders hold the shared one
-  /// for one `write` each.
-  private static func lockExclusive(_ descriptor: Int32) -> Bool {
-    for attempt in 0..<20 {
-      if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return true }
-      guard errno == EWOULDBLOCK || errno == EINTR else { return false }
-      if attempt < 19 { usleep(250) }
-    }
-    return false
-  }
+  /// How the exclusive lock is taken: 20 tries 250 µs apart, for appenders hold the shared
+  /// one for one `write` each.
+  static let momentary = MomentaryLock(tries: 20, step: 250)
 
   /// At most ``readLimit`` bytes from the start of `descriptor`.
   private static func read(_ descriptor: Int32) -> [UInt8] {

@@ -1,0 +1,37 @@
+import Foundation
+import ImgCacheTestSupport
+import Testing
+
+@testable import ImgCacheSupport
+
+/// Taking a lock others hold for a moment (``MomentaryLock``): its decisions fed by hand, then
+/// on real `flock` locks.
+@Suite("A momentary lock: tried a bounded number of times, then given up")
+struct MomentaryLockTests {
+  @Test("a held lock is tried again until the tries are spent; an interrupted try counts")
+  func decisions() {
+    var lock = MomentaryLock(tries: 3, step: 250)
+    #expect(lock.failed(EWOULDBLOCK) == .retry(afterMicroseconds: 250))
+    #expect(lock.failed(EINTR) == .retry(afterMicroseconds: 250))
+    #expect(lock.failed(EWOULDBLOCK) == .busy)
+    var once = MomentaryLock(tries: 0, step: 250)
+    #expect(once.tries == 1 && once.failed(EWOULDBLOCK) == .busy)
+    var other = MomentaryLock(tries: 3, step: 250)
+    #expect(other.failed(EBADF) == .failed(EBADF))
+  }
+
+  @Test("a lock held by another description is busy; released, it is taken; a bad one fails")
+  func flocks() throws {
+    let directory = TemporaryDirectory()
+    let path = try directory.write("lock", [])
+    let holder = open(path, O_RDWR | O_CLOEXEC)
+    let taker = open(path, O_RDWR | O_CLOEXEC)
+    defer { close(holder); close(taker) }
+    #expect(flock(holder, LOCK_EX | LOCK_NB) == 0)
+    let lock = MomentaryLock(tries: 2, step: 1)
+    #expect(lock.take(taker) == .busy)
+    #expect(flock(holder, LOCK_UN) == 0)
+    #expect(lock.take(taker) == .taken)
+    #expect(lock.take(-1) == .failed(EBADF))
+  }
+}
