@@ -127,7 +127,8 @@ static inline int imgcache_jpeg_write_rows(const struct imgcache_jpeg *api,
 }
 
 /* Encodes the job's crop of `pixels` into `output` (its `data` freed by the caller), as libvips'
- * jpegsave would: no JFIF marker, optimised Huffman tables, 4:2:0 chroma below quality 90, 4:4:4 from it. */
+ * jpegsave would: no JFIF marker, optimised Huffman tables, 4:2:0 chroma below quality 90,
+ * 4:4:4 from it. */
 static inline int imgcache_jpeg_encode(const struct imgcache_jpeg *api,
                                        struct imgcache_jpeg_job *job,
                                        const struct imgcache_jpeg_pixels *pixels,

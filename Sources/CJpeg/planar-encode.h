@@ -60,7 +60,8 @@ static inline int imgcache_jpeg_planar_crop(const struct imgcache_jpeg *api,
            imgcache_jpeg_plane_make(&out[index], (job->crop_width + half - 1) / half,
                                     (job->crop_height + half - 1) / half, width / half,
                                     height / half, &budget);
-    if (done) imgcache_jpeg_plane_take(&whole, job->crop_left / half, job->crop_top / half, &out[index]);
+    if (done)
+      imgcache_jpeg_plane_take(&whole, job->crop_left / half, job->crop_top / half, &out[index]);
     free(whole.data);
   }
   return done;

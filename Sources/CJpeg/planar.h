@@ -38,17 +38,22 @@ static inline void imgcache_jpeg_planes_free(struct imgcache_jpeg_plane *planes,
   }
 }
 
+/* Whether `job` is for the planar way: written at a quality that keeps 4:2:0 (under 90), from
+ * an original of even sides decoded at its whole size, resized, its crop starting on even
+ * pixels. (A DCT shrink decodes the chroma at the luma's size, and an odd start halves the
+ * chroma anew: the BGRX way is as fast then. An odd side has a chroma sample covering one
+ * pixel, which a plane resize would stretch. An image not resized goes the BGRX way too,
+ * whose chroma is libvips' to the byte.) */
+static inline int imgcache_jpeg_planar_job(const struct imgcache_jpeg_job *job) {
+  return job->quality < 90 && job->shrink == 1 && job->source_width % 2 == 0 &&
+         job->source_height % 2 == 0 && job->crop_left % 2 == 0 && job->crop_top % 2 == 0 &&
+         (job->width != job->source_width || job->height != job->source_height);
+}
+
 /* Whether a decompression whose header was read is for the planar way: YCbCr at 4:2:0 (luma
- * 2x2, each chroma 1x1), written at a quality that keeps 4:2:0 (under 90), decoded at its whole
- * size and resized, the crop starting on even pixels. (A DCT shrink decodes the chroma at the
- * luma's size, and an odd start halves the chroma anew: the BGRX way is as fast then. An image
- * not resized goes the BGRX way too, whose chroma is libvips' to the byte.) */
-static inline int imgcache_jpeg_is_planar(const struct imgcache_jpeg_job *job,
-                                          j_decompress_ptr info) {
-  if (info->num_components != 3 || info->jpeg_color_space != JCS_YCbCr || job->quality >= 90 ||
-      job->shrink != 1 || job->crop_left % 2 != 0 || job->crop_top % 2 != 0 ||
-      (job->width == job->source_width && job->height == job->source_height))
-    return 0;
+ * 2x2, each chroma 1x1). */
+static inline int imgcache_jpeg_is_planar(j_decompress_ptr info) {
+  if (info->num_components != 3 || info->jpeg_color_space != JCS_YCbCr) return 0;
   const jpeg_component_info *components = info->comp_info;
   return components[0].h_samp_factor == 2 && components[0].v_samp_factor == 2 &&
          components[1].h_samp_factor == 1 && components[1].v_samp_factor == 1 &&
@@ -123,7 +128,7 @@ static inline int imgcache_jpeg_raw_decode(const struct imgcache_jpeg *api,
   if (!imgcache_jpeg_markers_agree(job, &info) || (int)info.image_width != job->source_width ||
       (int)info.image_height != job->source_height) {
     status = IMGCACHE_JPEG_DECLINED;
-  } else if (imgcache_jpeg_is_planar(job, &info)) {
+  } else if (imgcache_jpeg_is_planar(&info)) {
     info.out_color_space = JCS_YCbCr;
     info.raw_data_out = TRUE;
     info.scale_num = 1;

@@ -2,14 +2,12 @@
 #define IMGCACHE_CJPEG_SHIM_H
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <setjmp.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <jpeglib.h>
 
@@ -103,9 +101,8 @@ enum imgcache_jpeg_status {
 /* One derivation: the original's size as its header gives it (checked again here), the DCT
  * shrink, the whole image's size once resized, the crop of it written, the quality. */
 struct imgcache_jpeg_job {
-  const char *path;
-  const unsigned char *data;  /* the original's bytes when the caller has read them, else NULL */
-  size_t length;              /* (then `path` is read) */
+  const unsigned char *data;  /* the original's bytes, read by the caller */
+  size_t length;
   int descriptor;
   int source_width, source_height, shrink;
   int width, height;
@@ -138,32 +135,6 @@ static inline void imgcache_jpeg_errors(const struct imgcache_jpeg *api,
   failure->manager.error_exit = imgcache_jpeg_fail;
   failure->manager.emit_message = imgcache_jpeg_message;
   failure->manager.output_message = imgcache_jpeg_quiet;
-}
-
-/* The original's bytes, read whole (at most `max_bytes`); NULL when it cannot be. */
-static inline unsigned char *imgcache_jpeg_read(const struct imgcache_jpeg_job *job,
-                                                size_t *length) {
-  int fd = open(job->path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return NULL;
-  struct stat status;
-  unsigned char *data = NULL;
-  if (fstat(fd, &status) == 0 && status.st_size > 0 && (size_t)status.st_size <= job->max_bytes &&
-      (data = malloc((size_t)status.st_size)) != NULL) {
-    size_t done = 0;
-    while (done < (size_t)status.st_size) {
-      ssize_t got = read(fd, data + done, (size_t)status.st_size - done);
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) break;
-      done += (size_t)got;
-    }
-    if (done != (size_t)status.st_size) {
-      free(data);
-      data = NULL;
-    }
-    *length = done;
-  }
-  close(fd);
-  return data;
 }
 
 /* Whether the APP1 and APP2 segments libjpeg saw are the ones the caller's walk decided on
@@ -238,8 +209,8 @@ static inline int imgcache_jpeg_write(struct imgcache_jpeg_job *job, const unsig
 #include "interleaved.h"
 #include "planar.h"
 
-/* Runs `job`: read (unless the caller has), decode at its shrink, resize, crop, encode, write.
- * Nothing is written unless every step before the write succeeded. */
+/* Runs `job`: decode at its shrink, resize, crop, encode, write. Nothing is written unless
+ * every step before the write succeeded. */
 static inline int imgcache_jpeg_thumbnail(const struct imgcache_jpeg *api,
                                           struct imgcache_jpeg_job *job) {
   if (job->shrink < 1 || job->shrink > 8 || (job->shrink & (job->shrink - 1)) != 0 ||
@@ -247,20 +218,15 @@ static inline int imgcache_jpeg_thumbnail(const struct imgcache_jpeg *api,
       job->crop_width > job->width - job->crop_left ||
       job->crop_height > job->height - job->crop_top)
     return IMGCACHE_JPEG_DECLINED;
-  size_t length = job->length;
-  unsigned char *owned = job->data == NULL ? imgcache_jpeg_read(job, &length) : NULL;
-  const unsigned char *data = job->data != NULL ? job->data : owned;
-  if (data == NULL || length == 0) return IMGCACHE_JPEG_DECLINED;
-  struct imgcache_jpeg_destination output = {{0}, NULL, 64 * 1024, 0};
-  if ((output.data = malloc(output.size)) == NULL) {
-    free(owned);
+  if (job->data == NULL || job->length == 0 || job->length > job->max_bytes)
     return IMGCACHE_JPEG_DECLINED;
-  }
-  int status = job->planar ? imgcache_jpeg_planar(api, job, data, length, &output)
-                            : IMGCACHE_JPEG_NOT_PLANAR;
+  struct imgcache_jpeg_destination output = {{0}, NULL, 64 * 1024, 0};
+  if ((output.data = malloc(output.size)) == NULL) return IMGCACHE_JPEG_DECLINED;
+  int status = job->planar && imgcache_jpeg_planar_job(job)
+                   ? imgcache_jpeg_planar(api, job, job->data, job->length, &output)
+                   : IMGCACHE_JPEG_NOT_PLANAR;
   job->planar = status != IMGCACHE_JPEG_NOT_PLANAR;
-  if (!job->planar) status = imgcache_jpeg_interleaved(api, job, data, length, &output);
-  free(owned);
+  if (!job->planar) status = imgcache_jpeg_interleaved(api, job, job->data, job->length, &output);
   if (status == IMGCACHE_JPEG_DONE) status = imgcache_jpeg_write(job, output.data, output.length);
   free(output.data);
   return status;

@@ -64,7 +64,7 @@ struct DirectJPEGTests {
 
   @Test(
     "a 4:2:0 JPEG resized from its whole size stays in YCbCr planes, as close to libvips",
-    arguments: [(640, 480), (401, 299), (1999, 1333), (37, 53)])
+    arguments: [(640, 480), (402, 298), (2000, 1334), (38, 54), (401, 299)])
   func planar(width: Int, height: Int) throws {
     let sampled = try fixtures.convert(
       "s\(width)x\(height).jpg",
@@ -95,7 +95,8 @@ struct DirectJPEGTests {
           plan: ThumbnailPlan(spec: spec, originalWidth: width, originalHeight: height),
           box: spec.geometry, width: width, height: height))
       let way =
-        plan.shrink == 1 && (plan.width, plan.height) != (width, height)
+        width % 2 == 0 && height % 2 == 0 && plan.shrink == 1
+        && (plan.width, plan.height) != (width, height)
         && plan.crop.left % 2 == 0 && plan.crop.top % 2 == 0
       #expect(planar.madePlanar == way && !interleaved.madePlanar, "\(named)")
       planarSeen = planarSeen || way
@@ -104,8 +105,13 @@ struct DirectJPEGTests {
       let far = try #require(difference(interleaved.path, vips.path), "\(named)")
       #expect(near < far + 0.005, "\(named): planar \(near), BGRX \(far)")
     }
-    #expect(planarSeen, "\(width)x\(height): no preset took the planar way")
-    for (original, preset) in [(full, "1000x"), (sampled, "1000x jpeg q=92")] {
+    // An odd side has a chroma sample covering one pixel: the BGRX way.
+    let even = width % 2 == 0 && height % 2 == 0
+    #expect(planarSeen == even, "\(width)x\(height): planar \(planarSeen)")
+    let enlarged = "\(width * 5 / 4)x enlarge"
+    let sampledWay = try derive(sampled, enlarged, direct: true)
+    #expect(sampledWay.madeDirectly && sampledWay.madePlanar == even, "\(width)x\(height)")
+    for (original, preset) in [(full, enlarged), (sampled, enlarged + " jpeg q=92")] {
       let derived = try derive(original, preset, direct: true)
       #expect(derived.madeDirectly && !derived.madePlanar, "\(width)x\(height) \(preset)")
     }
@@ -146,7 +152,7 @@ struct DirectJPEGTests {
     arguments: [
       ("orientation", "100x100^"), ("profile", "100x100^"), ("cmyk", "100x100^"),
       ("plain", "100x100^ keep-metadata"), ("plain", "100x100^ gravity=attention"),
-      ("plain", "webp"), ("truncated", "100x100^"),
+      ("plain", "webp"), ("truncated", "100x100^"), ("truncated420", "200x120^"),
     ])
   func declined(kind: String, preset: String) throws {
     let original = try self.original(kind)
@@ -180,22 +186,32 @@ struct DirectJPEGTests {
     case "cmyk":
       return try fixtures.convert(
         "cmyk.jpg", ["-size", "300x200", "plasma:", "-colorspace", "CMYK"])
-    case "truncated":
-      let plain = try fixtures.convert("whole.jpg", ["-size", "300x200", "plasma:"])
+    case "truncated", "truncated420":
+      // (At quality 85 ImageMagick writes 4:2:0, which the planar way would take.)
+      let plain = try fixtures.convert(
+        "whole-\(kind).jpg",
+        ["-size", "300x200", "plasma:"] + (kind == "truncated" ? [] : ["-quality", "85"]))
       let bytes = fixtures.bytes(plain)
-      return try fixtures.directory.write("truncated.jpg", Array(bytes.prefix(bytes.count * 2 / 3)))
+      return try fixtures.directory.write(
+        "\(kind).jpg", Array(bytes.prefix(bytes.count * 2 / 3)))
     default: return try fixtures.convert("plain.jpg", ["-size", "300x200", "plasma:"])
     }
   }
 
-  @Test("a spent budget stops the direct path between rows: an error, nothing left behind")
-  func budget() throws {
-    let original = try fixtures.convert("big.jpg", ["-size", "2000x1500", "plasma:"])
+  @Test(
+    "a spent budget stops the direct path between rows: an error, nothing left behind",
+    arguments: ["92", "85"])  // 4:4:4 (the BGRX way) and 4:2:0 (the planar way)
+  func budget(quality: String) throws {
+    let original = try fixtures.convert(
+      "big-\(quality).jpg", ["-size", "2000x1500", "plasma:", "-quality", quality])
     let failure = fixtures.failure(
       original, "1900x1400^", limits: DerivationLimits(timeout: 0.000_001))
     #expect(failure?.kind == .cannotDerive)
     #expect(failure?.message.contains("derive_timeout") == true)
     #expect(fixtures.leftovers.isEmpty)
+    // Without the budget, the way the stopped derivation took.
+    let made = try derive(original, "1900x1400^", direct: true)
+    #expect(made.madeDirectly && made.madePlanar == (quality == "85"))
   }
 
   @Test(

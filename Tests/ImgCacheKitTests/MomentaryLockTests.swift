@@ -10,14 +10,13 @@ import Testing
 struct MomentaryLockTests {
   @Test("a held lock is tried again until the tries are spent; an interrupted try counts")
   func decisions() {
-    var lock = MomentaryLock(tries: 3, step: 250)
-    #expect(lock.failed(EWOULDBLOCK) == .retry(afterMicroseconds: 250))
-    #expect(lock.failed(EINTR) == .retry(afterMicroseconds: 250))
-    #expect(lock.failed(EWOULDBLOCK) == .busy)
-    var once = MomentaryLock(tries: 0, step: 250)
-    #expect(once.tries == 1 && once.failed(EWOULDBLOCK) == .busy)
-    var other = MomentaryLock(tries: 3, step: 250)
-    #expect(other.failed(EBADF) == .failed(EBADF))
+    let lock = MomentaryLock(tries: 3, step: 250)
+    #expect(lock.next(afterTry: 1, failedWith: EWOULDBLOCK) == .retry(afterMicroseconds: 250))
+    #expect(lock.next(afterTry: 2, failedWith: EINTR) == .retry(afterMicroseconds: 250))
+    #expect(lock.next(afterTry: 3, failedWith: EWOULDBLOCK) == .busy)
+    #expect(lock.next(afterTry: 1, failedWith: EBADF) == .failed(EBADF))
+    let once = MomentaryLock(tries: 0, step: 250)
+    #expect(once.tries == 1 && once.next(afterTry: 1, failedWith: EWOULDBLOCK) == .busy)
   }
 
   @Test("a lock held by another description is busy; released, it is taken; a bad one fails")

@@ -99,7 +99,7 @@ struct SnifferTests {
     #expect(svg?.hasPixels == false)
   }
 
-  @Test("a JPEG's scans are counted as a byte-by-byte walk counts them, across read blocks")
+  @Test("a JPEG's scans are counted as a byte-by-byte walk counts them, in a file or in memory")
   func scanCounts() throws {
     let directory = TemporaryDirectory()
     var generator = SystemRandomNumberGenerator()
@@ -124,6 +124,7 @@ struct SnifferTests {
       let path = directory.url.appendingPathComponent("scans-\(round)").path
       FileManager.default.createFile(atPath: path, contents: Data(bytes))
       #expect(JPEGParser.scanCount(path: path, limit: Int.max - 1) == expected, "size \(size)")
+      #expect(JPEGParser.scanCount(bytes: bytes) == expected, "size \(size), in memory")
     }
   }
 

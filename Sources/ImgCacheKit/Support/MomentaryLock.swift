@@ -1,8 +1,8 @@
 import Glibc
 
 /// Taking an exclusive `flock(2)` that others hold for a moment only, without waiting on it:
-/// how many tries, how far apart, and when to give up (docs/architecture.md: a wait is an
-/// action). A plain value that decides; ``take(_:)`` performs its decisions.
+/// how many tries, how far apart, and when to give up (docs/design.md, On disk: the use
+/// journal). This plain value decides; ``take(_:)`` performs its decisions.
 package struct MomentaryLock: Sendable, Equatable {
   /// What follows a try that failed.
   package enum Action: Sendable, Equatable {
@@ -16,8 +16,11 @@ package struct MomentaryLock: Sendable, Equatable {
 
   /// How a take ended.
   package enum Outcome: Sendable, Equatable {
+    /// The lock is held by the caller's descriptor.
     case taken
+    /// Another held it through every try.
     case busy
+    /// A try failed otherwise: the `errno`.
     case failed(Int32)
   }
 
@@ -25,8 +28,6 @@ package struct MomentaryLock: Sendable, Equatable {
   package let tries: Int
   /// The wait between two tries, in microseconds.
   package let step: UInt32
-  /// The tries made so far.
-  private var made = 0
 
   /// At most `tries` tries (at least one), `step` microseconds apart.
   package init(tries: Int, step: UInt32) {
@@ -34,19 +35,19 @@ package struct MomentaryLock: Sendable, Equatable {
     self.step = step
   }
 
-  /// What to do after a try failed with `code`: a held lock (or an interrupted try) is tried
-  /// again until the tries are spent; any other error ends it.
-  package mutating func failed(_ code: Int32) -> Action {
+  /// What to do after try number `made` (from 1) failed with `code`: a held lock (or an
+  /// interrupted try) is tried again until the tries are spent; any other error ends it.
+  package func next(afterTry made: Int, failedWith code: Int32) -> Action {
     guard code == EWOULDBLOCK || code == EINTR else { return .failed(code) }
-    made += 1
     return made < tries ? .retry(afterMicroseconds: step) : .busy
   }
 
   /// Takes the exclusive lock on `descriptor` as this value decides.
   package func take(_ descriptor: Int32) -> Outcome {
-    var decisions = self
+    var made = 0
     while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-      switch decisions.failed(errno) {
+      made += 1
+      switch next(afterTry: made, failedWith: errno) {
       case .retry(let wait): usleep(wait)
       case .busy: return .busy
       case .failed(let code): return .failed(code)

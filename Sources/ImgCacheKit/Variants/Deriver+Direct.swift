@@ -11,19 +11,19 @@ extension Deriver {
   /// libvips, which streams.
   static let directBufferLimit = 64 << 20
 
-  /// Renders `spec` of the original at `original` (its bytes in `body` when read; sniffed as
-  /// `info`) into `descriptor` by the direct path; nil when the path is not for this image (not a JPEG made from a JPEG, a
-  /// profile to convert, an orientation to apply, metadata to keep, a crop by interest, CMYK,
-  /// a warning from libjpeg): libvips then renders it. Nothing of libvips is loaded here.
+  /// Renders `spec` of the original, its bytes in `body` (sniffed as `info`), into
+  /// `descriptor` by the direct path; nil when the path is not for this image (not a JPEG made
+  /// from a JPEG, a profile to convert, an orientation to apply, metadata to keep, a crop by
+  /// interest, CMYK, a warning from libjpeg): libvips then renders it. Nothing of libvips is
+  /// loaded here.
   func renderDirect(
-    original: String, body: [UInt8]?, info: ImageInfo, spec: VariantSpec,
-    into descriptor: Int32, budget: DerivationBudget
+    body: [UInt8], info: ImageInfo, spec: VariantSpec, into descriptor: Int32,
+    budget: DerivationBudget
   ) throws -> Rendering? {
     guard usesDirectJPEG, info.format == .jpeg, !spec.keepMetadata,
       spec.format.resolved(original: .jpeg, hasAlpha: false) == .jpeg,
       let quality = spec.quality(for: .jpeg), let library = JPEGLibrary.shared,
-      let layout = body.map(JPEGParser.layout(data:)) ?? JPEGParser.layout(path: original),
-      [1, 3].contains(layout.components),
+      let layout = JPEGParser.layout(data: body), [1, 3].contains(layout.components),
       !layout.hasProfile, spec.noRotate || layout.orientation == 1
     else { return nil }
     try checkPixels(width: layout.width, height: layout.height, frames: 1)
@@ -50,13 +50,9 @@ extension Deriver {
     job.proceed = imgcache_vips_budget_proceed
     job.context = UnsafeMutableRawPointer(budget.budget)
     job.planar = usesPlanarJPEG ? 1 : 0
-    let outcome = original.withCString { path in
-      job.path = path
-      guard let body else { return library.run(&job) }
-      return body.withUnsafeBufferPointer { bytes in
-        (job.data, job.length) = (bytes.baseAddress, bytes.count)
-        return library.run(&job)
-      }
+    let outcome = body.withUnsafeBufferPointer { bytes in
+      (job.data, job.length) = (bytes.baseAddress, bytes.count)
+      return library.run(&job)
     }
     switch outcome {
     case .written:

@@ -14,15 +14,16 @@ struct Rendering {
 
 /// The libvips side of a derivation: the header read, the thumbnail, a compass crop, the save.
 extension Deriver {
-  /// Renders `spec` of the original at `original` (its bytes in `body` when read; sniffed as
-  /// `info`) into `descriptor`: by the direct JPEG path when it takes the image, else through
-  /// libvips.
+  /// Renders `spec` of the original at `original` (sniffed as `info`) into `descriptor`: by the
+  /// direct JPEG path when it takes the image (its bytes in `body`, let go of before libvips
+  /// starts), else through libvips.
   func render(
-    original: String, body: [UInt8]?, info: ImageInfo, spec: VariantSpec,
+    original: String, body: inout [UInt8]?, info: ImageInfo, spec: VariantSpec,
     into descriptor: Int32, budget: DerivationBudget
   ) throws -> Rendering {
-    if let rendering = try renderDirect(
-      original: original, body: body, info: info, spec: spec, into: descriptor, budget: budget)
+    if let bytes = body.take(),
+      let rendering = try renderDirect(
+        body: bytes, info: info, spec: spec, into: descriptor, budget: budget)
     {
       return rendering
     }

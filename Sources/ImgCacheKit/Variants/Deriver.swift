@@ -116,9 +116,12 @@ public struct Deriver: Sendable {
   package func derive(
     original: String, spec: VariantSpec, into directory: String, budget: DerivationBudget
   ) throws -> DerivedVariant {
-    // One read serves the sniff, the scan count, the JPEG walk and the direct path's decode.
-    let body = try? WholeFile.read(original, limit: Self.directBufferLimit)
-    let info = try check(original: original, body: body)
+    let info = try check(original: original)
+    // A JPEG the direct path may take is read once: its scans, its header walk, its decode.
+    var body =
+      info.format == .jpeg && usesDirectJPEG
+      ? try? WholeFile.read(original, limit: Self.directBufferLimit) : nil
+    if info.format == .jpeg { try checkScans(original: original, body: body) }
     let (path, descriptor) = try FileIO.makeTemporaryFile(
       in: directory, prefix: "derive-\(ProcessTag.current)-")
     var done = false
@@ -130,7 +133,7 @@ public struct Deriver: Sendable {
     let rendered: Rendering
     do {
       rendered = try render(
-        original: original, body: body, info: info, spec: spec, into: descriptor,
+        original: original, body: &body, info: info, spec: spec, into: descriptor,
         budget: budget)
     } catch let failure as VipsFailure {
       if budget.killed && !budget.isAbandoned { throw budget.overBudget }
@@ -151,11 +154,9 @@ public struct Deriver: Sendable {
     return variant
   }
 
-  /// Sniffs the original (its bytes in `body` when read, else its file) and checks its format
-  /// and the size its headers declare.
-  func check(original: String, body: [UInt8]?) throws -> ImageInfo {
-    guard let info = body.map(ImageSniffer.sniff(data:)) ?? ImageSniffer.sniff(path: original)
-    else {
+  /// Sniffs the original and checks its format and the size its headers declare.
+  func check(original: String) throws -> ImageInfo {
+    guard let info = ImageSniffer.sniff(path: original) else {
       throw CacheError(.cannotDerive, "cannot derive a variant: the original is not an image")
     }
     if let why = Self.refusals[info.format] {
@@ -166,17 +167,21 @@ public struct Deriver: Sendable {
         .cannotDerive, "cannot derive a variant: the original's headers give no width or height")
     }
     try checkPixels(width: width, height: height, frames: 1)
-    if info.format == .jpeg,
-      let scans = body.map(JPEGParser.scanCount(bytes:))
-        ?? JPEGParser.scanCount(path: original, limit: limits.maxScans),
-      scans > limits.maxScans
-    {
+    return info
+  }
+
+  /// Checks the JPEG original's scan count (from its bytes in `body` when read, else its file)
+  /// against ``DerivationLimits/maxScans``.
+  func checkScans(original: String, body: [UInt8]?) throws {
+    let scans =
+      body.map(JPEGParser.scanCount(bytes:))
+      ?? JPEGParser.scanCount(path: original, limit: limits.maxScans)
+    if let scans, scans > limits.maxScans {
       throw CacheError(
         .cannotDerive,
         "cannot derive a variant: the original JPEG has more than \(limits.maxScans) scans "
           + "(max_scans); each costs a pass over every block")
     }
-    return info
   }
 
   /// Throws ``CacheError/Kind/tooLarge`` when `frames` of `width` × `height` are over a limit;
