@@ -38,14 +38,19 @@ extension DatasetExporter {
   }
 
   /// Sends the whole shard `number` to the store, if there is one: its metadata table, its
-  /// stats file, then its samples; each removed here once sent. A tar of an earlier run (a
+  /// stats file, then its samples; each removed here once sent. A file over the store's
+  /// largest upload stops it before anything is sent or deleted. A tar of an earlier run (a
   /// shard made again: the table grew) is deleted first, so that new tables never stand
   /// beside old samples, even when the new tar's PUT fails.
   func publish(_ number: Int) throws {
     guard let store = options.store else { return }
     let name = naming.shardName(number)
+    let files = [name + ".jsonl", name + "_stats.json", name + ".tar"]
+    for file in files {
+      try store.checkSize(of: FileIO.path(file, in: options.directory), as: file)
+    }
     try store.delete(name + ".tar")
-    for file in [name + ".jsonl", name + "_stats.json", name + ".tar"] {
+    for file in files {
       let path = FileIO.path(file, in: options.directory)
       try store.upload(path, as: file)
       unlink(path)

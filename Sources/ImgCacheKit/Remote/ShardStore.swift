@@ -8,7 +8,13 @@ import FoundationEssentials
 public final class ShardStore: Sendable {
   /// The destination as messages show it (credentials as `***`).
   public let label: String
+  /// The largest file one upload may send: S3's largest single PUT to a bucket; nil (no limit
+  /// of its own) to a WebDAV folder.
+  package let largestUpload: Int64?
   private let server: HTTPServer
+
+  /// S3's largest object sent in one PUT: 5 GiB.
+  public static let s3LargestPut: Int64 = 5 << 30
 
   /// Whether `output` names a store rather than a folder (Redis too, to be refused by name).
   public static func names(_ output: String) -> Bool {
@@ -18,9 +24,15 @@ public final class ShardStore: Sendable {
   /// The store `text` names (a backend as `remote_storage` writes one); S3 credentials may
   /// come from `environment`. Uploads get patient timeouts unless the attributes say: 10 s
   /// to connect, 10 min a file.
-  public init(_ text: String, environment: [String: String]) throws {
+  public convenience init(_ text: String, environment: [String: String]) throws {
+    try self.init(text, environment: environment, largestUpload: nil)
+  }
+
+  /// The store `text` names, its largest upload `largestUpload` when given (else its kind's).
+  package init(_ text: String, environment: [String: String], largestUpload: Int64?) throws {
     var spec = try RemoteSpec.parse(text)
     label = RemoteSpec.redactList(text)
+    self.largestUpload = largestUpload ?? (spec.kind == .s3 ? Self.s3LargestPut : nil)
     if spec.attributes["connect-timeout"] == nil { spec.connectTimeout = 10 }
     if spec.attributes["operation-timeout"] == nil { spec.operationTimeout = 600 }
     switch spec.kind {
@@ -34,8 +46,20 @@ public final class ShardStore: Sendable {
     }
   }
 
-  /// Uploads the file at `path` as `name`.
+  /// Throws ``CacheError/Kind/tooLarge`` when the file at `path`, to be sent as `name`, is
+  /// over ``largestUpload``: refused before anything is sent, not after gigabytes.
+  public func checkSize(of path: String, as name: String) throws {
+    guard let largest = largestUpload, let size = FileIO.sizes(of: path)?.size, size > largest
+    else { return }
+    throw CacheError(
+      .tooLarge,
+      "\(name) is \(size) bytes: one upload to \(label) sends at most \(largest) (S3's single "
+        + "PUT); export again with a smaller --shard-size")
+  }
+
+  /// Uploads the file at `path` as `name` (checked by ``checkSize(of:as:)`` first).
   public func upload(_ path: String, as name: String) throws {
+    try checkSize(of: path, as: name)
     let type = name.hasSuffix(".tar") ? "application/x-tar" : "application/json"
     try server.putFile(name, from: path, contentType: type)
   }
