@@ -60,16 +60,10 @@ static inline int imgcache_jpeg_decode(const struct imgcache_jpeg *api,
     api->destroy_decompress(&info);
     return IMGCACHE_JPEG_DECLINED;
   }
-  api->create_decompress(&info, JPEG_LIB_VERSION, sizeof info);
-  api->mem_src(&info, data, (unsigned long)length);
-  api->save_markers(&info, JPEG_APP0 + 1, 0xFFFF);
-  api->save_markers(&info, JPEG_APP0 + 2, 0xFFFF);
-  api->read_header(&info, TRUE);
+  int agrees = imgcache_jpeg_open(api, job, &info, data, length);
   int channels = imgcache_jpeg_channels(&info);
   int status = IMGCACHE_JPEG_DECLINED;
-  if (channels > 0 && imgcache_jpeg_markers_agree(job, &info) &&
-      (int)info.image_width == job->source_width &&
-      (int)info.image_height == job->source_height) {
+  if (channels > 0 && agrees) {
     info.scale_num = 1;
     info.scale_denom = (unsigned)job->shrink;
     api->start_decompress(&info);
@@ -142,16 +136,8 @@ static inline int imgcache_jpeg_encode(const struct imgcache_jpeg *api,
     api->destroy_compress(&info);
     return IMGCACHE_JPEG_DECLINED;
   }
-  api->create_compress(&info, JPEG_LIB_VERSION, sizeof info);
-  imgcache_jpeg_destination_attach(&info, output);
-  info.image_width = (JDIMENSION)job->crop_width;
-  info.image_height = (JDIMENSION)job->crop_height;
-  info.input_components = pixels->channels;
-  info.in_color_space = pixels->channels == 1 ? JCS_GRAYSCALE : JCS_EXT_BGRX;
-  api->set_defaults(&info);
-  api->set_quality(&info, job->quality, TRUE);
-  info.optimize_coding = TRUE;
-  info.write_JFIF_header = FALSE;
+  imgcache_jpeg_create(api, job, &info, output, pixels->channels,
+                       pixels->channels == 1 ? JCS_GRAYSCALE : JCS_EXT_BGRX);
   if (pixels->channels > 1 && job->quality >= 90)
     info.comp_info[0].h_samp_factor = info.comp_info[0].v_samp_factor = 1;
   api->start_compress(&info, TRUE);

@@ -39,14 +39,13 @@ static inline int imgcache_jpeg_round_up(int size, int unit) {
 }
 
 /* The job's crop of the decoded `planes` in `out`: each plane resized to the whole size (the
- * chroma to half of it) and the crop taken (the chroma's from half the crop's origin, which is
- * even). 0 when over budget, or when the chroma is not at half the luma's size. */
+ * chroma to half of it: a 4:2:0 image decoded whole has its chroma at half the luma's size) and
+ * the crop taken (the chroma's from half the crop's origin, which is even). 0 when over
+ * budget. */
 static inline int imgcache_jpeg_planar_crop(const struct imgcache_jpeg *api,
                                             const struct imgcache_jpeg_job *job,
                                             const struct imgcache_jpeg_plane *planes,
                                             struct imgcache_jpeg_plane *out) {
-  if (2 * planes[1].width > planes[0].width + 1 || 2 * planes[1].height > planes[0].height + 1)
-    return 0;
   size_t budget = job->max_bytes;
   int width = imgcache_jpeg_round_up(job->crop_width, 16);
   int height = imgcache_jpeg_round_up(job->crop_height, 16);
@@ -101,16 +100,7 @@ static inline int imgcache_jpeg_raw_encode(const struct imgcache_jpeg *api,
     api->destroy_compress(&info);
     return IMGCACHE_JPEG_DECLINED;
   }
-  api->create_compress(&info, JPEG_LIB_VERSION, sizeof info);
-  imgcache_jpeg_destination_attach(&info, output);
-  info.image_width = (JDIMENSION)job->crop_width;
-  info.image_height = (JDIMENSION)job->crop_height;
-  info.input_components = 3;
-  info.in_color_space = JCS_YCbCr;
-  api->set_defaults(&info);
-  api->set_quality(&info, job->quality, TRUE);
-  info.optimize_coding = TRUE;
-  info.write_JFIF_header = FALSE;
+  imgcache_jpeg_create(api, job, &info, output, 3, JCS_YCbCr);
   info.raw_data_in = TRUE;
   int status = IMGCACHE_JPEG_DECLINED;
   if (info.comp_info[0].h_samp_factor == 2 && info.comp_info[0].v_samp_factor == 2) {

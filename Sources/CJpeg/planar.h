@@ -119,14 +119,8 @@ static inline int imgcache_jpeg_raw_decode(const struct imgcache_jpeg *api,
     api->destroy_decompress(&info);
     return IMGCACHE_JPEG_DECLINED;
   }
-  api->create_decompress(&info, JPEG_LIB_VERSION, sizeof info);
-  api->mem_src(&info, data, (unsigned long)length);
-  api->save_markers(&info, JPEG_APP0 + 1, 0xFFFF);
-  api->save_markers(&info, JPEG_APP0 + 2, 0xFFFF);
-  api->read_header(&info, TRUE);
   int status = IMGCACHE_JPEG_NOT_PLANAR;
-  if (!imgcache_jpeg_markers_agree(job, &info) || (int)info.image_width != job->source_width ||
-      (int)info.image_height != job->source_height) {
+  if (!imgcache_jpeg_open(api, job, &info, data, length)) {
     status = IMGCACHE_JPEG_DECLINED;
   } else if (imgcache_jpeg_is_planar(&info)) {
     info.out_color_space = JCS_YCbCr;

@@ -151,6 +151,21 @@ static inline int imgcache_jpeg_markers_agree(const struct imgcache_jpeg_job *jo
   return total == job->marker_bytes;
 }
 
+/* Creates the decompression `info` of `data` (the APP1 and APP2 segments kept) and reads its
+ * header: whether it is the image the caller's walk decided on, its segments and size. Called
+ * under the caller's setjmp. */
+static inline int imgcache_jpeg_open(const struct imgcache_jpeg *api,
+                                     const struct imgcache_jpeg_job *job, j_decompress_ptr info,
+                                     const unsigned char *data, size_t length) {
+  api->create_decompress(info, JPEG_LIB_VERSION, sizeof *info);
+  api->mem_src(info, data, (unsigned long)length);
+  api->save_markers(info, JPEG_APP0 + 1, 0xFFFF);
+  api->save_markers(info, JPEG_APP0 + 2, 0xFFFF);
+  api->read_header(info, TRUE);
+  return imgcache_jpeg_markers_agree(job, info) && (int)info->image_width == job->source_width &&
+         (int)info->image_height == job->source_height;
+}
+
 /* A growing buffer libjpeg writes into, owned here (libjpeg's own memory destination forgets
  * its buffer when an error ends the compression after the buffer has grown). */
 struct imgcache_jpeg_destination {
@@ -188,6 +203,25 @@ static inline void imgcache_jpeg_destination_attach(j_compress_ptr info,
   output->manager.empty_output_buffer = imgcache_jpeg_destination_grow;
   output->manager.term_destination = imgcache_jpeg_destination_end;
   info->dest = &output->manager;
+}
+
+/* Creates the compression `info` of the job's crop into `output`, `components` samples of
+ * `space` a pixel, set as libvips' jpegsave sets it: the job's quality, optimised Huffman
+ * tables, no JFIF marker (and libjpeg's 4:2:0 for colour). Called under the caller's setjmp. */
+static inline void imgcache_jpeg_create(const struct imgcache_jpeg *api,
+                                        const struct imgcache_jpeg_job *job, j_compress_ptr info,
+                                        struct imgcache_jpeg_destination *output, int components,
+                                        J_COLOR_SPACE space) {
+  api->create_compress(info, JPEG_LIB_VERSION, sizeof *info);
+  imgcache_jpeg_destination_attach(info, output);
+  info->image_width = (JDIMENSION)job->crop_width;
+  info->image_height = (JDIMENSION)job->crop_height;
+  info->input_components = components;
+  info->in_color_space = space;
+  api->set_defaults(info);
+  api->set_quality(info, job->quality, TRUE);
+  info->optimize_coding = TRUE;
+  info->write_JFIF_header = FALSE;
 }
 
 /* Writes `length` bytes of `data` to the job's descriptor. */
